@@ -1,0 +1,5 @@
+import sys
+
+from replay.cli import main
+
+sys.exit(main())
