@@ -1,0 +1,1 @@
+"""Runtime adapters: one per runtime, all behind :class:`parity.runtimes.base.Runtime`."""
