@@ -1,0 +1,198 @@
+"""nox sessions: the test suite, the lint, and the cross-runtime checks (DESIGN §9).
+
+Sessions
+--------
+``tests``                  the pytest suite (``pytest -n auto``; ``nox -s tests -- ARGS`` replaces
+                           the default arguments, e.g. ``-- tests/test_x.py -q``)
+``lint``                   ``ruff check`` + the strict-float lint of ``engine/``
+``selftest-<runtime>``     the math self-test hash in one runtime, vs ``hashes/math.json``
+``replay-<runtime>``       the self-test plus every recording in ``recordings/`` in one runtime,
+                           compared with ``hashes/``
+with ``<runtime>`` one of ``cpython3.11``, ``cpython3.12``, ``cpython3.13``, ``node``.
+
+How the runtimes are provided
+-----------------------------
+* CPython 3.11/3.12/3.13 are pyenv's interpreters (``pyenv prefix 3.12.1`` etc.). Only 3.11.7
+  is pyenv's global version, so the ``python3.12`` shim does not work: the sessions are given
+  the full interpreter path. A missing version is not skipped silently: the session fails
+  with the version and the command that installs it.
+* Every CPython session installs the project *wheel* (``parity.wheel.build_wheel``; the same
+  file Pyodide unpacks) into its own virtualenv, so it checks the artifact users get, not the
+  work tree. The wheel is rebuilt only when the sources change (content-hash cache).
+* ``node`` is Pyodide from ``node_modules`` (``npm ci`` installs the version pinned in
+  ``package-lock.json``); the session fails with that command if it is missing.
+
+Virtualenvs are reused between runs (``reuse_venv = "yes"``): their installs are re-run but
+are no-ops when nothing changed, and the project wheel is always force-reinstalled because
+its version number does not change with its content. ``nox -R``/``--no-reuse-existing-virtualenvs``
+starts from scratch.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+
+#: runtime name -> the pyenv version it runs on these machines (DESIGN §9).
+CPYTHON_VERSIONS = {"3.11": "3.11.7", "3.12": "3.12.1", "3.13": "3.13.0"}
+RUNTIMES = [f"cpython{minor}" for minor in CPYTHON_VERSIONS] + ["node"]
+
+nox.options.reuse_venv = "yes"
+nox.options.error_on_missing_interpreters = True
+nox.options.sessions = [
+    "tests",
+    "lint",
+    *(f"selftest-{r}" for r in RUNTIMES),
+    *(f"replay-{r}" for r in RUNTIMES),
+]
+
+
+def find_cpython(minor: str) -> str | None:
+    """Full path of the CPython ``minor`` interpreter (pyenv's pinned version first), or None.
+
+    Order: ``$SKIDPAD_PYTHON<major>_<minor>`` (an explicit override), ``pyenv prefix <version>``,
+    then ``python<minor>`` on PATH if it really is that version.
+    """
+    override = os.environ.get(f"SKIDPAD_PYTHON{minor.replace('.', '_')}")
+    if override:
+        return override
+    pyenv = shutil.which("pyenv")
+    if pyenv:
+        proc = subprocess.run(
+            [pyenv, "prefix", CPYTHON_VERSIONS[minor]], capture_output=True, text=True
+        )
+        candidate = Path(proc.stdout.strip() or "/nonexistent") / "bin" / f"python{minor}"
+        if proc.returncode == 0 and candidate.is_file():
+            return str(candidate)
+    on_path = shutil.which(f"python{minor}")
+    if on_path:
+        proc = subprocess.run(
+            [on_path, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+        )
+        if proc.returncode == 0 and proc.stdout.strip() == minor:
+            return on_path
+    return None
+
+
+def missing_cpython_message(minor: str) -> str:
+    version = CPYTHON_VERSIONS[minor]
+    return (
+        f"CPython {minor} not found (wanted pyenv's {version}). Install it with "
+        f"`pyenv install {version}`, or point SKIDPAD_PYTHON{minor.replace('.', '_')} at a "
+        f"python{minor} interpreter."
+    )
+
+
+@functools.cache
+def project_wheel() -> Path:
+    """Build (or take from the cache) the project wheel, once per nox invocation."""
+    from parity.wheel import build_wheel
+
+    return build_wheel()
+
+
+def install_project(session: nox.Session, extras: str = "") -> Path:
+    """Install the project wheel (plus ``extras``' dependencies) into the session venv."""
+    wheel = project_wheel()
+    if extras:
+        session.install(f"{wheel}[{extras}]")
+    session.install("--force-reinstall", "--no-deps", str(wheel))
+    return wheel
+
+
+def need_node(session: nox.Session) -> None:
+    if not shutil.which("node"):
+        session.error("node runtime: `node` is not on PATH; install Node.js 20")
+    if not (ROOT / "node_modules" / "pyodide" / "pyodide.mjs").is_file():
+        session.error("node runtime: node_modules/pyodide is missing; install it with `npm ci`")
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """The pytest suite; exit 5 (no test collected) is a failure, named as such."""
+    install_project(session, extras="test")
+    args = session.posargs or ["-n", "auto"]
+    # pytest's exit 5 means "no tests collected": a suite that runs nothing must not pass,
+    # and a bare "exit code 5" says too little, so the shim names it.
+    session.run("python", "-c", _PYTEST_SHIM, *args)
+
+
+_PYTEST_SHIM = """\
+import sys, pytest
+rc = pytest.main(sys.argv[1:])
+if rc == 5:
+    print("tests: pytest collected no tests (exit 5): the selection ran nothing", file=sys.stderr)
+    sys.exit(1)
+sys.exit(rc)
+"""
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff over the tree, then the strict-float lint (DESIGN §3) over ``engine/``."""
+    session.install("ruff>=0.5")
+    session.run("ruff", "check", ".")
+    lint_script = ROOT / "ci" / "strict_float_lint.py"
+    if not lint_script.is_file():
+        session.error("lint: ci/strict_float_lint.py (the strict-float lint, DESIGN §3) is missing")
+    session.run("python", str(lint_script), "engine")
+
+
+def _parity_session(session: nox.Session, runtime: str, selftest_only: bool) -> None:
+    wheel = install_project(session)
+    if runtime == "node":
+        need_node(session)
+    args = ["skidpad", "parity", "--runtime", runtime, "--wheel", str(wheel), "--root", str(ROOT)]
+    if selftest_only:
+        args.append("--selftest-only")
+    # the console script imports the *installed* package; the worker runs with cwd outside
+    # the work tree, so the checkout cannot shadow what was installed.
+    session.run(*args, *session.posargs)
+
+
+def _define_runtime_sessions() -> None:
+    interpreters = {minor: find_cpython(minor) for minor in CPYTHON_VERSIONS}
+    for kind, selftest_only in (("selftest", True), ("replay", False)):
+        for minor, interpreter in interpreters.items():
+            _define_cpython(kind, f"cpython{minor}", minor, interpreter, selftest_only)
+        _define_node(kind, selftest_only)
+
+
+def _define_cpython(
+    kind: str, runtime: str, minor: str, interpreter: str | None, selftest_only: bool
+) -> None:
+    def session_fn(session: nox.Session) -> None:
+        if interpreter is None:
+            session.error(missing_cpython_message(minor))
+        _parity_session(session, runtime, selftest_only)
+
+    session_fn.__doc__ = (
+        f"{'Math self-test hash' if selftest_only else 'Self-test and every recording'} "
+        f"in CPython {minor} ({interpreter or 'NOT FOUND: ' + missing_cpython_message(minor)})"
+    )
+    nox.session(name=f"{kind}-{runtime}", python=interpreter or False)(session_fn)
+
+
+def _define_node(kind: str, selftest_only: bool) -> None:
+    def session_fn(session: nox.Session) -> None:
+        _parity_session(session, "node", selftest_only)
+
+    session_fn.__doc__ = (
+        f"{'Math self-test hash' if selftest_only else 'Self-test and every recording'} "
+        "in Pyodide under Node.js (node_modules/pyodide)"
+    )
+    nox.session(name=f"{kind}-node")(session_fn)
+
+
+_define_runtime_sessions()
