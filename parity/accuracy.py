@@ -229,11 +229,12 @@ def _binade_exp(exact: mpf) -> int:
 
 
 def ulp_of(exact: mpf) -> mpf:
-    """The binary64 spacing in the binade of ``exact`` (subnormal-aware, unbounded above)."""
+    """The binary64 spacing in the binade of ``exact``: ``2**-1074`` at the bottom
+    (subnormals and zero), the top binade's ``2**971`` above ``DBL_MAX``."""
     if exact == 0:
         return mpf(2) ** -1074
     e = _binade_exp(exact)
-    return mpf(2) ** (max(e, -1022) - 52)
+    return mpf(2) ** (min(max(e, -1022), 1023) - 52)
 
 
 def round_to_double(exact: mpf) -> float:

@@ -1,0 +1,252 @@
+"""The accuracy instrument itself (parity/accuracy.py) measures what it claims.
+
+Every expected value below is constructed by hand from the definition of an
+ulp, not computed by the code under test.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+
+import pytest
+
+mpmath = pytest.importorskip("mpmath")
+
+from parity import accuracy as A  # noqa: E402
+from parity.accuracy import correctly_rounded, round_to_double, ulp_error  # noqa: E402
+
+mpf = mpmath.mpf
+
+
+def exact(num: int, exp: int):
+    """The exact binary value num * 2**exp as an mpf (no rounding)."""
+    with mpmath.workprec(max(64, abs(num).bit_length() + 8)):
+        return mpmath.ldexp(mpf(num), exp)
+
+
+DBL_MAX = 1.7976931348623157e308
+TRUE_MIN = 5e-324
+
+
+# ----------------------------------------------------------------- ulp_error
+
+def test_zero_error_when_equal():
+    assert ulp_error(1.0, mpf(1)) == 0.0
+    assert ulp_error(-3.5, mpf(-3.5)) == 0.0
+
+
+def test_one_ulp_above_one():
+    assert ulp_error(1.0 + 2.0**-52, mpf(1)) == 1.0
+
+
+def test_ulp_is_taken_in_the_binade_of_the_exact_value():
+    # exact just below 1 lives in [1/2, 1), whose ulp is 2**-53
+    x = exact((1 << 60) - 1, -60)  # 1 - 2**-60
+    assert ulp_error(1.0, x) == pytest.approx(2.0**-60 / 2.0**-53, rel=1e-12)
+    # half an ulp below 1: exact = 1 - 2**-54, got = 1 - 2**-53
+    assert ulp_error(1.0 - 2.0**-53, exact((1 << 54) - 1, -54)) == 0.5
+
+
+def test_subnormal_ulp():
+    # exact = 0.75 * 2**-1074, got = 2**-1074: error 0.25 subnormal ulps
+    assert ulp_error(TRUE_MIN, exact(3, -1076)) == 0.25
+    # exact zero: ulp is the smallest subnormal
+    assert ulp_error(TRUE_MIN, mpf(0)) == 1.0
+    assert ulp_error(-2 * TRUE_MIN, mpf(0)) == 2.0
+    # at the bottom of the normal range the spacing is still 2**-1074
+    assert ulp_error(2.0**-1022 + TRUE_MIN, exact(1, -1022)) == 1.0
+
+
+def test_overflow_and_infinities():
+    assert ulp_error(math.inf, exact(1, 1024)) == 0.0  # exact overflows: inf is right
+    assert ulp_error(math.inf, exact((1 << 54) - 1, 1024 - 54)) == 0.0  # DBL_MAX+half ulp -> inf
+    assert ulp_error(math.inf, mpf(DBL_MAX)) == math.inf
+    assert ulp_error(-math.inf, exact(1, 1024)) == math.inf  # wrong sign
+    assert ulp_error(DBL_MAX, exact(1, 1024)) == 1.0  # top binade spacing 2**971 continues
+    assert ulp_error(1.0, mpf("inf")) == math.inf
+    assert ulp_error(math.inf, mpf("inf")) == 0.0
+
+
+def test_nan():
+    assert ulp_error(math.nan, mpf("nan")) == 0.0
+    assert ulp_error(1.0, mpf("nan")) == math.inf
+    assert ulp_error(math.nan, mpf(1)) == math.inf
+
+
+# ----------------------------------------------------------------- rounding
+
+@pytest.mark.parametrize(
+    ("num", "exp", "expected"),
+    [
+        ((1 << 53) + 1, -53, 1.0),  # 1 + 2**-53: tie, to even (1.0)
+        ((1 << 53) + 3, -53, 1.0 + 2.0**-51),  # 1 + 3*2**-53: tie, to even (up)
+        ((1 << 54) + 3, -54, 1.0 + 2.0**-52),  # 1 + 3*2**-54: above the tie, up
+        (1, -1075, 0.0),  # half the smallest subnormal: tie to even zero
+        (3, -1075, 2 * TRUE_MIN),  # 1.5 subnormal ulps: tie to even (2)
+        (5, -1077, TRUE_MIN),  # 0.625 subnormal ulps
+        ((1 << 54) - 1, 1024 - 54, math.inf),  # DBL_MAX + half ulp: tie, even is 2**1024
+        ((1 << 55) - 3, 1024 - 55, DBL_MAX),  # just under that tie
+        (1, -5000, 0.0),
+        (1, 5000, math.inf),
+    ],
+)
+def test_round_to_double_constructed(num, exp, expected):
+    assert round_to_double(exact(num, exp)) == expected
+    assert round_to_double(-exact(num, exp)) == -expected
+
+
+def test_round_to_double_agrees_with_fraction_rounding():
+    # float(Fraction) is correctly rounded (ties to even) by CPython, subnormals included
+    r = A.SplitMix64(12345)
+    for _ in range(3000):
+        num = r.next() | (r.next() << 64)
+        num >>= r.below(120)
+        num = num or 1
+        exp = r.below(2300) - 1200 - num.bit_length()
+        try:
+            want = float(Fraction(num) * Fraction(2) ** exp)
+        except OverflowError:
+            want = math.inf
+        assert round_to_double(exact(num, exp)) == want, (num, exp)
+
+
+def test_correctly_rounded():
+    assert correctly_rounded(1.0, exact((1 << 53) + 1, -53))
+    assert not correctly_rounded(1.0 + 2.0**-52, exact((1 << 53) + 1, -53))
+    assert correctly_rounded(1.0 + 2.0**-52, exact((1 << 54) + 3, -54))
+    assert correctly_rounded(math.nan, mpf("nan"))
+    assert not correctly_rounded(0.0, mpf("nan"))
+    assert correctly_rounded(math.inf, exact(1, 1024))
+
+
+# ----------------------------------------------------------------- oracle
+
+def test_reference_values():
+    assert A.reference("cbrt", -8.0) == -2
+    assert A.reference("pow", -2.0, 3.0) == -8
+    assert A.reference("pow", -2.0, 2.0) == 4
+    assert A.reference("pow", 0.0, 0.0) == 1
+    assert A.reference("sqrt", 2.0) ** 2 == pytest.approx(2, rel=1e-35)
+    assert round_to_double(A.reference("atan2", 1.0, -1.0)) == 3 * math.pi / 4
+    assert mpmath.isnan(A.reference("sin", math.nan))
+    assert A.reference("pow", math.nan, 0.0) == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [("log", (0.0,)), ("log", (-1.0,)), ("asin", (1.5,)), ("acos", (-2.0,)),
+     ("log1p", (-1.0,)), ("pow", (-2.0, 0.5)), ("pow", (0.0, -1.0)), ("sqrt", (-1.0,))],
+)
+def test_reference_domain_errors(name, args):
+    with pytest.raises(A.DomainError):
+        A.reference(name, *args)
+
+
+def test_reference_unknown_function_and_arity():
+    with pytest.raises(KeyError, match="log10"):
+        A.reference("log10", 1.0)
+    with pytest.raises(TypeError):
+        A.reference("atan2", 1.0)
+
+
+@pytest.mark.parametrize(
+    ("name", "x"),
+    [
+        ("sin", math.pi),  # result ~1.2e-16: heavy cancellation
+        ("sin", 6381956970095103 * 2.0**797),  # hardest reduction case for binary64
+        ("cos", math.pi / 2),
+        ("tan", 1e22),
+        ("log", 1.0 + 2.0**-52),
+        ("log1p", 1e-300),
+        ("expm1", -1e-200),
+        ("sinh", 1e-300),
+        ("acos", 1.0 - 2.0**-53),
+    ],
+)
+def test_oracle_keeps_its_precision_on_hard_points(name, x):
+    lo = A.reference(name, x)
+    with mpmath.workprec(1200):
+        hi = getattr(mpmath, name)(mpf(x))
+        assert abs((lo - hi) / hi) < mpf(2) ** -110
+
+
+# ----------------------------------------------------------------- sampling
+
+def test_sampling_is_deterministic_and_sliceable():
+    a = A.sample_points("sin", 12000, seed=3)
+    assert a == A.sample_points("sin", 12000, seed=3)
+    assert len(a) == 12000
+    assert a[7000:9000] == A.sample_points("sin", 9000, seed=3, start=7000)
+    assert a != A.sample_points("sin", 12000, seed=4)
+    assert a[:100] != A.sample_points("cos", 100, seed=3)
+
+
+@pytest.mark.parametrize("name", A.FUNCTION_NAMES)
+def test_samples_are_in_domain_and_varied(name):
+    pts = A.sample_points(name, 3000, seed=1)
+    assert len(pts) == 3000
+    assert all(len(p) == A.ARITY[name] for p in pts)
+    for p in pts:
+        A.reference(name, *p)  # inside the domain: no DomainError
+        assert all(math.isfinite(v) for v in p)
+    xs = [p[0] for p in pts]
+    assert any(v != 0.0 and abs(v) < 2.0**-1022 for p in pts for v in p), "no subnormals"
+    assert len(set(xs)) > 2000
+    mags = {math.frexp(v)[1] for v in xs if v != 0.0}
+    assert len(mags) > 20, "points do not spread over many binades"
+
+
+def test_trig_samples_include_huge_and_near_pi_over_2():
+    pts = [p[0] for p in A.sample_points("sin", 5000, seed=1)]
+    assert any(abs(x) > 1e300 for x in pts)
+    assert any(abs(math.remainder(x, math.pi / 2)) < 1e-12 and abs(x) > 1 for x in pts)
+
+
+# ----------------------------------------------------------------- measuring
+
+def test_evaluate_flags_a_wrong_function():
+    err, ok = A.evaluate(lambda x: math.nextafter(math.sqrt(x), math.inf), "sqrt", (2.0,))
+    assert 0.5 < err < 1.5 and not ok
+    err, ok = A.evaluate(math.sqrt, "sqrt", (2.0,))
+    assert err <= 0.5 and ok
+
+
+def test_evaluate_overflow_error_is_right_only_when_exact_overflows():
+    def boom(*_):
+        raise OverflowError("math range error")
+
+    assert A.evaluate(boom, "exp", (710.0,)) == (0.0, True)
+    assert A.evaluate(boom, "exp", (709.0,)) == (math.inf, False)
+
+    def domain(*_):
+        raise ValueError("math domain error")
+
+    assert A.evaluate(domain, "log", (2.0,)) == (math.inf, False)
+
+
+def test_cli_exit_codes(monkeypatch, capsys):
+    from engine import smath
+
+    assert A.main(["--points", "300", "--functions", "sqrt", "--jobs", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    row = out["functions"][0]
+    assert row["function"] == "sqrt" and row["points"] == 300
+    assert row["max_ulp"] <= 0.5 and row["pct_correctly_rounded"] == 100.0
+
+    def bad_sqrt(x):
+        return math.nextafter(math.sqrt(x), math.inf) if x > 1.0 else math.sqrt(x)
+
+    monkeypatch.setitem(smath.FUNCTIONS, "sqrt", (bad_sqrt, 1))
+    assert A.main(["--points", "300", "--functions", "sqrt", "--jobs", "1"]) == 1
+    assert "FAIL" in capsys.readouterr().out
+    assert A.main(["--functions", "log10", "--jobs", "1"]) == 2
+
+
+def test_parallel_result_equals_serial():
+    serial = A.measure_all(["atan", "sqrt"], 600, seed=9, jobs=1, chunk=200)
+    parallel = A.measure_all(["atan", "sqrt"], 600, seed=9, jobs=2, chunk=200)
+    for s, p in zip(serial, parallel, strict=True):
+        s.pop("wall_s"), p.pop("wall_s")
+        assert s == p
