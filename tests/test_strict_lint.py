@@ -1,0 +1,246 @@
+"""The strict-float lint (ci/strict_float_lint.py) catches every banned construct of
+DESIGN §3 at the right line, passes the allowed operations, and passes ``engine/``."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LINT = ROOT / "ci" / "strict_float_lint.py"
+
+_spec = importlib.util.spec_from_file_location("strict_float_lint", LINT)
+lint = importlib.util.module_from_spec(_spec)
+sys.modules["strict_float_lint"] = lint
+_spec.loader.exec_module(lint)
+
+
+def check(source: str, tmp_path: Path) -> list:
+    """Lint ``source`` written to a file, the way the CLI reads files."""
+    f = tmp_path / "planted.py"
+    f.write_text(textwrap.dedent(source), encoding="utf-8")
+    return lint.lint_paths([f])
+
+
+# Each case: (rule, source). The violating construct is on the line marked "# <-".
+PLANTED = [
+    ("banned-math", "import math\ny = math.sin(0.5)  # <-\n"),
+    ("banned-math", "import math\nf = math.exp  # <-\n"),
+    ("banned-math", "import math\ny = math.fsum([0.1, 0.2])  # <-\n"),
+    ("banned-math", "import math\ny = math.pow(2.0, 0.5)  # <-\n"),
+    ("banned-math", "import math\ny = math.hypot(3.0, 4.0)  # <-\n"),
+    ("banned-math", "import math\ny = math.ldexp(1.0, -1074)  # <-\n"),
+    ("banned-math", "from math import sqrt, tanh  # <-\n"),
+    ("banned-math", "from math import *  # <-\n"),
+    ("banned-math", "import math as m\n\n\ndef f(x):\n    return m.atan2(x, 1.0)  # <-\n"),
+    ("banned-math", "import math\nf = getattr(math, 'sin')  # <-\n"),
+    ("pow-operator", "def f(x):\n    return x ** 0.5  # <-\n"),
+    ("pow-operator", "def f(x):\n    return x ** 2  # <-\n"),
+    ("pow-operator", "y = 2.0 ** -52  # <-\n"),
+    ("pow-operator", "y = 2 ** -3  # <-\n"),
+    ("pow-operator", "def f(x):\n    x **= 3\n    return x\n".replace("3\n", "3  # <-\n", 1)),
+    ("pow-operator", "def f(x, y):\n    return pow(x, y)  # <-\n"),
+    ("pow-operator", "import operator\ng = operator.pow  # <-\n"),
+    ("pow-operator", "from operator import pow as p  # <-\n"),
+    ("pow-operator", "def f(x):\n    return x.__pow__(2)  # <-\n"),
+    ("builtin-sum", "def f(xs):\n    return sum(xs)  # <-\n"),
+    ("builtin-sum", "total = sum([1, 2, 3])  # <-\n"),
+    ("set-iteration", "for v in {1.0, 2.0}:  # <-\n    pass\n"),
+    ("set-iteration", "def f(xs):\n    return [v for v in set(xs)]  # <-\n"),
+    ("set-iteration", "def f(xs):\n    for v in frozenset(xs):  # <-\n        print(v)\n"),
+    ("set-iteration", "def f(xs):\n    s = set(xs)\n    acc = 0.0\n    for v in s:  # <-\n"
+                      "        acc += v\n    return acc\n"),
+    ("set-iteration", "def f(xs):\n    s: set[float] = xs\n    return list(s)  # <-\n"),
+    ("set-iteration", "def f(a, b):\n    return tuple(set(a) | set(b))  # <-\n"),
+    ("set-iteration", "def f(xs):\n    return [*{x for x in xs}]  # <-\n"),
+    ("banned-import", "import random  # <-\n"),
+    ("banned-import", "from random import random as r  # <-\n"),
+    ("banned-import", "import time  # <-\n"),
+    ("banned-import", "from time import perf_counter  # <-\n"),
+    ("banned-import", "import datetime  # <-\n"),
+    ("banned-import", "import statistics  # <-\n"),
+    ("banned-import", "import numpy as np  # <-\n"),
+    ("banned-import", "import decimal  # <-\n"),
+    ("banned-import", "import secrets  # <-\n"),
+    ("banned-import", "import uuid  # <-\n"),
+    ("banned-import", "import os\nseed = os.urandom(8)  # <-\n"),
+    ("banned-import", "from os import urandom  # <-\n"),
+    ("banned-import", "import concurrent.futures  # <-\n"),
+    ("layering", "from replay import recording  # <-\n"),
+    ("layering", "import scenarios.drives  # <-\n"),
+    ("layering", "from parity.accuracy import reference  # <-\n"),
+    ("layering", "import mpmath  # <-\n"),
+    ("hash-id", "def f(name):\n    return hash(name) % 7  # <-\n"),
+    ("hash-id", "def f(o):\n    return id(o)  # <-\n"),
+    ("hash-id", "def f(o):\n    return o.__hash__()  # <-\n"),
+    ("complex", "z = complex(1.0, 2.0)  # <-\n"),
+    ("complex", "z = 1.0 + 2j  # <-\n"),
+    ("complex", "import cmath  # <-\n"),
+    ("float-parse", "def f(x):\n    return float(f'{x:.3f}')  # <-\n"),
+    ("float-parse", "def f(x):\n    return float(str(x))  # <-\n"),
+    ("float-parse", "def f(x):\n    return float('%.17g' % x)  # <-\n"),
+    ("float-parse", "def f(s):\n    return float(s.strip())  # <-\n"),
+    ("float-parse", "def f(d):\n    return float('1e' + d)  # <-\n"),
+    ("dynamic-code", "y = eval('1.0 + 2.0')  # <-\n"),
+    ("dynamic-code", "import importlib  # <-\n"),
+    ("dynamic-code", "m = __import__('math')  # <-\n"),
+]
+
+
+def _marked_line(source: str) -> int:
+    for i, line in enumerate(source.splitlines(), 1):
+        if "# <-" in line:
+            return i
+    raise AssertionError("case has no '# <-' marker")
+
+
+@pytest.mark.parametrize(("rule", "source"), PLANTED,
+                         ids=[f"{r}-{i}" for i, (r, _) in enumerate(PLANTED)])
+def test_planted_violation_is_caught_at_its_line(rule, source, tmp_path):
+    found = check(source, tmp_path)
+    line = _marked_line(source)
+    assert [(v.line, v.rule) for v in found] == [(line, rule)], [str(v) for v in found]
+    assert str(found[0]).startswith(f"{tmp_path / 'planted.py'}:{line}:")
+
+
+def test_every_rule_has_a_planted_case():
+    planted = {rule for rule, _ in PLANTED}
+    assert planted | {"pragma"} == set(lint.RULES)
+
+
+ALLOWED = '''
+"""Everything DESIGN section 3 allows on floats."""
+from __future__ import annotations
+
+import hashlib
+import math
+import struct
+from math import copysign, isfinite, sqrt
+
+from engine import smath
+from engine.state import hash_bytes
+
+from . import sibling
+
+TWO_53 = 2 ** 53
+MASK = (1 << 64) - 1
+TINY = 5e-324
+INF = float("inf")
+NAN = float("nan")
+HALF = float.fromhex("0x1.0p-1")
+
+
+def kernel(x: float, y: float, n: int) -> float:
+    a = (x + y) * (x - y) / (1.0 + abs(x))
+    b = -a if a < 0.0 else min(a, max(x, y))
+    c = math.sqrt(abs(b)) + math.floor(x) + math.ceil(y) + math.trunc(x)
+    d = math.copysign(math.fabs(c), y) + copysign(1.0, x) + sqrt(2.0)
+    if not (math.isfinite(d) and isfinite(c)):
+        raise ValueError("not finite")
+    e = smath.sin(x) * smath.cos(y) + smath.atan2(y, x) + smath.pow(x, 2.5)
+    f = float(n) + float(int(x)) + x.hex().count("p") + math.pi * math.e + math.tau
+    g = struct.unpack("<d", struct.pack("<d", f))[0]
+    total = 0.0
+    for v in (a, b, c, d, e, g):
+        total += v
+    for k in sorted({1, 3, 2}):
+        total += k
+    seen = set()
+    seen.add(n)
+    if n in seen and len(seen) == 1:
+        total *= 2.0
+    ints = pow(3, n, 7) + divmod(n, 3)[0] + (n << 2) + n // 3 + n % 3
+    squares = [k * k for k in range(n)]
+    for k, v in enumerate([x, y]):
+        total += k * v
+    for name, value in {"a": 1.0, "b": 2.0}.items():
+        total += value
+    return total + ints + len(squares) + hash_bytes(b"").count("0")
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def parse(text: str) -> float:
+    return float(text)  # a name: not provably a computed string
+
+
+def pow(x, y):  # noqa: A001 - shadows the built-in like engine.smath.pow
+    return x * y
+
+
+def uses_own_pow(x):
+    return pow(x, 3.0)
+'''
+
+
+def test_allowed_operations_pass(tmp_path):
+    found = check(ALLOWED, tmp_path)
+    assert found == [], [str(v) for v in found]
+
+
+def test_pragma_allows_one_rule_with_a_reason(tmp_path):
+    src = "def f(o):\n    return id(o)  # strict: allow hash-id -- debug repr only, never hashed\n"
+    assert check(src, tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "comment",
+    [
+        "# strict: allow hash-id",  # no reason
+        "# strict: allow hash-id --",  # empty reason
+        "# strict: allow no-such-rule -- because",  # unknown rule
+        "# strict: allow builtin-sum -- wrong rule for this line",  # allows nothing here
+    ],
+)
+def test_bad_pragma_is_itself_a_violation(comment, tmp_path):
+    src = f"def f(o):\n    return id(o)  {comment}\n"
+    found = check(src, tmp_path)
+    assert {(v.line, v.rule) for v in found} == {(2, "hash-id"), (2, "pragma")}
+
+
+def test_unused_pragma_is_reported(tmp_path):
+    found = check("x = 1.0  # strict: allow builtin-sum -- not needed\n", tmp_path)
+    assert [(v.line, v.rule) for v in found] == [(1, "pragma")]
+
+
+def test_syntax_error_is_reported_not_raised(tmp_path):
+    found = check("def f(:\n", tmp_path)
+    assert [v.rule for v in found] == ["syntax-error"]
+
+
+def test_several_violations_in_one_file_are_all_reported_in_order(tmp_path):
+    src = ("import math\nimport random\n\n\n"
+           "def f(x):\n    a = math.tan(x)\n    return sum([a, x ** 0.5])\n")
+    found = check(src, tmp_path)
+    assert [(v.line, v.rule) for v in found] == [
+        (2, "banned-import"), (6, "banned-math"), (7, "builtin-sum"), (7, "pow-operator")]
+
+
+def test_cli_exit_codes(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import math\ny = math.exp(1.0)\n", encoding="utf-8")
+    good = tmp_path / "good.py"
+    good.write_text("import math\ny = math.sqrt(2.0)\n", encoding="utf-8")
+    run = [sys.executable, str(LINT)]
+    p = subprocess.run([*run, str(bad)], capture_output=True, text=True)
+    assert p.returncode == 1
+    assert f"{bad}:2:5: banned-math: math.exp" in p.stdout
+    p = subprocess.run([*run, str(good)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    p = subprocess.run([*run, str(tmp_path / "missing")], capture_output=True, text=True)
+    assert p.returncode == 2 and "missing" in p.stderr
+    p = subprocess.run([*run, str(tmp_path)], capture_output=True, text=True)  # a directory
+    assert p.returncode == 1 and "bad.py:2:5" in p.stdout and "good.py" not in p.stdout
+
+
+def test_engine_tree_obeys_the_contract():
+    """The real engine/ passes (fails while the libm stand-ins of engine/smath remain)."""
+    found = lint.lint_paths([ROOT / "engine"])
+    assert found == [], "\n".join(str(v) for v in found)
