@@ -12,28 +12,25 @@ with ``<runtime>`` one of ``cpython3.11``, ``cpython3.12``, ``cpython3.13``, ``n
 
 How the runtimes are provided
 -----------------------------
-* CPython 3.11/3.12/3.13 are pyenv's interpreters (``pyenv prefix 3.12.1`` etc.). Only 3.11.7
+- CPython 3.11/3.12/3.13 are pyenv's interpreters (``pyenv prefix 3.12.1`` etc.). Only 3.11.7
   is pyenv's global version, so the ``python3.12`` shim does not work: the sessions are given
   the full interpreter path. A missing version is not skipped silently: the session fails
   with the version and the command that installs it.
-* Every CPython session installs the project *wheel* (``parity.wheel.build_wheel``; the same
+- Every CPython session installs the project *wheel* (``parity.wheel.build_wheel``; the same
   file Pyodide unpacks) into its own virtualenv, so it checks the artifact users get, not the
   work tree. The wheel is rebuilt only when the sources change (content-hash cache).
-* ``node`` is Pyodide from ``node_modules`` (``npm ci`` installs the version pinned in
+- ``node`` is Pyodide from ``node_modules`` (``npm ci`` installs the version pinned in
   ``package-lock.json``); the session fails with that command if it is missing.
 
 Virtualenvs are reused between runs (``reuse_venv = "yes"``): their installs are re-run but
 are no-ops when nothing changed, and the project wheel is always force-reinstalled because
-its version number does not change with its content. ``nox -R``/``--no-reuse-existing-virtualenvs``
-starts from scratch.
+its version number does not change with its content. ``--reuse-venv=no`` starts from scratch.
 """
 
 from __future__ import annotations
 
 import functools
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -42,8 +39,10 @@ import nox
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
-#: runtime name -> the pyenv version it runs on these machines (DESIGN §9).
-CPYTHON_VERSIONS = {"3.11": "3.11.7", "3.12": "3.12.1", "3.13": "3.13.0"}
+# one place knows how to find the interpreters: the CPython adapter
+from parity.runtimes.cpython import PINNED, find_cpython, install_hint  # noqa: E402
+
+CPYTHON_VERSIONS = tuple(PINNED)  # "3.11", "3.12", "3.13"
 RUNTIMES = [f"cpython{minor}" for minor in CPYTHON_VERSIONS] + ["node"]
 
 nox.options.reuse_venv = "yes"
@@ -56,42 +55,8 @@ nox.options.sessions = [
 ]
 
 
-def find_cpython(minor: str) -> str | None:
-    """Full path of the CPython ``minor`` interpreter (pyenv's pinned version first), or None.
-
-    Order: ``$SKIDPAD_PYTHON<major>_<minor>`` (an explicit override), ``pyenv prefix <version>``,
-    then ``python<minor>`` on PATH if it really is that version.
-    """
-    override = os.environ.get(f"SKIDPAD_PYTHON{minor.replace('.', '_')}")
-    if override:
-        return override
-    pyenv = shutil.which("pyenv")
-    if pyenv:
-        proc = subprocess.run(
-            [pyenv, "prefix", CPYTHON_VERSIONS[minor]], capture_output=True, text=True
-        )
-        candidate = Path(proc.stdout.strip() or "/nonexistent") / "bin" / f"python{minor}"
-        if proc.returncode == 0 and candidate.is_file():
-            return str(candidate)
-    on_path = shutil.which(f"python{minor}")
-    if on_path:
-        proc = subprocess.run(
-            [on_path, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-            capture_output=True,
-            text=True,
-        )
-        if proc.returncode == 0 and proc.stdout.strip() == minor:
-            return on_path
-    return None
-
-
 def missing_cpython_message(minor: str) -> str:
-    version = CPYTHON_VERSIONS[minor]
-    return (
-        f"CPython {minor} not found (wanted pyenv's {version}). Install it with "
-        f"`pyenv install {version}`, or point SKIDPAD_PYTHON{minor.replace('.', '_')} at a "
-        f"python{minor} interpreter."
-    )
+    return f"CPython {minor} not found (wanted pyenv's {PINNED[minor]}); {install_hint(minor)}"
 
 
 @functools.cache

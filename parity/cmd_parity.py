@@ -1,0 +1,75 @@
+"""``skidpad parity``: the runtime matrix of DESIGN §9 (see ``parity.harness``).
+
+Exit 0 when every runtime agrees with ``hashes/`` and with the others, 1 on any mismatch,
+failure, unavailable runtime or missing golden file, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from parity.harness import RUNTIME_NAMES, run_parity
+
+DEFAULT_RUNTIMES = ("cpython3.11", "cpython3.12", "cpython3.13", "node")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--runtime",
+        "-r",
+        action="append",
+        choices=RUNTIME_NAMES,
+        metavar="R",
+        help=f"a runtime to run (repeatable; default: {' '.join(DEFAULT_RUNTIMES)}); "
+        f"one of {', '.join(RUNTIME_NAMES)}, or 'all' via --all",
+    )
+    parser.add_argument("--all", action="store_true", help="every runtime, browsers included")
+    parser.add_argument("--json", action="store_true", help="print the JSON report")
+    parser.add_argument(
+        "--selftest-only", action="store_true", help="only the math self-test hash, no recordings"
+    )
+    parser.add_argument(
+        "recordings",
+        nargs="*",
+        type=Path,
+        metavar="RECORDING",
+        help="recording files (default: every recordings/*.json)",
+    )
+    parser.add_argument("--root", type=Path, help="the checkout (default: found from the cwd)")
+    parser.add_argument("--wheel", type=Path, help="the project wheel for Pyodide (default: built)")
+    parser.add_argument("--hashes", type=Path, help="golden hashes folder (default: ROOT/hashes)")
+    parser.add_argument("--report-dir", type=Path, help="default: ROOT/build/parity")
+    parser.add_argument("--checkpoint-every", type=int, default=100, metavar="N")
+    parser.add_argument(
+        "--timeout", type=float, default=1800.0, metavar="S", help="time limit per recording"
+    )
+    parser.add_argument(
+        "--start-timeout", type=float, default=240.0, metavar="S", help="time limit per start"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from parity.harness import HarnessError
+    from parity.wheel import find_repo_root
+
+    if args.checkpoint_every < 1:
+        raise HarnessError("--checkpoint-every: must be >= 1")
+    if args.all:
+        names = list(RUNTIME_NAMES)
+    else:
+        names = list(dict.fromkeys(args.runtime or DEFAULT_RUNTIMES))
+    root = args.root.resolve() if args.root else find_repo_root()
+    return run_parity(
+        names,
+        root=root,
+        recording_paths=args.recordings or None,
+        selftest_only=args.selftest_only,
+        wheel=args.wheel,
+        hashes_dir=args.hashes,
+        report_dir=args.report_dir,
+        checkpoint_every=args.checkpoint_every,
+        start_timeout_s=args.start_timeout,
+        request_timeout_s=args.timeout,
+        as_json=args.json,
+    )

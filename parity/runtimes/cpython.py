@@ -1,0 +1,153 @@
+"""Native CPython runtimes ``cpython3.11``, ``cpython3.12``, ``cpython3.13`` (DESIGN §9).
+
+The adapter runs ``python -m parity.worker --serve`` in the chosen interpreter and talks the
+line protocol of ``parity.runtimes.process``. It installs nothing. Which interpreter:
+
+1. an explicit ``python=`` path;
+2. the interpreter running the harness, when it is the wanted minor version (inside a nox
+   session that is the session venv, which has the project wheel installed);
+3. ``$SKIDPAD_PYTHON3_12`` (etc.), then pyenv's pinned version (``pyenv prefix 3.12.1``;
+   only 3.11.7 is pyenv's global, so the ``python3.12`` shim is not used), then
+   ``python3.12`` on PATH if it really is 3.12.
+
+Which project code the worker imports: with the harness's own interpreter, the same
+``parity`` package the harness imported (installed wheel or work tree); with another
+interpreter, the repository checkout via ``PYTHONPATH``. The worker runs with its cwd in a
+scratch folder, so a checkout in the cwd can never shadow an installed wheel.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import parity
+from parity.runtimes.base import Runtime, RuntimeFailed, RuntimeUnavailable
+from parity.runtimes.process import LineProcess, child_env, describe_request
+
+#: minor version -> the pyenv version these machines have (DESIGN §9).
+PINNED = {"3.11": "3.11.7", "3.12": "3.12.1", "3.13": "3.13.0"}
+
+
+def env_override_name(minor: str) -> str:
+    return f"SKIDPAD_PYTHON{minor.replace('.', '_')}"
+
+
+def install_hint(minor: str) -> str:
+    pinned = PINNED.get(minor, minor)
+    return f"install it with `pyenv install {pinned}` or set {env_override_name(minor)}"
+
+
+def _reports_minor(python: str, minor: str) -> bool:
+    proc = subprocess.run(
+        [python, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return proc.returncode == 0 and proc.stdout.strip() == minor
+
+
+def find_cpython(minor: str) -> str | None:
+    """Path of a CPython ``minor`` interpreter other than the running one, or None."""
+    override = os.environ.get(env_override_name(minor))
+    if override:  # explicit: used as given, or reported missing, never silently replaced
+        return override if Path(override).is_file() else None
+    pyenv = shutil.which("pyenv")
+    if pyenv and minor in PINNED:
+        proc = subprocess.run([pyenv, "prefix", PINNED[minor]], capture_output=True, text=True)
+        candidate = Path(proc.stdout.strip() or "/nonexistent") / "bin" / f"python{minor}"
+        if proc.returncode == 0 and candidate.is_file():
+            return str(candidate)
+    on_path = shutil.which(f"python{minor}")
+    if on_path and _reports_minor(on_path, minor):
+        return on_path
+    return None
+
+
+def _project_path_for(python: str) -> str:
+    """The folder to put on PYTHONPATH so ``python`` imports this project's packages."""
+    here = Path(parity.__file__).resolve().parent.parent  # what the harness itself imported
+    if Path(python).resolve() == Path(sys.executable).resolve():
+        return str(here)
+    from parity.wheel import find_repo_root
+
+    try:
+        return str(find_repo_root())
+    except Exception:  # no checkout: the installed packages are pure Python, any 3.x reads them
+        return str(here)
+
+
+class CPythonRuntime(Runtime):
+    """One native interpreter; ``minor`` is "3.11", "3.12" or "3.13"."""
+
+    def __init__(self, minor: str, python: str | None = None) -> None:
+        self.minor = minor
+        self.name = f"cpython{minor}"
+        self.python = python
+        self._proc: LineProcess | None = None
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        self.info: dict[str, Any] = {}
+
+    def resolve(self) -> str:
+        """The interpreter path, or RuntimeUnavailable saying how to install it."""
+        if self.python:
+            return self.python
+        if f"{sys.version_info[0]}.{sys.version_info[1]}" == self.minor:
+            return sys.executable
+        found = find_cpython(self.minor)
+        if found is None:
+            raise RuntimeUnavailable(
+                f"{self.name}: no CPython {self.minor} found; {install_hint(self.minor)}"
+            )
+        return found
+
+    def start(self, timeout_s: float = 120.0) -> dict[str, Any]:
+        python = self.resolve()
+        self._scratch = tempfile.TemporaryDirectory(prefix=f"skidpad-{self.name}-")
+        env = child_env(
+            {"PYTHONPATH": _project_path_for(python), "PYTHONIOENCODING": "utf-8"},
+            drop=("PYTHONHOME", "PYTHONSTARTUP", "PYTHONSAFEPATH"),
+        )
+        self._proc = LineProcess(
+            self.name,
+            [python, "-s", "-m", "parity.worker", "--serve"],
+            env,
+            Path(self._scratch.name),
+        )
+        ready = self._proc.start(timeout_s)
+        version = ready.get("implementation", "?").split(" ")[-1]
+        if not version.startswith(self.minor + "."):
+            self.stop()
+            raise RuntimeFailed(self.name, f"{python} is Python {version}, not {self.minor}")
+        self.info = {
+            "name": self.name,
+            "version": version,
+            "python": ready.get("python"),
+            "platform": ready.get("platform"),
+            "executable": python,
+            "startup_s": ready["startup_s"],
+        }
+        return dict(self.info)
+
+    def run(self, request: dict[str, Any], timeout_s: float = 1800.0) -> dict[str, Any]:
+        if self._proc is None:
+            raise RuntimeFailed(self.name, "run() before start()")
+        response = self._proc.request(request, timeout_s, describe_request(request))
+        response["runtime"] = {"name": self.name, "version": self.info.get("version")}
+        return response
+
+    def log(self) -> str:
+        return self._proc.log() if self._proc else ""
+
+    def stop(self) -> None:
+        if self._proc is not None:
+            self._proc.stop()
+        if self._scratch is not None:
+            self._scratch.cleanup()
+            self._scratch = None

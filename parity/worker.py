@@ -1,0 +1,195 @@
+"""The runtime worker: the Python that every runtime runs, CPython and Pyodide alike (DESIGN §9).
+
+It imports only the standard library, ``engine`` and ``replay``, so the same code runs
+natively, in Pyodide under Node and in every browser. Adapters only move JSON to and from
+``run_request``; the computing happens here, identically everywhere.
+
+Request::
+
+    {"selftest": bool,                         # compute the math self-test hash (default true)
+     "recordings": [{"name": str, "text": str}, ...],   # recording documents (JSON text)
+     "checkpoint_every": int}                  # host steps between checkpoints (default 100)
+
+Response::
+
+    {"python": sys.version, "platform": str, "implementation": str,
+     "math_hash": str | None,                  # None when not requested or when it failed
+     "math_error": str,                        # only when the self-test failed
+     "recordings": {name: {"checkpoints": [[step, hash], ...], "final": str,
+                           "steps": int, "wall_s": float}
+                          | {"error": str}},
+     "wall_s": float}                          # time spent in run_request
+
+A recording that fails to load or replay (or a replayer that is not installed) gives that
+recording ``{"error": ...}``; it never fails the other recordings or the request. A request
+that is not of the shape above raises ``RequestError`` naming the bad field.
+
+Entry points: ``python -m parity.worker [REQUEST.json]`` reads one request (stdin when no
+file is given) and prints the response; ``python -m parity.worker --serve`` answers one
+request per stdin line with one ``@@skidpad <json>`` line on stdout until stdin closes (the
+line protocol the runtime adapters use; anything else the run prints goes to stderr).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import platform
+import sys
+import time
+from typing import IO, Any
+
+from engine.errors import SkidpadError
+
+#: prefix of every protocol line, so stray output can never be mistaken for a response.
+PROTOCOL_PREFIX = "@@skidpad "
+DEFAULT_CHECKPOINT_EVERY = 100
+
+
+class RequestError(SkidpadError):
+    """The request is not of the documented shape; the message names the field."""
+
+
+def runtime_info() -> dict[str, str]:
+    """What this interpreter is: full version string, platform and implementation."""
+    return {
+        "python": sys.version,
+        "platform": platform.platform(),
+        "implementation": f"{sys.implementation.name} {platform.python_version()}",
+    }
+
+
+def _check_request(request: Any) -> tuple[bool, list[tuple[str, str]], int]:
+    if not isinstance(request, dict):
+        raise RequestError(f"request: must be a JSON object, not {type(request).__name__}")
+    unknown = sorted(set(request) - {"selftest", "recordings", "checkpoint_every"})
+    if unknown:
+        raise RequestError(f"request: unknown field(s) {', '.join(unknown)}")
+    selftest = request.get("selftest", True)
+    if not isinstance(selftest, bool):
+        raise RequestError("request.selftest: must be true or false")
+    every = request.get("checkpoint_every", DEFAULT_CHECKPOINT_EVERY)
+    if not isinstance(every, int) or isinstance(every, bool) or every < 1:
+        raise RequestError("request.checkpoint_every: must be an integer >= 1")
+    items = request.get("recordings", [])
+    if not isinstance(items, list):
+        raise RequestError("request.recordings: must be a list of {name, text}")
+    recordings: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for i, item in enumerate(items):
+        where = f"request.recordings[{i}]"
+        if not isinstance(item, dict) or set(item) != {"name", "text"}:
+            raise RequestError(f"{where}: must be an object with exactly 'name' and 'text'")
+        name, text = item["name"], item["text"]
+        if not isinstance(name, str) or not name:
+            raise RequestError(f"{where}.name: must be a non-empty string")
+        if not isinstance(text, str):
+            raise RequestError(f"{where}.text: must be a string (the recording's JSON text)")
+        if name in seen:
+            raise RequestError(f"{where}.name: duplicate recording name {name!r}")
+        seen.add(name)
+        recordings.append((name, text))
+    return selftest, recordings, every
+
+
+def _error_text(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def math_hash() -> str:
+    """The math self-test hash (DESIGN §4) computed in this runtime."""
+    from engine.smath.selftest import selftest_hash  # lazy: written alongside this module
+
+    return selftest_hash()
+
+
+def replay_one(text: str, checkpoint_every: int) -> dict[str, Any]:
+    """Load and replay one recording; the result in the response's per-recording shape."""
+    # lazy: a missing replayer fails only the recordings, not the self-test
+    recording = importlib.import_module("replay.recording")
+    replayer = importlib.import_module("replay.replayer")
+    result = replayer.replay(recording.loads(text), checkpoint_every=checkpoint_every)
+    return {
+        "checkpoints": [[int(step), str(h)] for step, h in result.checkpoints],
+        "final": str(result.final_hash),
+        "steps": int(result.steps),
+        "wall_s": float(result.wall_s),
+    }
+
+
+def run_request(request: dict) -> dict:
+    """Answer one request (see the module docstring for both shapes)."""
+    started = time.perf_counter()
+    selftest, recordings, every = _check_request(request)
+    response: dict[str, Any] = dict(runtime_info())
+    response["math_hash"] = None
+    if selftest:
+        try:
+            response["math_hash"] = math_hash()
+        except Exception as exc:  # reported, never fatal: the harness shows it first
+            response["math_error"] = _error_text(exc)
+    results: dict[str, Any] = {}
+    for name, text in recordings:
+        try:
+            results[name] = replay_one(text, every)
+        except Exception as exc:  # one bad recording must not hide the others' results
+            results[name] = {"error": _error_text(exc)}
+    response["recordings"] = results
+    response["wall_s"] = time.perf_counter() - started
+    return response
+
+
+def handle_line(line: str) -> str:
+    """One protocol exchange: a request line in, the ``@@skidpad`` response line out.
+
+    A request that cannot be parsed gets ``{"request_error": ...}`` instead of a response.
+    """
+    try:
+        request = json.loads(line)
+        payload: dict[str, Any] = run_request(request)
+    except (ValueError, SkidpadError) as exc:  # JSONDecodeError is a ValueError
+        payload = {"request_error": _error_text(exc)}
+    return PROTOCOL_PREFIX + json.dumps(payload, separators=(",", ":"))
+
+
+def serve(stdin: IO[str], stdout: IO[str]) -> int:
+    """Answer request lines until ``stdin`` closes; announce readiness first."""
+    stdout.write(PROTOCOL_PREFIX + json.dumps({"ready": True, **runtime_info()}) + "\n")
+    stdout.flush()
+    for line in stdin:
+        if not line.strip():
+            continue
+        real_stdout, sys.stdout = sys.stdout, sys.stderr  # stray prints stay off the protocol
+        try:
+            reply = handle_line(line)
+        finally:
+            sys.stdout = real_stdout
+        stdout.write(reply + "\n")
+        stdout.flush()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args == ["--serve"]:
+        return serve(sys.stdin, sys.stdout)
+    if len(args) > 1 or (args and args[0].startswith("-") and args[0] != "-"):
+        print("usage: python -m parity.worker [REQUEST.json | - | --serve]", file=sys.stderr)
+        return 2
+    try:
+        if args and args[0] != "-":
+            with open(args[0], encoding="utf-8") as f:
+                text = f.read()
+        else:
+            text = sys.stdin.read()
+        response = run_request(json.loads(text))
+    except (OSError, ValueError, SkidpadError) as exc:
+        print(f"parity.worker: {_error_text(exc)}", file=sys.stderr)
+        return 2
+    print(json.dumps(response, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
