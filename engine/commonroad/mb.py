@@ -1,0 +1,375 @@
+"""MB: the CommonRoad multi-body model (29 states), reference point the CoG.
+
+A sprung mass (roll, pitch, heave, lateral velocity) on two unsprung axle
+masses (roll, lateral velocity, heave each), four wheel spins and two
+lateral compliances, with Pacejka tires including camber (``tire``). The
+equations are those of the DOT multi-body model as published with
+CommonRoad (Althoff & Würsching, "CommonRoad: Vehicle Models", 2020);
+``STATE_NAMES`` lists the states in reference order, ``FIELD_UNITS`` their
+units. g = 9.81 m/s^2. Inputs: steering rate [rad/s], acceleration [m/s^2],
+both constrained.
+
+Low speed: for |vx| < 0.1 m/s the slips and slip angles are zero, the slip
+angle at the CoG is zero and the first six derivatives come from the
+kinematic model about the CoG (``ks_cog``); the suspension states keep their
+full dynamics.
+
+Two defined behaviours where the reference raises ``ZeroDivisionError``
+(ADR 0062):
+
+* Reverse (vx <= -0.1 m/s): the reference clamps every wheel's ground speed
+  at zero and then divides by it. Its tire model has no reverse rolling
+  (wheel spins are clamped at >= 0), so here reverse uses the low-speed
+  branch: kinematic motion, zero slip, full suspension dynamics. The switch
+  is continuous at vx = -0.1.
+* Forward with a wheel's ground speed <= 0 (inner wheel at a high yaw rate
+  and low speed): that wheel's slip uses ``WHEEL_SPEED_FLOOR`` as its
+  ground speed, the limit of the reference's own expression as the speed
+  goes to zero (a saturated slip); likewise a slip angle whose
+  denominator (vx +- T r' / 2) is exactly zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine import smath
+
+from . import ks_cog
+from .constraints import acceleration_constraints, steering_constraints
+from .params import VehicleParams
+from .tire import (
+    formula_lateral,
+    formula_lateral_comb,
+    formula_longitudinal,
+    formula_longitudinal_comb,
+)
+
+G = 9.81
+LOW_SPEED = 0.1
+WHEEL_SPEED_FLOOR = 1e-6  # [m/s], replaces a wheel ground speed of exactly zero
+
+#: (name, unit, meaning) in the reference's state order.
+STATES = (
+    ("x", "m", "x-position (global)"),
+    ("y", "m", "y-position (global)"),
+    ("delta", "rad", "steering angle of the front wheels"),
+    ("vx", "m/s", "longitudinal velocity (body frame)"),
+    ("psi", "rad", "yaw angle"),
+    ("yaw_rate", "rad/s", "yaw rate"),
+    ("roll", "rad", "sprung-mass roll angle"),
+    ("roll_rate", "rad/s", "sprung-mass roll rate"),
+    ("pitch", "rad", "sprung-mass pitch angle"),
+    ("pitch_rate", "rad/s", "sprung-mass pitch rate"),
+    ("vy", "m/s", "sprung-mass lateral velocity"),
+    ("z", "m", "sprung-mass heave (0 = static equilibrium)"),
+    ("vz", "m/s", "sprung-mass vertical velocity"),
+    ("front.roll", "rad", "front unsprung roll angle"),
+    ("front.roll_rate", "rad/s", "front unsprung roll rate"),
+    ("front.vy", "m/s", "front unsprung lateral velocity"),
+    ("front.z", "m", "front unsprung vertical position"),
+    ("front.vz", "m/s", "front unsprung vertical velocity"),
+    ("rear.roll", "rad", "rear unsprung roll angle"),
+    ("rear.roll_rate", "rad/s", "rear unsprung roll rate"),
+    ("rear.vy", "m/s", "rear unsprung lateral velocity"),
+    ("rear.z", "m", "rear unsprung vertical position"),
+    ("rear.vz", "m/s", "rear unsprung vertical velocity"),
+    ("wheel.LF.omega", "rad/s", "left front wheel spin"),
+    ("wheel.RF.omega", "rad/s", "right front wheel spin"),
+    ("wheel.LR.omega", "rad/s", "left rear wheel spin"),
+    ("wheel.RR.omega", "rad/s", "right rear wheel spin"),
+    ("compliance.front.dy", "m", "front lateral compliance deflection"),
+    ("compliance.rear.dy", "m", "rear lateral compliance deflection"),
+)
+STATE_NAMES = tuple(s[0] for s in STATES)
+WHEEL_SLOTS = (23, 24, 25, 26)
+
+
+def _slip(R_w: float, omega: float, u_w: float) -> float:
+    if u_w <= 0.0:
+        u_w = WHEEL_SPEED_FLOOR
+    return 1.0 - R_w * omega / u_w
+
+
+def _nonzero(d: float) -> float:
+    # a wheel's longitudinal speed of exactly zero: the slip angle's limit from above
+    return WHEEL_SPEED_FLOOR if d == 0.0 else d
+
+
+def derivatives(x: Sequence[float], u: Sequence[float], p: VehicleParams) -> list:
+    """Right-hand side of the MB equations."""
+    return derivatives_ext(x, u, p)[0]
+
+
+def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
+    """(derivatives, (slips LF RF LR RR, slip angles LF RF LR RR, F_x x4, F_y x4, F_z x4))."""
+    sin = smath.sin
+    cos = smath.cos
+    atan = smath.atan
+    g = G
+    tp = p.tire
+    R_w = p.R_w
+    T_f = p.T_f
+    T_r = p.T_r
+    pa = p.a
+    pb = p.b
+    h_s = p.h_s
+
+    u0 = steering_constraints(x[2], u[0], p.steering)
+    u1 = acceleration_constraints(x[3], u[1], p.longitudinal)
+
+    vx = x[3]
+    low = vx < LOW_SPEED  # |vx| < 0.1 as in the reference, plus reverse (see module doc)
+    vy = x[10]
+    r = x[5]
+    delta = x[2]
+    if low:
+        beta = 0.0
+    else:
+        beta = atan(vy / vx)
+    vel = smath.sqrt(vx * vx + vy * vy)
+
+    c13 = cos(x[13])
+    s13 = sin(x[13])
+    c18 = cos(x[18])
+    s18 = sin(x[18])
+    cd = cos(delta)
+    sd = sin(delta)
+    c6 = cos(x[6])
+    s6 = sin(x[6])
+
+    # vertical tire forces
+    F_z_LF = (x[16] + R_w * (c13 - 1.0) - 0.5 * T_f * s13) * p.K_zt
+    F_z_RF = (x[16] + R_w * (c13 - 1.0) + 0.5 * T_f * s13) * p.K_zt
+    F_z_LR = (x[21] + R_w * (c18 - 1.0) - 0.5 * T_r * s18) * p.K_zt
+    F_z_RR = (x[21] + R_w * (c18 - 1.0) + 0.5 * T_r * s18) * p.K_zt
+
+    # wheel ground speeds; negative ones are clamped at zero
+    u_w_lf = (vx + 0.5 * T_f * r) * cd + (vy + pa * r) * sd
+    u_w_rf = (vx - 0.5 * T_f * r) * cd + (vy + pa * r) * sd
+    u_w_lr = vx + 0.5 * T_r * r
+    u_w_rr = vx - 0.5 * T_r * r
+    if u_w_lf < 0.0:
+        u_w_lf = 0.0
+    if u_w_rf < 0.0:
+        u_w_rf = 0.0
+    if u_w_lr < 0.0:
+        u_w_lr = 0.0
+    if u_w_rr < 0.0:
+        u_w_rr = 0.0
+
+    if low:
+        s_lf = s_rf = s_lr = s_rr = 0.0
+        alpha_LF = alpha_RF = alpha_LR = alpha_RR = 0.0
+    else:
+        s_lf = _slip(R_w, x[23], u_w_lf)
+        s_rf = _slip(R_w, x[24], u_w_rf)
+        s_lr = _slip(R_w, x[25], u_w_lr)
+        s_rr = _slip(R_w, x[26], u_w_rr)
+        num_f = vy + pa * r - x[14] * (R_w - x[16])
+        num_r = vy - pb * r - x[19] * (R_w - x[21])
+        alpha_LF = atan(num_f / _nonzero(vx + 0.5 * T_f * r)) - delta
+        alpha_RF = atan(num_f / _nonzero(vx - 0.5 * T_f * r)) - delta
+        alpha_LR = atan(num_r / _nonzero(vx + 0.5 * T_r * r))
+        alpha_RR = atan(num_r / _nonzero(vx - 0.5 * T_r * r))
+
+    # auxiliary suspension movement
+    zf = (h_s - R_w + x[16] - x[11]) / c6 - h_s + R_w + pa * x[8]
+    zr = (h_s - R_w + x[21] - x[11]) / c6 - h_s + R_w - pb * x[8]
+    z_SLF = zf + 0.5 * (x[6] - x[13]) * T_f
+    z_SRF = zf - 0.5 * (x[6] - x[13]) * T_f
+    z_SLR = zr + 0.5 * (x[6] - x[18]) * T_r
+    z_SRR = zr - 0.5 * (x[6] - x[18]) * T_r
+
+    dzf = x[17] - x[12] + pa * x[9]
+    dzr = x[22] - x[12] - pb * x[9]
+    dz_SLF = dzf + 0.5 * (x[7] - x[14]) * T_f
+    dz_SRF = dzf - 0.5 * (x[7] - x[14]) * T_f
+    dz_SLR = dzr + 0.5 * (x[7] - x[19]) * T_r
+    dz_SRR = dzr - 0.5 * (x[7] - x[19]) * T_r
+
+    # camber angles
+    gamma_LF = x[6] + p.D_f * z_SLF + p.E_f * (z_SLF * z_SLF)
+    gamma_RF = x[6] - p.D_f * z_SRF - p.E_f * (z_SRF * z_SRF)
+    gamma_LR = x[6] + p.D_r * z_SLR + p.E_r * (z_SLR * z_SLR)
+    gamma_RR = x[6] - p.D_r * z_SRR - p.E_r * (z_SRR * z_SRR)
+
+    # tire forces: pure slip, then combined slip
+    F0_x_LF = formula_longitudinal(s_lf, gamma_LF, F_z_LF, tp)
+    F0_x_RF = formula_longitudinal(s_rf, gamma_RF, F_z_RF, tp)
+    F0_x_LR = formula_longitudinal(s_lr, gamma_LR, F_z_LR, tp)
+    F0_x_RR = formula_longitudinal(s_rr, gamma_RR, F_z_RR, tp)
+    F0_y_LF, mu_y_LF = formula_lateral(alpha_LF, gamma_LF, F_z_LF, tp)
+    F0_y_RF, mu_y_RF = formula_lateral(alpha_RF, gamma_RF, F_z_RF, tp)
+    F0_y_LR, mu_y_LR = formula_lateral(alpha_LR, gamma_LR, F_z_LR, tp)
+    F0_y_RR, mu_y_RR = formula_lateral(alpha_RR, gamma_RR, F_z_RR, tp)
+    F_x_LF = formula_longitudinal_comb(s_lf, alpha_LF, F0_x_LF, tp)
+    F_x_RF = formula_longitudinal_comb(s_rf, alpha_RF, F0_x_RF, tp)
+    F_x_LR = formula_longitudinal_comb(s_lr, alpha_LR, F0_x_LR, tp)
+    F_x_RR = formula_longitudinal_comb(s_rr, alpha_RR, F0_x_RR, tp)
+    F_y_LF = formula_lateral_comb(s_lf, alpha_LF, gamma_LF, mu_y_LF, F_z_LF, F0_y_LF, tp)
+    F_y_RF = formula_lateral_comb(s_rf, alpha_RF, gamma_RF, mu_y_RF, F_z_RF, F0_y_RF, tp)
+    F_y_LR = formula_lateral_comb(s_lr, alpha_LR, gamma_LR, mu_y_LR, F_z_LR, F0_y_LR, tp)
+    F_y_RR = formula_lateral_comb(s_rr, alpha_RR, gamma_RR, mu_y_RR, F_z_RR, F0_y_RR, tp)
+
+    # compliant joint equations
+    delta_z_f = h_s - R_w + x[16] - x[11]
+    delta_z_r = h_s - R_w + x[21] - x[11]
+    delta_phi_f = x[6] - x[13]
+    delta_phi_r = x[6] - x[18]
+    dot_delta_phi_f = x[7] - x[14]
+    dot_delta_phi_r = x[7] - x[19]
+    dot_delta_z_f = x[17] - x[12]
+    dot_delta_z_r = x[22] - x[12]
+    dot_delta_y_f = vy + pa * r - x[15]
+    dot_delta_y_r = vy - pb * r - x[20]
+
+    delta_f = delta_z_f * s6 - x[27] * c6 - (p.h_raf - R_w) * sin(delta_phi_f)
+    delta_r = delta_z_r * s6 - x[28] * c6 - (p.h_rar - R_w) * sin(delta_phi_r)
+    dot_delta_f = (
+        (delta_z_f * c6 + x[27] * s6) * x[7]
+        + dot_delta_z_f * s6
+        - dot_delta_y_f * c6
+        - (p.h_raf - R_w) * cos(delta_phi_f) * dot_delta_phi_f
+    )
+    dot_delta_r = (
+        (delta_z_r * c6 + x[28] * s6) * x[7]
+        + dot_delta_z_r * s6
+        - dot_delta_y_r * c6
+        - (p.h_rar - R_w) * cos(delta_phi_r) * dot_delta_phi_r
+    )
+
+    F_RAF = delta_f * p.K_ras + dot_delta_f * p.K_rad
+    F_RAR = delta_r * p.K_ras + dot_delta_r * p.K_rad
+
+    # suspension forces (bump stops and squat/lift neglected)
+    static_f = p.m_s * g * pb / (2.0 * (pa + pb))
+    static_r = p.m_s * g * pa / (2.0 * (pa + pb))
+    F_SLF = static_f - z_SLF * p.K_sf - dz_SLF * p.K_sdf + (x[6] - x[13]) * p.K_tsf / T_f
+    F_SRF = static_f - z_SRF * p.K_sf - dz_SRF * p.K_sdf - (x[6] - x[13]) * p.K_tsf / T_f
+    F_SLR = static_r - z_SLR * p.K_sr - dz_SLR * p.K_sdr + (x[6] - x[18]) * p.K_tsr / T_r
+    F_SRR = static_r - z_SRR * p.K_sr - dz_SRR * p.K_sdr - (x[6] - x[18]) * p.K_tsr / T_r
+
+    # sprung mass
+    Fx_f = F_x_LF + F_x_RF
+    Fy_f = F_y_LF + F_y_RF
+    sumX = F_x_LR + F_x_RR + Fx_f * cd - Fy_f * sd
+    sumN = (
+        Fy_f * pa * cd
+        + Fx_f * pa * sd
+        + (F_y_RF - F_y_LF) * 0.5 * T_f * sd
+        + (F_x_LF - F_x_RF) * 0.5 * T_f * cd
+        + (F_x_LR - F_x_RR) * 0.5 * T_r
+        - (F_y_LR + F_y_RR) * pb
+    )
+    sumY_s = (F_RAF + F_RAR) * c6 + (F_SLF + F_SLR + F_SRF + F_SRR) * s6
+    sumL = (
+        0.5 * F_SLF * T_f
+        + 0.5 * F_SLR * T_r
+        - 0.5 * F_SRF * T_f
+        - 0.5 * F_SRR * T_r
+        - F_RAF / c6 * (h_s - x[11] - R_w + x[16] - (p.h_raf - R_w) * c13)
+        - F_RAR / c6 * (h_s - x[11] - R_w + x[21] - (p.h_rar - R_w) * c18)
+    )
+    sumZ_s = (F_SLF + F_SLR + F_SRF + F_SRR) * c6 - (F_RAF + F_RAR) * s6
+    sumM_s = pa * (F_SLF + F_SRF) - pb * (F_SLR + F_SRR) + (
+        Fx_f * cd - Fy_f * sd + F_x_LR + F_x_RR
+    ) * (h_s - x[11])
+
+    # unsprung masses
+    sumL_uf = (
+        0.5 * F_SRF * T_f
+        - 0.5 * F_SLF * T_f
+        - F_RAF * (p.h_raf - R_w)
+        + F_z_LF * (R_w * s13 + 0.5 * T_f * c13 - p.K_lt * F_y_LF)
+        - F_z_RF * (-R_w * s13 + 0.5 * T_f * c13 + p.K_lt * F_y_RF)
+        - (Fy_f * cd + Fx_f * sd) * (R_w - x[16])
+    )
+    sumL_ur = (
+        0.5 * F_SRR * T_r
+        - 0.5 * F_SLR * T_r
+        - F_RAR * (p.h_rar - R_w)
+        + F_z_LR * (R_w * s18 + 0.5 * T_r * c18 - p.K_lt * F_y_LR)
+        - F_z_RR * (-R_w * s18 + 0.5 * T_r * c18 + p.K_lt * F_y_RR)
+        - (F_y_LR + F_y_RR) * (R_w - x[21])
+    )
+    sumZ_uf = F_z_LF + F_z_RF + F_RAF * s6 - (F_SLF + F_SRF) * c6
+    sumZ_ur = F_z_LR + F_z_RR + F_RAR * s6 - (F_SLR + F_SRR) * c6
+    sumY_uf = Fy_f * cd + Fx_f * sd - F_RAF * c6 - (F_SLF + F_SRF) * s6
+    sumY_ur = (F_y_LR + F_y_RR) - F_RAR * c6 - (F_SLR + F_SRR) * s6
+
+    I_z = p.I_z
+    I_xz = p.I_xz_s
+    I_Phi = p.I_Phi_s
+    if low:
+        f = ks_cog.derivatives_constrained(x, (u0, u1), p)
+        dd_psi, _ = ks_cog.low_speed_rates(delta, vx, x[6], u0, u1, p)
+        f.append(dd_psi)
+    else:
+        f = [
+            cos(beta + x[4]) * vel,
+            sin(beta + x[4]) * vel,
+            u0,
+            1.0 / p.m * sumX + r * vy,
+            r,
+            1.0 / (I_z - (I_xz * I_xz) / I_Phi) * (sumN + I_xz / I_Phi * sumL),
+        ]
+
+    m_s = p.m_s
+    f.append(x[7])
+    f.append(1.0 / (I_Phi - (I_xz * I_xz) / I_z) * (I_xz / I_z * sumN + sumL))
+    f.append(x[9])
+    f.append(1.0 / p.I_y_s * sumM_s)
+    f.append(1.0 / m_s * sumY_s - r * vx)
+    f.append(x[12])
+    f.append(g - 1.0 / m_s * sumZ_s)
+
+    f.append(x[14])
+    f.append(1.0 / p.I_uf * sumL_uf)
+    f.append(1.0 / p.m_uf * sumY_uf - r * vx)
+    f.append(x[17])
+    f.append(g - 1.0 / p.m_uf * sumZ_uf)
+
+    f.append(x[19])
+    f.append(1.0 / p.I_ur * sumL_ur)
+    f.append(1.0 / p.m_ur * sumY_ur - r * vx)
+    f.append(x[22])
+    f.append(g - 1.0 / p.m_ur * sumZ_ur)
+
+    if u1 > 0.0:
+        T_B = 0.0
+        T_E = p.m * R_w * u1
+    else:
+        T_B = p.m * R_w * u1
+        T_E = 0.0
+    I_y_w = p.I_y_w
+    tsb = p.T_sb
+    tse = p.T_se
+    # operation order as in the reference (bit parity)
+    f.append(
+        1.0 / I_y_w * (-R_w * F_x_LF + 0.5 * tsb * T_B + 0.5 * tse * T_E) if x[23] >= 0.0 else 0.0
+    )
+    f.append(
+        1.0 / I_y_w * (-R_w * F_x_RF + 0.5 * tsb * T_B + 0.5 * tse * T_E) if x[24] >= 0.0 else 0.0
+    )
+    f.append(
+        1.0 / I_y_w * (-R_w * F_x_LR + 0.5 * (1.0 - tsb) * T_B + 0.5 * (1.0 - tse) * T_E)
+        if x[25] >= 0.0
+        else 0.0
+    )
+    f.append(
+        1.0 / I_y_w * (-R_w * F_x_RR + 0.5 * (1.0 - tsb) * T_B + 0.5 * (1.0 - tse) * T_E)
+        if x[26] >= 0.0
+        else 0.0
+    )
+
+    f.append(dot_delta_y_f)
+    f.append(dot_delta_y_r)
+    extra = (
+        (s_lf, s_rf, s_lr, s_rr),
+        (alpha_LF, alpha_RF, alpha_LR, alpha_RR),
+        (F_x_LF, F_x_RF, F_x_LR, F_x_RR),
+        (F_y_LF, F_y_RF, F_y_LR, F_y_RR),
+        (F_z_LF, F_z_RF, F_z_LR, F_z_RR),
+    )
+    return f, extra

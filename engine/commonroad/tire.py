@@ -1,0 +1,107 @@
+"""Pacejka Magic Formula tire forces as the CommonRoad models use them.
+
+Turn slip is neglected and every scaling factor is 1 (ADAMS handbook form).
+Inputs: longitudinal slip ``kappa`` [-], slip angle ``alpha`` [rad], camber
+``gamma`` [rad], vertical load ``F_z`` [N]. Outputs in N.
+
+Pure longitudinal (the sign of ``kappa`` is flipped first, as in the
+reference, whose slip is defined ``1 - R_w omega / u``)::
+
+    kx = -kappa + p_hx1,  D = p_dx1 (1 - p_dx3 gamma^2) F_z,  B = p_kx1 F_z / (p_cx1 D)
+    F0_x = D sin(p_cx1 atan(B kx - p_ex1 (B kx - atan(B kx))) + p_vx1 F_z)
+
+(the vertical shift sits inside the sine in the reference; kept as is).
+
+Pure lateral, returns (F0_y, mu_y)::
+
+    S_hy = sgn(gamma)(p_hy1 + p_hy3 |gamma|),  S_vy = sgn(gamma) F_z (p_vy1 + p_vy3 |gamma|)
+    mu_y = p_dy1 (1 - p_dy3 gamma^2),  D = mu_y F_z,  B = p_ky1 F_z / (p_cy1 D)
+    F0_y = D sin(p_cy1 atan(B ay - p_ey1 (B ay - atan(B ay)))) + S_vy,  ay = alpha + S_hy
+
+Combined slip scales the pure forces with cosine weighting functions
+(``formula_longitudinal_comb``, ``formula_lateral_comb``).
+"""
+
+from __future__ import annotations
+
+from engine import smath
+
+from .params import TireParams
+
+
+def _sign(x: float) -> float:
+    if x > 0.0:
+        return 1.0
+    if x < 0.0:
+        return -1.0
+    return 0.0
+
+
+def formula_longitudinal(kappa: float, gamma: float, F_z: float, p: TireParams) -> float:
+    """Pure-slip longitudinal force [N]."""
+    atan = smath.atan
+    kappa = -kappa
+    S_hx = p.p_hx1
+    S_vx = F_z * p.p_vx1
+    kappa_x = kappa + S_hx
+    mu_x = p.p_dx1 * (1.0 - p.p_dx3 * (gamma * gamma))
+    C_x = p.p_cx1
+    D_x = mu_x * F_z
+    E_x = p.p_ex1
+    K_x = F_z * p.p_kx1
+    B_x = K_x / (C_x * D_x)
+    bk = B_x * kappa_x
+    return D_x * smath.sin(C_x * atan(bk - E_x * (bk - atan(bk))) + S_vx)
+
+
+def formula_lateral(alpha: float, gamma: float, F_z: float, p: TireParams) -> tuple[float, float]:
+    """Pure-slip lateral force [N] and the lateral friction coefficient mu_y [-]."""
+    atan = smath.atan
+    sg = _sign(gamma)
+    ag = abs(gamma)
+    S_hy = sg * (p.p_hy1 + p.p_hy3 * ag)
+    S_vy = sg * F_z * (p.p_vy1 + p.p_vy3 * ag)
+    alpha_y = alpha + S_hy
+    mu_y = p.p_dy1 * (1.0 - p.p_dy3 * (gamma * gamma))
+    C_y = p.p_cy1
+    D_y = mu_y * F_z
+    E_y = p.p_ey1
+    K_y = F_z * p.p_ky1
+    B_y = K_y / (C_y * D_y)
+    ba = B_y * alpha_y
+    F_y = D_y * smath.sin(C_y * atan(ba - E_y * (ba - atan(ba)))) + S_vy
+    return F_y, mu_y
+
+
+def formula_longitudinal_comb(kappa: float, alpha: float, F0_x: float, p: TireParams) -> float:
+    """Combined-slip longitudinal force [N] from the pure-slip force ``F0_x``."""
+    atan = smath.atan
+    cos = smath.cos
+    S_hxalpha = p.r_hx1
+    alpha_s = alpha + S_hxalpha
+    B_xalpha = p.r_bx1 * cos(atan(p.r_bx2 * kappa))
+    C_xalpha = p.r_cx1
+    E_xalpha = p.r_ex1
+    bs = B_xalpha * S_hxalpha
+    D_xalpha = F0_x / (cos(C_xalpha * atan(bs - E_xalpha * (bs - atan(bs)))))
+    ba = B_xalpha * alpha_s
+    return D_xalpha * cos(C_xalpha * atan(ba - E_xalpha * (ba - atan(ba))))
+
+
+def formula_lateral_comb(
+    kappa: float, alpha: float, gamma: float, mu_y: float, F_z: float, F0_y: float, p: TireParams
+) -> float:
+    """Combined-slip lateral force [N] from the pure-slip force ``F0_y``."""
+    atan = smath.atan
+    cos = smath.cos
+    S_hykappa = p.r_hy1
+    kappa_s = kappa + S_hykappa
+    B_ykappa = p.r_by1 * cos(atan(p.r_by2 * (alpha - p.r_by3)))
+    C_ykappa = p.r_cy1
+    E_ykappa = p.r_ey1
+    bs = B_ykappa * S_hykappa
+    D_ykappa = F0_y / (cos(C_ykappa * atan(bs - E_ykappa * (bs - atan(bs)))))
+    D_vykappa = mu_y * F_z * (p.r_vy1 + p.r_vy3 * gamma) * cos(atan(p.r_vy4 * alpha))
+    S_vykappa = D_vykappa * smath.sin(p.r_vy5 * atan(p.r_vy6 * kappa))
+    bk = B_ykappa * kappa_s
+    return D_ykappa * cos(C_ykappa * atan(bk - E_ykappa * (bk - atan(bk)))) + S_vykappa
