@@ -1,10 +1,568 @@
-"""TEMPORARY stand-in until the strict trigonometric functions land: libm, NOT deterministic."""
-import math
+"""Strict trigonometric functions: sin, cos, tan, asin, acos, atan, atan2 (radians).
 
-sin = math.sin
-cos = math.cos
-tan = math.tan
-asin = math.asin
-acos = math.acos
-atan = math.atan
-atan2 = math.atan2
+Only the operations of DESIGN §3 are used (``+ - * /``, comparisons,
+``math.sqrt``/``copysign``, ``struct``, Python integers), so every runtime
+computes the same bits. Errors stay below 1 ulp on every double tried and
+most results are correctly rounded (``tests/test_smath_trig.py``,
+``nox -s accuracy``). Constants and tables come from ``ci/gen_smath_trig.py``
+(mpmath) via ``_tables_trig.py``.
+
+Range reduction (ADR 0010). ``x = q*pi/2 + r`` with ``|r| <= pi/4``, ``r``
+carried as a double-double ``y0 + y1``:
+
+* ``|x| <= pi/4``: none (``r = x``).
+* ``|x| < 1.6e6``: Cody-Waite with pi/2 in three pieces (33 + 33 + 53 bits;
+  ``q*PIO2_1`` and ``q*PIO2_2`` are exact). Absolute error below 2**-97, so
+  it is used only while ``|r| >= 2**-30``.
+* otherwise (huge ``x`` or ``x`` within 2**-30 of a multiple of pi/2):
+  Payne-Hanek with Python integers: ``x = m*2**e`` exactly, ``m * floor(2/pi *
+  2**1400)`` gives ``x*2/pi`` with at least 429 fraction bits, of which 200
+  are kept and multiplied by a 130-bit pi/2. The worst double (about 2**-61
+  from a multiple of pi/2) still keeps over 130 correct bits of ``r``.
+
+Kernels (ADR 0011), table-driven on a 2**-8 grid so that the polynomial part
+is tiny next to the table value and its rounding errors do not show:
+
+* ``sin(a + d) = sin a + cos a * d + [sin a (cos d - 1) + cos a (sin d - d)]``
+  with ``a = k/256``, ``|d| <= 2**-9``, ``cos a * d`` formed exactly (Dekker
+  product) and the table values as double-doubles.
+* ``cos(a + d) = cos a - sin a * d + [cos a (cos d - 1) - sin a (sin d - d)]``.
+* ``atan(u) = atan c + atan((u - c)/(1 + u c))`` for ``u`` in [0, 1], ``c =
+  k/256``, the quotient formed as a double-double; ``u > 1`` uses ``pi/2 -
+  atan(1/u)`` with a table of ``pi/2 - atan c``.
+* ``tan = sin/cos`` and ``asin``/``acos`` = ``atan2(x, sqrt(1 - x*x))`` with all
+  intermediate quantities as double-doubles, rounded once at the end.
+
+Special values follow C99 Annex F as Python's ``math`` does: signed zeros are
+kept (``sin(-0.0) == -0.0``), nan gives nan, ``sin``/``cos``/``tan`` of an
+infinity and ``asin``/``acos`` outside [-1, 1] raise ``ValueError("math domain
+error")``; ``atan2`` handles every ±0/±inf combination exactly as ``math.atan2``.
+
+Fast kernels for callers that know their argument is small: ``sin_small``,
+``cos_small`` and ``sincos_small`` are valid ONLY for ``|x| <= pi/4`` (no
+reduction, no special-value checks); ``sincos`` does one reduction for both.
+"""
+
+from __future__ import annotations
+
+import struct
+from math import copysign, sqrt
+
+from . import _tables_trig as _t
+
+__all__ = [
+    "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
+    "sincos", "sin_small", "cos_small", "sincos_small",
+]
+
+_SC = _t.SC_TABLE
+_AT = _t.ATAN_TABLE
+_S3 = _t.S3
+_S5 = _t.S5
+_S7 = _t.S7
+_C2 = _t.C2
+_C4 = _t.C4
+_C6 = _t.C6
+_A3 = _t.A3
+_A5 = _t.A5
+_A7 = _t.A7
+_PIO2_1 = _t.PIO2_1
+_PIO2_2 = _t.PIO2_2
+_PIO2_3 = _t.PIO2_3
+_TWO_OVER_PI = _t.TWO_OVER_PI
+_PI_HI = _t.PI_HI
+_PI_LO = _t.PI_LO
+_PIO2_HI = _t.PIO2_HI
+_PIO2_LO = _t.PIO2_LO
+_PI = _t.PI
+_PIO2 = _t.PIO2
+_PIO4 = _t.PIO4
+_THREE_PIO4 = _t.THREE_PIO4
+_TWO_OVER_PI_INT = _t.TWO_OVER_PI_INT
+_TWO_OVER_PI_BITS = _t.TWO_OVER_PI_BITS
+_PIO2_INT = _t.PIO2_INT
+_PH_FRAC_BITS = _t.PH_FRAC_BITS
+_PH_SCALE = _t.PH_SCALE
+
+# Literals used in the hot paths (exact binary values, written out because
+# ``**`` on floats is banned):
+#   134217729.0           = 2**27 + 1, Veltkamp splitter
+#   0.00390625            = 2**-8, table spacing
+#   0.49999999999999994   = 1/2 - 2**-54: int(u*256 + this) is a rounding
+#                           that never lands above a half-way point, which keeps
+#                           u - k/256 exact (Sterbenz) for k = 1
+#   1.4901161193847656e-08 = 2**-26, below it sin x, asin x round to x
+#   7.450580596923828e-09 = 2**-27, below it cos x rounds to 1, tan x, atan x to x
+#   6755399441055744.0    = 1.5 * 2**52, round-to-integer constant
+#   34359738368.0         = 2**35, rounds u in [0, 1] to a multiple of 2**-17
+#   9.313225746154785e-10 = 2**-30, Cody-Waite is trusted while |r| >= this
+#   1.152921504606847e+18 = 2**60, above it atan x = pi/2 - 1/x to the last bit
+_INF = float("inf")
+_DOMAIN = "math domain error"
+
+
+def _reduce_big(ax: float) -> tuple[int, float, float]:
+    """``ax = q*pi/2 + (y0 + y1)``, ``|y0 + y1| <= pi/4``, exact Payne-Hanek (finite ax > 0).
+
+    Returns ``(q mod 4, y0, y1)``; ``y0 + y1`` is ``r`` to about 2**-130
+    relative even at the hardest doubles.
+    """
+    bits = struct.unpack("<Q", struct.pack("<d", ax))[0]
+    m = (bits & 0xFFFFFFFFFFFFF) | 0x10000000000000  # ax >= pi/4 is normal
+    e = (bits >> 52) - 1075  # ax = m * 2**e
+    f = _TWO_OVER_PI_BITS - e  # fraction bits of prod = x*2/pi * 2**f
+    prod = m * _TWO_OVER_PI_INT
+    q = prod >> f
+    frac = prod - (q << f)
+    if frac >> (f - 1):  # fraction >= 1/2: round the quotient up, r < 0
+        q += 1
+        frac -= 1 << f
+    r = (frac >> (f - _PH_FRAC_BITS)) * _PIO2_INT  # r * 2**(PH_FRAC_BITS + PIO2_INT_BITS)
+    hi = float(r)  # correctly rounded int -> float
+    lo = float(r - int(hi))
+    return q & 3, hi * _PH_SCALE, lo * _PH_SCALE
+
+
+def _reduce(ax: float) -> tuple[int, float, float]:
+    """Reduction of a finite ``ax > pi/4``: ``(q mod 4, y0, y1)`` (see module docstring)."""
+    if ax < 1.6e6:
+        fk = (ax * _TWO_OVER_PI + 6755399441055744.0) - 6755399441055744.0
+        t1 = ax - fk * _PIO2_1  # exact: fk*PIO2_1 exact, Sterbenz
+        w = fk * _PIO2_2  # exact
+        y0 = t1 - w
+        bb = y0 - t1
+        y1 = ((t1 - (y0 - bb)) - (w + bb)) - fk * _PIO2_3
+        r = y0 + y1
+        y1 = y1 - (r - y0)
+        if r >= 9.313225746154785e-10 or r <= -9.313225746154785e-10:
+            return int(fk) & 3, r, y1
+    return _reduce_big(ax)
+
+
+def _ksin(y0: float, y1: float) -> tuple[float, float]:
+    """sin(y0 + y1) for ``|y0| <= pi/4 + small`` as an unevaluated sum ``s + t``."""
+    if y0 < 0.0:
+        s, t = _ksin(-y0, -y1)
+        return -s, -t
+    k = int(y0 * 256.0 + 0.49999999999999994)
+    sh, sl, ch, cl, chh, chl = _SC[k]
+    d = y0 - k * 0.00390625
+    z = d * d
+    sp = d * z * (_S3 + z * (_S5 + z * _S7))
+    cm = z * (_C2 + z * (_C4 + z * _C6))
+    p = ch * d
+    c = 134217729.0 * d
+    dh = c - (c - d)
+    dl = d - dh
+    e = ((chh * dh - p) + chh * dl + chl * dh) + chl * dl
+    s = sh + p
+    return s, (p - (s - sh)) + e + sl + sh * cm + ch * (sp + y1) + cl * d
+
+
+def _kcos(y0: float, y1: float) -> tuple[float, float]:
+    """cos(y0 + y1) for ``|y0| <= pi/4 + small`` as an unevaluated sum ``s + t``."""
+    if y0 < 0.0:
+        y0 = -y0
+        y1 = -y1
+    k = int(y0 * 256.0 + 0.49999999999999994)
+    sh, sl, ch, cl, _chh, _chl = _SC[k]
+    d = y0 - k * 0.00390625
+    z = d * d
+    sp = d * z * (_S3 + z * (_S5 + z * _S7))
+    cm = z * (_C2 + z * (_C4 + z * _C6))
+    p = sh * d
+    s = ch - p
+    return s, ((ch - s) - p) + cl + ch * cm - sh * (sp + y1) - sl * d
+
+
+def sin(x: float) -> float:
+    """sine of x (radians); ValueError for an infinity, nan for nan."""
+    ax = -x if x < 0.0 else x
+    if ax <= 0.7853981633974483:
+        if ax < 1.4901161193847656e-08:
+            return x  # also ±0 and subnormals
+        # inline _ksin(ax, 0.0)
+        k = int(ax * 256.0 + 0.49999999999999994)
+        sh, sl, ch, cl, chh, chl = _SC[k]
+        d = ax - k * 0.00390625
+        z = d * d
+        cm = z * (_C2 + z * (_C4 + z * _C6))
+        p = ch * d
+        c = 134217729.0 * d
+        dh = c - (c - d)
+        dl = d - dh
+        s = sh + p
+        s = s + (((p - (s - sh)) + (((chh * dh - p) + chh * dl + chl * dh) + chl * dl))
+                 + sl + sh * cm + ch * (d * z * (_S3 + z * (_S5 + z * _S7))) + cl * d)
+        return -s if x < 0.0 else s
+    if ax - ax != 0.0:
+        if ax == _INF:
+            raise ValueError(_DOMAIN)
+        return x
+    q, y0, y1 = _reduce(ax)
+    if q & 1:
+        s, t = _kcos(y0, y1)
+    else:
+        s, t = _ksin(y0, y1)
+    s = s + t
+    if q & 2:
+        s = -s
+    return -s if x < 0.0 else s
+
+
+def cos(x: float) -> float:
+    """cosine of x (radians); ValueError for an infinity, nan for nan."""
+    ax = -x if x < 0.0 else x
+    if ax <= 0.7853981633974483:
+        if ax < 7.450580596923828e-09:
+            return 1.0
+        # inline _kcos(ax, 0.0)
+        k = int(ax * 256.0 + 0.49999999999999994)
+        sh, sl, ch, cl, _chh, _chl = _SC[k]
+        d = ax - k * 0.00390625
+        z = d * d
+        p = sh * d
+        s = ch - p
+        return s + (((ch - s) - p) + cl + ch * (z * (_C2 + z * (_C4 + z * _C6)))
+                    - sh * (d * z * (_S3 + z * (_S5 + z * _S7))) - sl * d)
+    if ax - ax != 0.0:
+        if ax == _INF:
+            raise ValueError(_DOMAIN)
+        return x
+    q, y0, y1 = _reduce(ax)
+    if q & 1:
+        s, t = _ksin(y0, y1)
+        s = s + t
+        return s if q & 2 else -s
+    s, t = _kcos(y0, y1)
+    s = s + t
+    return -s if q & 2 else s
+
+
+def sincos(x: float) -> tuple[float, float]:
+    """``(sin x, cos x)`` with one range reduction; bit-identical to ``(sin(x), cos(x))``."""
+    ax = -x if x < 0.0 else x
+    if ax <= 0.7853981633974483:
+        if ax < 1.4901161193847656e-08:
+            return x, (1.0 if ax < 7.450580596923828e-09 else cos(ax))
+        q = 0
+        y0 = ax
+        y1 = 0.0
+    elif ax - ax != 0.0:
+        if ax == _INF:
+            raise ValueError(_DOMAIN)
+        return x, x
+    else:
+        q, y0, y1 = _reduce(ax)
+    s, t = _ksin(y0, y1)
+    sv = s + t
+    s, t = _kcos(y0, y1)
+    cv = s + t
+    if q & 1:
+        sv, cv = cv, -sv
+    if q & 2:
+        sv = -sv
+        cv = -cv
+    return (-sv if x < 0.0 else sv), cv
+
+
+def sin_small(x: float) -> float:
+    """sin x for ``|x| <= pi/4`` ONLY (no reduction, no checks); equals ``sin(x)`` there."""
+    ax = -x if x < 0.0 else x
+    if ax < 1.4901161193847656e-08:
+        return x
+    k = int(ax * 256.0 + 0.49999999999999994)
+    sh, sl, ch, cl, chh, chl = _SC[k]
+    d = ax - k * 0.00390625
+    z = d * d
+    cm = z * (_C2 + z * (_C4 + z * _C6))
+    p = ch * d
+    c = 134217729.0 * d
+    dh = c - (c - d)
+    dl = d - dh
+    s = sh + p
+    s = s + (((p - (s - sh)) + (((chh * dh - p) + chh * dl + chl * dh) + chl * dl))
+             + sl + sh * cm + ch * (d * z * (_S3 + z * (_S5 + z * _S7))) + cl * d)
+    return -s if x < 0.0 else s
+
+
+def cos_small(x: float) -> float:
+    """cos x for ``|x| <= pi/4`` ONLY (no reduction, no checks); equals ``cos(x)`` there."""
+    ax = -x if x < 0.0 else x
+    if ax < 7.450580596923828e-09:
+        return 1.0
+    k = int(ax * 256.0 + 0.49999999999999994)
+    sh, sl, ch, cl, _chh, _chl = _SC[k]
+    d = ax - k * 0.00390625
+    z = d * d
+    p = sh * d
+    s = ch - p
+    return s + (((ch - s) - p) + cl + ch * (z * (_C2 + z * (_C4 + z * _C6)))
+                - sh * (d * z * (_S3 + z * (_S5 + z * _S7))) - sl * d)
+
+
+def sincos_small(x: float) -> tuple[float, float]:
+    """``(sin x, cos x)`` for ``|x| <= pi/4`` ONLY, sharing the table lookup; equals sincos(x)."""
+    ax = -x if x < 0.0 else x
+    if ax < 1.4901161193847656e-08:
+        return x, (1.0 if ax < 7.450580596923828e-09 else cos_small(ax))
+    k = int(ax * 256.0 + 0.49999999999999994)
+    sh, sl, ch, cl, chh, chl = _SC[k]
+    d = ax - k * 0.00390625
+    z = d * d
+    cm = z * (_C2 + z * (_C4 + z * _C6))
+    sp = d * z * (_S3 + z * (_S5 + z * _S7))
+    p = ch * d
+    c = 134217729.0 * d
+    dh = c - (c - d)
+    dl = d - dh
+    s = sh + p
+    s = s + (((p - (s - sh)) + (((chh * dh - p) + chh * dl + chl * dh) + chl * dl))
+             + sl + sh * cm + ch * sp + cl * d)
+    p = sh * d
+    c = ch - p
+    c = c + (((ch - c) - p) + cl + ch * cm - sh * sp - sl * d)
+    return (-s if x < 0.0 else s), c
+
+
+def tan(x: float) -> float:
+    """tangent of x (radians); ValueError for an infinity, nan for nan."""
+    ax = -x if x < 0.0 else x
+    if ax <= 0.7853981633974483:
+        if ax < 7.450580596923828e-09:
+            return x
+        q = 0
+        y0 = ax
+        y1 = 0.0
+    elif ax - ax != 0.0:
+        if ax == _INF:
+            raise ValueError(_DOMAIN)
+        return x
+    else:
+        q, y0, y1 = _reduce(ax)
+    sh, st = _ksin(y0, y1)
+    ch, ct = _kcos(y0, y1)
+    if q & 1:  # tan = -cos r / sin r
+        nh, nl, dh, dl = ch, ct, -sh, -st
+    else:
+        nh, nl, dh, dl = sh, st, ch, ct
+    # normalise both double-doubles, then one corrected division
+    a = nh + nl
+    nl = nl - (a - nh)
+    nh = a
+    a = dh + dl
+    dl = dl - (a - dh)
+    dh = a
+    qh = nh / dh
+    c = 134217729.0 * qh
+    qhh = c - (c - qh)
+    qhl = qh - qhh
+    c = 134217729.0 * dh
+    dhh = c - (c - dh)
+    dhl = dh - dhh
+    p = qh * dh
+    e = ((qhh * dhh - p) + qhh * dhl + qhl * dhh) + qhl * dhl
+    r = qh + ((((nh - p) - e) + nl) - qh * dl) / dh
+    return -r if x < 0.0 else r
+
+
+def _atan_sel(uh: float, ul: float, sel: int) -> float:
+    """Rounded ``offset ± atan(uh + ul)`` for ``0 <= uh <= 1``.
+
+    sel 0: ``atan u``; 1: ``pi/2 - atan u``; 2: ``pi/2 + atan u``;
+    3: ``pi - atan u``. All parts are summed before the one final rounding.
+    """
+    k = int(uh * 256.0 + 0.49999999999999994)
+    c, ah, al, bh, bl = _AT[k]
+    n = uh - c  # exact (Sterbenz)
+    xh = (uh + 34359738368.0) - 34359738368.0  # uh to a multiple of 2**-17
+    dh = 1.0 + xh * c  # exact, at most 26 significant bits
+    dl = ((uh - xh) + ul) * c
+    rh = n / dh
+    cc = 134217729.0 * rh
+    rhh = cc - (cc - rh)
+    p = rh * dh
+    e = (rhh * dh - p) + (rh - rhh) * dh  # rh*dh - p exactly (dh is short)
+    t = (((n - p) - e) + ul - rh * dl) / (dh + dl)  # r - rh
+    r1 = rh + t  # the polynomial needs r to ~2**-50 relative; dl can be 2**-18 of dh
+    z = r1 * r1
+    t = t + r1 * z * (_A3 + z * (_A5 + z * _A7))
+    if sel == 0:
+        s = ah + rh
+        return s + ((rh - (s - ah)) + al + t)
+    if sel == 1:
+        s = bh - rh
+        return s + (((bh - s) - rh) + bl - t)
+    if sel == 2:
+        s1 = _PIO2_HI + ah
+        e1 = ah - (s1 - _PIO2_HI)
+        s = s1 + rh
+        return s + ((rh - (s - s1)) + e1 + _PIO2_LO + al + t)
+    s1 = _PI_HI - ah
+    e1 = (_PI_HI - s1) - ah
+    s = s1 - rh
+    return s + (((s1 - s) - rh) + e1 + _PI_LO - al - t)
+
+
+def atan(x: float) -> float:
+    """arc tangent of x in [-pi/2, pi/2]; atan(±inf) = ±pi/2."""
+    ax = -x if x < 0.0 else x
+    if ax <= 1.0:
+        if ax < 7.450580596923828e-09:
+            return x
+        # inline _atan_sel(ax, 0.0, 0)
+        k = int(ax * 256.0 + 0.49999999999999994)
+        c, ah, al, _bh, _bl = _AT[k]
+        n = ax - c
+        xh = (ax + 34359738368.0) - 34359738368.0
+        dh = 1.0 + xh * c
+        rh = n / dh
+        cc = 134217729.0 * rh
+        rhh = cc - (cc - rh)
+        p = rh * dh
+        dl = (ax - xh) * c
+        t = (((n - p) - ((rhh * dh - p) + (rh - rhh) * dh)) - rh * dl) / (dh + dl)
+        r1 = rh + t
+        z = r1 * r1
+        s = ah + rh
+        s = s + ((rh - (s - ah)) + al + t + r1 * z * (_A3 + z * (_A5 + z * _A7)))
+        return -s if x < 0.0 else s
+    if ax < 1.152921504606847e18:
+        # atan x = pi/2 - atan(1/x), 1/x as the double-double uh + ul
+        uh = 1.0 / ax
+        c = 134217729.0 * uh
+        hh = c - (c - uh)
+        hl = uh - hh
+        c = 134217729.0 * ax
+        ah = c - (c - ax)
+        al = ax - ah
+        p = uh * ax
+        s = _atan_sel(uh, ((1.0 - p) - (((hh * ah - p) + hh * al + hl * ah) + hl * al)) / ax, 1)
+        return -s if x < 0.0 else s
+    if ax == ax:  # huge or inf: pi/2 - 1/x is below 2**-60, one rounding
+        s = _PIO2_HI + (_PIO2_LO - 1.0 / ax)
+        return -s if x < 0.0 else s
+    return x
+
+
+def _div_dd(nh: float, nl: float, dh: float, dl: float) -> tuple[float, float]:
+    """``(nh + nl)/(dh + dl)`` as a double-double (``|nh| <= |dh|`` scale, no overflow)."""
+    qh = nh / dh
+    c = 134217729.0 * qh
+    qhh = c - (c - qh)
+    qhl = qh - qhh
+    c = 134217729.0 * dh
+    dhh = c - (c - dh)
+    dhl = dh - dhh
+    p = qh * dh
+    e = ((qhh * dhh - p) + qhh * dhl + qhl * dhh) + qhl * dhl
+    return qh, (((nh - p) - e) + nl - qh * dl) / dh
+
+
+def atan2(y: float, x: float) -> float:
+    """arc tangent of y/x in [-pi, pi] using the signs of both (C99 Annex F special cases)."""
+    ax = -x if x < 0.0 else x
+    ay = -y if y < 0.0 else y
+    if ax - ax == 0.0 and ay - ay == 0.0 and ax != 0.0 and ay != 0.0:
+        # finite, nonzero: the common case
+        if ay <= ax:
+            num = ay
+            den = ax
+            sel = 0 if x > 0.0 else 3
+        else:
+            num = ax
+            den = ay
+            sel = 1 if x > 0.0 else 2
+        if num < den * 8.673617379884035e-19:  # ratio < 2**-60: atan u = u to the last bit
+            u = num / den
+            if sel == 0:
+                s = u
+            elif sel == 3:
+                s = _PI_HI + (_PI_LO - u)
+            elif sel == 1:
+                s = _PIO2_HI + (_PIO2_LO - u)
+            else:
+                s = _PIO2_HI + (_PIO2_LO + u)
+            return copysign(s, y)
+        if den > 3.273390607896142e150:  # 2**500: scale both by 2**-600 (exact)
+            num = num * 2.409919865102884e-181
+            den = den * 2.409919865102884e-181
+        elif den < 3.054936363499605e-151:  # 2**-500: scale both by 2**600 (exact)
+            num = num * 4.149515568880993e180
+            den = den * 4.149515568880993e180
+        uh, ul = _div_dd(num, 0.0, den, 0.0)
+        return copysign(_atan_sel(uh, ul, sel), y)
+    if x != x or y != y:
+        return x + y
+    if ay == 0.0:  # y = ±0
+        if x > 0.0 or (x == 0.0 and copysign(1.0, x) > 0.0):
+            return y
+        return copysign(_PI, y)
+    if ax == 0.0:
+        return copysign(_PIO2, y)
+    if ax == _INF:
+        if ay == _INF:
+            return copysign(_PIO4 if x > 0.0 else _THREE_PIO4, y)
+        return copysign(0.0, y) if x > 0.0 else copysign(_PI, y)
+    return copysign(_PIO2, y)  # y = ±inf, x finite
+
+
+def _sqrt_one_minus_sq(ax: float) -> tuple[float, float]:
+    """``sqrt(1 - ax*ax)`` as a double-double for ``0 <= ax < 1``."""
+    c = 134217729.0 * ax
+    h = c - (c - ax)
+    lo = ax - h
+    p = ax * ax
+    e = ((h * h - p) + 2.0 * h * lo) + lo * lo
+    wh = 1.0 - p
+    wl = ((1.0 - wh) - p) - e
+    a = wh + wl
+    wl = wl - (a - wh)
+    wh = a
+    sh = sqrt(wh)
+    c = 134217729.0 * sh
+    h = c - (c - sh)
+    lo = sh - h
+    p = sh * sh
+    e = ((h * h - p) + 2.0 * h * lo) + lo * lo
+    return sh, (((wh - p) - e) + wl) / (2.0 * sh)
+
+
+def asin(x: float) -> float:
+    """arc sine of x in [-pi/2, pi/2]; ValueError outside [-1, 1]."""
+    ax = -x if x < 0.0 else x
+    if ax < 1.0:
+        if ax < 1.4901161193847656e-08:
+            return x
+        sh, sl = _sqrt_one_minus_sq(ax)
+        if ax <= sh:
+            uh, ul = _div_dd(ax, 0.0, sh, sl)
+            s = _atan_sel(uh, ul, 0)
+        else:
+            uh, ul = _div_dd(sh, sl, ax, 0.0)
+            s = _atan_sel(uh, ul, 1)
+        return -s if x < 0.0 else s
+    if ax == 1.0:
+        return copysign(_PIO2, x)
+    if ax != ax:
+        return x
+    raise ValueError(_DOMAIN)
+
+
+def acos(x: float) -> float:
+    """arc cosine of x in [0, pi]; ValueError outside [-1, 1]."""
+    ax = -x if x < 0.0 else x
+    if ax < 1.0:
+        sh, sl = _sqrt_one_minus_sq(ax)
+        if sh <= ax:
+            uh, ul = _div_dd(sh, sl, ax, 0.0)
+            return _atan_sel(uh, ul, 0 if x > 0.0 else 3)
+        uh, ul = _div_dd(ax, 0.0, sh, sl)
+        return _atan_sel(uh, ul, 2 if x < 0.0 else 1)
+    if x == 1.0:
+        return 0.0
+    if x == -1.0:
+        return _PI
+    if ax != ax:
+        return x
+    raise ValueError(_DOMAIN)
