@@ -1,0 +1,387 @@
+"""The runtime worker's protocol, the wheel cache, the process adapters and the harness verdicts.
+
+The Node test runs Pyodide for real and checks its math self-test hash against the native
+one: that is the cross-runtime check. It skips only when ``node_modules/pyodide`` is absent
+outside CI; with ``CI=true`` a missing runtime fails.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from parity import worker
+from parity.harness import (
+    Cell,
+    RecordingFile,
+    RuntimeRun,
+    compare_runs,
+    first_difference,
+    format_table,
+    make_runtime,
+    problem_lines,
+    run_parity,
+    table_rows,
+)
+from parity.runtimes.base import RuntimeFailed, RuntimeUnavailable
+from parity.runtimes.cpython import CPythonRuntime, find_cpython
+from parity.runtimes.process import LineProcess, child_env
+
+ROOT = Path(__file__).resolve().parent.parent
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def native_math_hash() -> str:
+    if IN_CI:
+        from engine.smath.selftest import selftest_hash
+    else:
+        selftest_hash = pytest.importorskip("engine.smath.selftest").selftest_hash
+    return selftest_hash()
+
+
+# ------------------------------------------------------------------------ worker protocol
+
+
+def test_response_shape_without_work():
+    response = worker.run_request({"selftest": False, "recordings": []})
+    assert response["python"] == sys.version
+    assert response["platform"] and response["implementation"].startswith("cpython 3.")
+    assert response["math_hash"] is None and "math_error" not in response
+    assert response["recordings"] == {}
+    assert response["wall_s"] >= 0.0
+
+
+def test_bad_recordings_fail_alone():
+    response = worker.run_request(
+        {
+            "selftest": False,
+            "recordings": [
+                {"name": "garbage", "text": "this is not JSON"},
+                {"name": "empty-object", "text": "{}"},
+            ],
+        }
+    )
+    results = response["recordings"]
+    assert set(results) == {"garbage", "empty-object"}
+    for name in results:
+        assert set(results[name]) == {"error"}, name
+        assert results[name]["error"].split(":")[0].endswith("Error"), results[name]
+    # the two failures are each described, not one generic message
+    assert results["garbage"]["error"] != results["empty-object"]["error"]
+
+
+def test_a_missing_replayer_fails_only_the_recordings(monkeypatch):
+    real_import = worker.importlib.import_module
+
+    def no_replayer(name, *args):
+        if name == "replay.replayer":
+            raise ModuleNotFoundError("No module named 'replay.replayer'", name=name)
+        return real_import(name, *args)
+
+    monkeypatch.setattr(worker.importlib, "import_module", no_replayer)
+    response = worker.run_request({"selftest": False, "recordings": [{"name": "a", "text": "{}"}]})
+    assert response["recordings"]["a"]["error"].startswith("ModuleNotFoundError")
+
+
+def test_selftest_hash_is_the_engine_one():
+    assert worker.run_request({"selftest": True})["math_hash"] == native_math_hash()
+
+
+def test_a_good_recording_round_trips_the_replayer_result():
+    paths = sorted((ROOT / "recordings").glob("*.json"))
+    if not paths:
+        pytest.skip("no committed recording in recordings/ yet")
+    from replay.recording import loads
+    from replay.replayer import replay
+
+    text = paths[0].read_text("utf-8")
+    result = worker.run_request(
+        {"selftest": False, "recordings": [{"name": "r", "text": text}], "checkpoint_every": 50}
+    )["recordings"]["r"]
+    direct = replay(loads(text), checkpoint_every=50)
+    assert result["checkpoints"] == [[s, h] for s, h in direct.checkpoints]
+    assert (result["final"], result["steps"]) == (direct.final_hash, direct.steps)
+    json.dumps(result)  # JSON-serialisable as it must cross every runtime boundary
+
+
+@pytest.mark.parametrize(
+    ("request_", "field"),
+    [
+        ([], "request"),
+        ({"selftest": "yes"}, "request.selftest"),
+        ({"checkpoint_every": 0}, "request.checkpoint_every"),
+        ({"checkpoint_every": True}, "request.checkpoint_every"),
+        ({"recordings": {"a": "b"}}, "request.recordings"),
+        ({"recordings": [{"name": "a"}]}, "request.recordings[0]"),
+        ({"recordings": [{"name": "", "text": ""}]}, "request.recordings[0].name"),
+        ({"recordings": [{"name": "a", "text": 3}]}, "request.recordings[0].text"),
+        (
+            {"recordings": [{"name": "a", "text": ""}, {"name": "a", "text": ""}]},
+            "request.recordings[1].name",
+        ),
+        ({"selftest": True, "trace": True}, "request"),
+    ],
+)
+def test_malformed_requests_name_the_field(request_, field):
+    with pytest.raises(worker.RequestError) as info:
+        worker.run_request(request_)
+    assert str(info.value).startswith(field + ":")
+
+
+def test_handle_line_never_raises():
+    bad = worker.handle_line("{not json")
+    assert bad.startswith(worker.PROTOCOL_PREFIX)
+    assert "request_error" in json.loads(bad[len(worker.PROTOCOL_PREFIX) :])
+    wrong = json.loads(worker.handle_line('{"bogus": 1}')[len(worker.PROTOCOL_PREFIX) :])
+    assert "bogus" in wrong["request_error"]
+
+
+def test_serve_answers_each_line_and_keeps_prints_off_stdout(monkeypatch, capsys):
+    def noisy(request):
+        print("stray output from the run")
+        return {"echo": request}
+
+    monkeypatch.setattr(worker, "run_request", noisy)
+    out = io.StringIO()
+    worker.serve(io.StringIO('{"selftest": false}\n\n{"n": 2}\n'), out)
+    lines = out.getvalue().splitlines()
+    assert all(line.startswith(worker.PROTOCOL_PREFIX) for line in lines)
+    payloads = [json.loads(line[len(worker.PROTOCOL_PREFIX) :]) for line in lines]
+    assert payloads[0]["ready"] is True and payloads[0]["python"] == sys.version
+    assert payloads[1:] == [{"echo": {"selftest": False}}, {"echo": {"n": 2}}]
+    assert "stray output" in capsys.readouterr().err
+
+
+def test_main_reads_a_request_file(tmp_path, capsys):
+    path = tmp_path / "req.json"
+    path.write_text(json.dumps({"selftest": False, "recordings": [{"name": "x", "text": "[]"}]}))
+    assert worker.main([str(path)]) == 0
+    response = json.loads(capsys.readouterr().out)
+    assert set(response["recordings"]["x"]) == {"error"}
+    path.write_text('{"recordings": 5}')
+    assert worker.main([str(path)]) == 2
+    assert "request.recordings" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ wheel
+
+
+def test_wheel_is_cached_by_content(tmp_path):
+    from parity.wheel import PACKAGES, build_wheel
+
+    root = tmp_path / "src"
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, root / package, ignore=shutil.ignore_patterns("__py*"))
+    shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
+    (root / "README.md").write_text("# test copy\n")
+    first = build_wheel(tmp_path / "out", root=root)
+    stamp = first.stat().st_mtime_ns
+    assert build_wheel(tmp_path / "out", root=root) == first
+    assert first.stat().st_mtime_ns == stamp  # served from the cache, not rebuilt
+    names = set(zipfile.ZipFile(first).namelist())
+    assert {"parity/worker.py", "parity/node/runner.mjs", "engine/state.py"} <= names
+    state_py = root / "engine" / "state.py"
+    state_py.write_text(state_py.read_text() + "\n# a change\n")
+    second = build_wheel(tmp_path / "out", root=root)
+    assert second != first and second.parent.name != first.parent.name
+
+
+# -------------------------------------------------------------------------- processes
+
+
+def _fake_child(body: str) -> list[str]:
+    return [sys.executable, "-c", body]
+
+
+def test_a_silent_runtime_times_out_with_its_name_and_log():
+    proc = LineProcess(
+        "fake-rt",
+        _fake_child(
+            "import sys, time\n"
+            "print('@@skidpad {\"ready\": true}', flush=True)\n"
+            "sys.stderr.write('booted, now stuck\\n'); sys.stderr.flush()\n"
+            "time.sleep(60)\n"
+        ),
+        child_env(),
+    )
+    proc.start(timeout_s=30)
+    with pytest.raises(RuntimeFailed) as info:
+        proc.request({"selftest": True}, timeout_s=0.5, what="running self-test")
+    assert str(info.value) == "fake-rt: running self-test: timed out after 0.5 s"
+    assert info.value.runtime == "fake-rt"
+    assert "booted, now stuck" in info.value.log
+    proc.stop()
+
+
+def test_a_dying_runtime_is_reported_with_its_exit_code():
+    proc = LineProcess(
+        "fake-rt", _fake_child("import sys; sys.stderr.write('no pyodide here\\n'); sys.exit(3)")
+    )
+    with pytest.raises(RuntimeFailed) as info:
+        proc.start(timeout_s=30)
+    assert "starting: the process exited (code 3)" in str(info.value)
+    assert "no pyodide here" in info.value.log
+
+
+def test_unknown_runtime_and_missing_interpreter(monkeypatch):
+    from parity.harness import HarnessError
+
+    with pytest.raises(HarnessError, match="unknown runtime 'cpython2.7'"):
+        make_runtime("cpython2.7")
+    monkeypatch.setenv("SKIDPAD_PYTHON3_99", "/nonexistent/python3.99")
+    assert find_cpython("3.99") is None
+    with pytest.raises(RuntimeUnavailable, match=r"cpython3\.99: .*SKIDPAD_PYTHON3_99"):
+        CPythonRuntime("3.99").start()
+
+
+@pytest.mark.parametrize("minor", ["3.11", "3.12", "3.13"])
+def test_cpython_runtime_computes_the_native_math_hash(minor):
+    expected = native_math_hash()
+    runtime = CPythonRuntime(minor)
+    try:
+        runtime.resolve()
+    except RuntimeUnavailable as exc:
+        if IN_CI:
+            raise
+        pytest.skip(str(exc))
+    with runtime:
+        assert runtime.info["version"].startswith(minor + ".")
+        response = runtime.run({"selftest": True, "recordings": []}, timeout_s=300)
+    assert response["runtime"]["name"] == f"cpython{minor}"
+    assert response["math_hash"] == expected
+
+
+# ------------------------------------------------------------------------------- node
+
+
+@pytest.fixture(scope="module")
+def node_runtime():
+    from parity.runtimes.node import NodeRuntime, find_pyodide
+
+    if find_pyodide(ROOT) is None or shutil.which("node") is None:
+        if IN_CI:
+            pytest.fail("node runtime missing in CI: node_modules/pyodide absent (run `npm ci`)")
+        pytest.skip("node_modules/pyodide is not installed (run `npm ci`)")
+    from parity.wheel import build_wheel
+
+    runtime = NodeRuntime(wheel=build_wheel(), pyodide_dir=find_pyodide(ROOT))
+    runtime.start(timeout_s=300)
+    yield runtime
+    runtime.stop()
+
+
+def test_node_runs_python_314_in_pyodide(node_runtime):
+    assert node_runtime.info["version"].startswith("pyodide 314.0.")
+    response = node_runtime.run({"selftest": False, "recordings": []}, timeout_s=120)
+    assert response["python"].startswith("3.14")
+    assert "emscripten" in response["platform"].lower()
+    assert response["runtime"]["name"] == "node"
+
+
+def test_node_math_hash_equals_native(node_runtime):
+    expected = native_math_hash()
+    response = node_runtime.run({"selftest": True, "recordings": []}, timeout_s=600)
+    assert response.get("math_error") is None
+    assert response["math_hash"] == expected
+
+
+def test_node_bad_recording_is_a_per_recording_error(node_runtime):
+    response = node_runtime.run(
+        {"selftest": False, "recordings": [{"name": "bad", "text": "[1, 2"}]}, timeout_s=120
+    )
+    assert set(response["recordings"]["bad"]) == {"error"}
+
+
+# ----------------------------------------------------------------------------- harness
+
+
+def _result(final: str, checkpoints: list[list]) -> dict:
+    return {"checkpoints": checkpoints, "final": final, "steps": 200, "wall_s": 1.0}
+
+
+GOOD = _result("f" * 16, [[0, "a" * 16], [100, "b" * 16], [200, "c" * 16]])
+
+
+def _write_golden(hashes: Path, rec: RecordingFile, result: dict, math_hash: str) -> None:
+    from replay import golden
+
+    doc = {
+        "format": golden.GOLDEN_FORMAT,
+        "version": golden.GOLDEN_VERSION,
+        "recording": rec.name + ".json",
+        "recording_sha256": rec.sha256,
+        "preset": None,
+        "engine_version": "0.1.0",
+        "math_hash": math_hash,
+        "steps": result["steps"],
+        "checkpoint_every": 100,
+        "checkpoints": result["checkpoints"],
+        "final": result["final"],
+    }
+    golden.write_golden(hashes / f"{rec.name}.json", doc)
+    golden.write_math(hashes, golden.math_document(math_hash, ["sin"], "0.1.0"))
+
+
+def _run(name: str, result: dict, math_hash: str = "1" * 16) -> RuntimeRun:
+    return RuntimeRun(name, info={"startup_s": 0.1, "version": "x"}, math_hash=math_hash,
+                      recordings={"lap": result})
+
+
+def test_harness_finds_the_planted_mismatch(tmp_path):
+    rec = RecordingFile("lap", "recordings/lap.json", "{}", "d" * 64)
+    _write_golden(tmp_path, rec, GOOD, "1" * 16)
+    perturbed = _result("e" * 16, [[0, "a" * 16], [100, "9" * 16], [200, "c" * 16]])
+    runs = [_run("cpython3.11", GOOD), _run("node", perturbed), _run("firefox", GOOD, "2" * 16)]
+    matrix = compare_runs(runs, [rec], tmp_path)
+    assert not matrix.ok
+    assert matrix.cells["cpython3.11"]["lap"] == Cell("match", "f" * 16)
+    node = matrix.cells["node"]["lap"]
+    assert (node.status, node.first_step) == ("mismatch", 100)
+    assert matrix.math["firefox"].status == "mismatch"
+    table = format_table(table_rows(matrix, runs))
+    assert "MISMATCH @100" in table.splitlines()[3]  # header, rule, cpython3.11, node
+    lines = problem_lines(matrix, runs)
+    assert any(line.startswith("node: lap: MISMATCH") for line in lines)
+
+
+def test_harness_passes_when_all_agree_and_flags_missing_golden(tmp_path):
+    rec = RecordingFile("lap", "recordings/lap.json", "{}", "d" * 64)
+    runs = [_run("cpython3.11", GOOD), _run("node", GOOD)]
+    missing = compare_runs(runs, [rec], tmp_path)
+    assert not missing.ok and missing.cells["node"]["lap"].status == "no-golden"
+    assert missing.math["node"].status == "no-golden"
+    _write_golden(tmp_path, rec, GOOD, "1" * 16)
+    assert compare_runs(runs, [rec], tmp_path).ok
+    stale = RecordingFile("lap", "recordings/lap.json", "{ }", "0" * 64)
+    assert compare_runs(runs, [stale], tmp_path).cells["node"]["lap"].status == "stale-golden"
+
+
+def test_first_difference_prefers_the_earliest_checkpoint():
+    other = _result("f" * 16, [[0, "a" * 16], [100, "x" * 16], [200, "y" * 16]])
+    assert first_difference(GOOD, other)[0] == 100
+    assert first_difference(GOOD, dict(GOOD)) == (None, "")
+
+
+def test_run_parity_reports_an_unavailable_runtime_and_writes_reports(tmp_path, monkeypatch):
+    monkeypatch.setenv("SKIDPAD_PYTHON3_13", "/nonexistent/python3.13")
+    if sys.version_info[:2] == (3, 13):
+        pytest.skip("the running interpreter is 3.13 itself")
+    printed: list[str] = []
+    code = run_parity(
+        ["cpython3.13"], root=ROOT, selftest_only=True, hashes_dir=tmp_path / "hashes",
+        report_dir=tmp_path / "report", out=printed.append, progress=lambda _m: None,
+    )
+    assert code == 1
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    assert report["ok"] is False
+    assert report["runtimes"][0]["status"] == "unavailable"
+    assert "pyenv install 3.13.0" in report["runtimes"][0]["error"]
+    assert (tmp_path / "report" / "report.md").read_text().count("FAIL") == 1
+    assert printed[-1].startswith("parity: FAIL")
