@@ -1,0 +1,94 @@
+"""``skidpad bless``: rewrite ``hashes/`` from the current physics and print what changed (DESIGN §8).
+
+    skidpad bless                       every recordings/*.json, and hashes/math.json
+    skidpad bless recordings/kart-lap.json
+
+For each recording it replays with the embedded definition, writes
+``hashes/<stem>.json`` (checkpoints every ``--checkpoint-every`` host steps,
+final hash, math hash, the recording's sha256) atomically, and prints one
+line per change. ``hashes/math.json`` is rewritten from
+``engine.smath.selftest.selftest_hash()``. Every recording is validated
+before anything is written. A commit of the result needs a ``physics:``
+line saying why the physics changed (tests/test_hashes_commits.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from engine.errors import SkidpadError
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "files", nargs="*", metavar="FILE", help="recordings (default: every recordings/*.json)"
+    )
+    p.add_argument(
+        "--recordings", default="recordings", help="recordings directory for the default"
+    )
+    p.add_argument("--hashes", default="hashes", help="golden hash directory (default: hashes)")
+    p.add_argument(
+        "--checkpoint-every", type=int, default=100, help="host steps between checkpoints"
+    )
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    import engine
+    from engine import smath
+    from replay import recording
+    from replay.golden import (
+        describe_change,
+        golden_document,
+        golden_path,
+        math_document,
+        read_golden,
+        read_math,
+        write_golden,
+        write_math,
+    )
+    from replay.recorder import current_math_hash
+    from replay.replayer import replay
+
+    if args.checkpoint_every <= 0:
+        raise SkidpadError("--checkpoint-every must be a positive integer")
+    files = [Path(f) for f in args.files]
+    if not files:
+        rec_dir = Path(args.recordings)
+        if not rec_dir.is_dir():
+            raise SkidpadError(f"{rec_dir}: no recordings directory (record with skidpad record)")
+        files = sorted(rec_dir.glob("*.json"))
+        if not files:
+            raise SkidpadError(f"{rec_dir}: no recordings to bless")
+    hashes_dir = Path(args.hashes)
+    loaded = [(f, recording.load(f), recording.file_sha256(f)) for f in files]
+    olds = [read_golden(golden_path(hashes_dir, f)) for f in files]
+    hashes_dir.mkdir(parents=True, exist_ok=True)
+
+    changes: list[str] = []
+    math_hash = current_math_hash()
+    if math_hash is None:
+        changes.append("math.json: engine.smath.selftest is not available; not written")
+    else:
+        old_math = read_math(hashes_dir)
+        write_math(hashes_dir, math_document(math_hash, list(smath.FUNCTIONS), engine.__version__))
+        changes.append(
+            f"math.json: math_hash {old_math} -> {math_hash}"
+            if old_math != math_hash
+            else f"math.json: unchanged ({math_hash})"
+        )
+    out = []
+    for (f, rec, sha), old in zip(loaded, olds):
+        result = replay(rec, args.checkpoint_every)
+        doc = golden_document(f, sha, rec.preset, result, math_hash, engine.__version__)
+        write_golden(golden_path(hashes_dir, f), doc)
+        lines = describe_change(old, doc)
+        changes += lines
+        out.append({"recording": str(f), "final": doc["final"], "changes": lines})
+    if args.json:
+        print(json.dumps({"changes": changes, "recordings": out}, indent=1))
+    else:
+        print("\n".join(changes))
+    return 0

@@ -1,0 +1,136 @@
+"""``skidpad diff A B``: where two runs parted (DESIGN §10).
+
+A and B may be:
+
+* two trace files (``skidpad replay REC --trace -o FILE``, e.g. from two
+  runtimes or two commits): compared by their checkpoint and substep hashes,
+  and field by field / stage by stage where both hold the detail window;
+* a trace file and a recording: the recording is replayed here with the same
+  tracing and compared with the trace;
+* two recordings: both replayed here, the diverging segment in full detail;
+* a recording alone, or a recording and a golden file / hashes directory:
+  the replay here against ``hashes/<stem>.json`` (checkpoint level).
+
+Exit 0 when the runs are identical, 1 when they differ, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from engine.errors import SkidpadError
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("a", metavar="A", help="trace file or recording")
+    p.add_argument(
+        "b",
+        metavar="B",
+        nargs="?",
+        help="trace file, recording, golden file or hashes dir (default: hashes/)",
+    )
+    p.add_argument("--hashes", default="hashes", help="golden hash directory for a recording alone")
+    p.add_argument("--checkpoint-every", type=int, default=100, help="for two recordings")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _kind(path: Path) -> tuple[str, str]:
+    """('trace'|'recording'|'golden', text) by the file's declared format."""
+    from replay.recording import decode_utf8, read_bytes_limited
+
+    text = decode_utf8(read_bytes_limited(path), str(path))
+    head = text[:4096]
+    for fmt, kind in (
+        ("skidpad-trace", "trace"),
+        ("skidpad-recording", "recording"),
+        ("skidpad-golden", "golden"),
+    ):
+        if f'"format": "{fmt}"' in head or f'"format":"{fmt}"' in head:
+            return kind, text
+    raise SkidpadError(
+        f'{path}: neither a trace, a recording nor a golden hash file (no known "format")'
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from replay import recording
+    from replay.diff import diff_against_golden, diff_recordings, diff_traces
+    from replay.golden import golden_path, read_golden
+    from replay.trace import load_trace_document
+
+    a_path = Path(args.a)
+    if not a_path.is_file():
+        raise SkidpadError(f"{a_path}: no such file")
+    ka, ta = _kind(a_path)
+    if args.b is None or Path(args.b).is_dir():
+        if ka != "recording":
+            raise SkidpadError(f"{a_path}: only a recording can be compared with hashes/; give B")
+        hashes_dir = Path(args.b) if args.b else Path(args.hashes)
+        b_path, kb, tb = golden_path(hashes_dir, a_path), "golden", None
+        if not b_path.is_file():
+            raise SkidpadError(f"{b_path}: no golden hashes for {a_path.name} (run skidpad bless)")
+    else:
+        b_path = Path(args.b)
+        if not b_path.is_file():
+            raise SkidpadError(f"{b_path}: no such file")
+        kb, tb = _kind(b_path)
+
+    kinds = {ka, kb}
+    if kinds == {"trace"}:
+        report = diff_traces(
+            load_trace_document(ta, str(a_path)),
+            load_trace_document(tb, str(b_path)),
+            str(a_path),
+            str(b_path),
+        )
+    elif kinds == {"recording"}:
+        report = diff_recordings(
+            recording.load(a_path),
+            recording.load(b_path),
+            a_label=str(a_path),
+            b_label=str(b_path),
+            checkpoint_every=args.checkpoint_every,
+        )
+    elif kinds == {"recording", "golden"}:
+        rec_path, gold_path = (a_path, b_path) if ka == "recording" else (b_path, a_path)
+        golden = read_golden(gold_path)
+        report = diff_against_golden(
+            recording.load(rec_path), golden, recording.file_sha256(rec_path), str(rec_path)
+        )
+    elif kinds == {"recording", "trace"}:
+        report = _trace_vs_recording(a_path, ka, ta, b_path, tb)
+    else:
+        raise SkidpadError(f"cannot diff a {ka} with a {kb}")
+    if args.json:
+        print(json.dumps(report.to_json(), indent=1))
+    else:
+        print(report.text(), end="")
+    return 0 if report.identical else 1
+
+
+def _trace_vs_recording(a_path: Path, ka: str, ta: str, b_path: Path, tb: str):
+    """Replay the recording here with the trace's settings and compare the two traces."""
+    from replay import recording
+    from replay.diff import diff_traces
+    from replay.recorder import current_math_hash
+    from replay.replayer import replay
+    from replay.trace import load_trace_document, trace_document
+
+    trace_path, trace_text, rec_path = (
+        (a_path, ta, b_path) if ka == "trace" else (b_path, tb, a_path)
+    )
+    theirs = load_trace_document(trace_text, str(trace_path))
+    rec = recording.load(rec_path)
+    sha = recording.file_sha256(rec_path)
+    det = theirs.get("detail")
+    window = range(det["from_step"], det["to_step"]) if det else None
+    result = replay(rec, int(theirs.get("checkpoint_every", 100)), trace=True, detail_steps=window)
+    info = {"name": rec_path.name, "sha256": sha, "preset": rec.preset, "steps": rec.steps}
+    mine = load_trace_document(
+        json.dumps(trace_document(result, info, current_math_hash())), f"{rec_path} (replayed here)"
+    )
+    if ka == "trace":
+        return diff_traces(theirs, mine, str(trace_path), f"{rec_path} replayed here")
+    return diff_traces(mine, theirs, f"{rec_path} replayed here", str(trace_path))

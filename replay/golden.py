@@ -1,0 +1,199 @@
+"""Golden hashes (DESIGN §8): ``hashes/<recording-stem>.json`` and ``hashes/math.json``.
+
+A golden file records what the current physics produces for one recording::
+
+    {"format": "skidpad-golden", "version": 1,
+     "recording": "sportsRwd-scripted.json", "recording_sha256": "<64 hex>",
+     "preset": "sportsRwd", "engine_version": "0.1.0", "math_hash": "<16 hex>",
+     "steps": 3000, "checkpoint_every": 100,
+     "checkpoints": [[0, "<16 hex>"], [100, "..."], ...], "final": "<16 hex>"}
+
+``hashes/math.json`` is ``{"math_hash": ..., "functions": [...], "engine_version": ...}``.
+Only ``skidpad bless`` writes them (atomically); :func:`compare` says whether
+a replay matches, and :func:`describe_change` says exactly what a bless changed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.errors import SkidpadError
+from replay.recording import atomic_write_text, decode_utf8, read_bytes_limited
+
+GOLDEN_FORMAT = "skidpad-golden"
+GOLDEN_VERSION = 1
+MATH_FILE = "math.json"
+
+
+class GoldenError(SkidpadError, ValueError):
+    """A golden hash file is unreadable or malformed; the message names the file and field."""
+
+
+def golden_path(hashes_dir: str | Path, recording_path: str | Path) -> Path:
+    return Path(hashes_dir) / (Path(recording_path).stem + ".json")
+
+
+def golden_document(
+    recording_path: str | Path,
+    recording_sha256: str,
+    preset: str | None,
+    result: Any,
+    math_hash: str | None,
+    engine_version: str,
+) -> dict:
+    return {
+        "format": GOLDEN_FORMAT,
+        "version": GOLDEN_VERSION,
+        "recording": Path(recording_path).name,
+        "recording_sha256": recording_sha256,
+        "preset": preset,
+        "engine_version": engine_version,
+        "math_hash": math_hash,
+        "steps": result.steps,
+        "checkpoint_every": result.checkpoint_every,
+        "checkpoints": [[s, h] for s, h in result.checkpoints],
+        "final": result.final_hash,
+    }
+
+
+def dumps_golden(doc: dict) -> str:
+    head = {k: v for k, v in doc.items() if k != "checkpoints"}
+    lines = [f" {json.dumps(k)}: {json.dumps(v)}" for k, v in head.items()]
+    cps = ",\n  ".join(json.dumps(c) for c in doc.get("checkpoints", []))
+    lines.append(f' "checkpoints": [\n  {cps}\n ]')
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        data = read_bytes_limited(path)
+    except SkidpadError as exc:
+        raise GoldenError(str(exc)) from None
+    text = decode_utf8(data, str(path))
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise GoldenError(f"{path}: not valid JSON ({exc})") from None
+
+
+def read_golden(path: str | Path) -> dict | None:
+    """The golden document at ``path``, or None if there is none; malformed files raise."""
+    p = Path(path)
+    if not p.exists():
+        return None
+    doc = _read_json(p)
+    if not isinstance(doc, dict) or doc.get("format") != GOLDEN_FORMAT:
+        raise GoldenError(
+            f"{p}: not a Skidpad golden hash file (expected format {GOLDEN_FORMAT!r})"
+        )
+    if doc.get("version") != GOLDEN_VERSION:
+        raise GoldenError(f"{p}: /version: {doc.get('version')!r} is not supported")
+    for k in ("recording_sha256", "steps", "checkpoint_every", "checkpoints", "final"):
+        if k not in doc:
+            raise GoldenError(f"{p}: /{k}: missing")
+    try:
+        doc["checkpoints"] = [(int(s), str(h)) for s, h in doc["checkpoints"]]
+    except (TypeError, ValueError) as exc:
+        raise GoldenError(f"{p}: /checkpoints: malformed ({exc})") from None
+    return doc
+
+
+def write_golden(path: str | Path, doc: dict) -> None:
+    atomic_write_text(path, dumps_golden(doc))
+
+
+def read_math(hashes_dir: str | Path) -> str | None:
+    p = Path(hashes_dir) / MATH_FILE
+    if not p.exists():
+        return None
+    doc = _read_json(p)
+    if not isinstance(doc, dict) or not isinstance(doc.get("math_hash"), str):
+        raise GoldenError(f"{p}: /math_hash: missing or not a string")
+    return doc["math_hash"]
+
+
+def math_document(math_hash: str, functions: list[str], engine_version: str) -> dict:
+    return {"math_hash": math_hash, "functions": functions, "engine_version": engine_version}
+
+
+def write_math(hashes_dir: str | Path, doc: dict) -> None:
+    atomic_write_text(Path(hashes_dir) / MATH_FILE, json.dumps(doc, indent=1) + "\n")
+
+
+@dataclass
+class Comparison:
+    """How a replay compares with its golden file; ``status`` is match/mismatch/missing/stale."""
+
+    status: str
+    problems: list[str] = field(default_factory=list)
+    first_checkpoint: int | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "match"
+
+
+def compare(golden: dict | None, result: Any, recording_sha256: str) -> Comparison:
+    """Compare a replay with its golden file: every checkpoint and the final hash must match."""
+    if golden is None:
+        return Comparison("missing", ["no golden hashes (run skidpad bless)"])
+    problems = []
+    if golden["recording_sha256"] != recording_sha256:
+        problems.append("the recording changed since it was blessed (sha256 differs)")
+    if golden["steps"] != result.steps:
+        problems.append(f"steps: golden {golden['steps']}, replay {result.steps}")
+    first = None
+    if golden["checkpoint_every"] == result.checkpoint_every:
+        mine = dict(result.checkpoints)
+        for s, h in golden["checkpoints"]:
+            if mine.get(s) != h:
+                first = s
+                problems.append(f"checkpoint at step {s}: golden {h}, replay {mine.get(s)}")
+                break
+    else:
+        problems.append(
+            f"checkpoint interval: golden {golden['checkpoint_every']}, replay {result.checkpoint_every}"
+        )
+    if golden["final"] != result.final_hash:
+        problems.append(f"final: golden {golden['final']}, replay {result.final_hash}")
+    if not problems:
+        return Comparison("match")
+    status = "mismatch" if (first is not None or golden["final"] != result.final_hash) else "stale"
+    return Comparison(status, problems, first)
+
+
+def describe_change(old: dict | None, new: dict) -> list[str]:
+    """Human lines saying exactly what blessing ``new`` over ``old`` changes."""
+    name = new.get("recording", "?")
+    if old is None:
+        return [
+            f"{name}: new golden file, final {new['final']} ({len(new['checkpoints'])} checkpoints)"
+        ]
+    lines = []
+    if old.get("final") != new["final"]:
+        lines.append(f"{name}: final {old.get('final')} -> {new['final']}")
+    old_cp = dict(old.get("checkpoints", []))
+    new_cp = dict(new["checkpoints"])
+    changed = [s for s in new_cp if old_cp.get(s) != new_cp[s]]
+    removed = [s for s in old_cp if s not in new_cp]
+    if changed:
+        lines.append(
+            f"{name}: {len(changed)} of {len(new_cp)} checkpoints changed, the first at step {changed[0]} "
+            f"({old_cp.get(changed[0])} -> {new_cp[changed[0]]})"
+        )
+    if removed:
+        lines.append(f"{name}: {len(removed)} checkpoints removed (from step {removed[0]})")
+    for k in (
+        "recording_sha256",
+        "steps",
+        "checkpoint_every",
+        "math_hash",
+        "preset",
+        "engine_version",
+    ):
+        if old.get(k) != new.get(k):
+            lines.append(f"{name}: {k} {old.get(k)} -> {new.get(k)}")
+    return lines or [f"{name}: unchanged"]

@@ -1,0 +1,162 @@
+"""The recorder: wraps a :class:`engine.simulation.Simulation` and captures every host step's inputs.
+
+The recorder normalises each step's inputs once (a dict becomes a tuple in
+``engine.inputs.CHANNELS`` order, missing channels take their default, and
+``engine.inputs.validate_inputs`` has the last word), feeds that exact tuple
+to ``Simulation.step`` and keeps it. A replay therefore feeds the engine
+the very same values, bit for bit, whatever the driver handed over.
+
+:func:`record_drive` runs a driver (``scenarios``: scripted, lap, random) to
+the end under a recorder and returns the :class:`Recording`; the recording
+carries the final state hash of the live run, which a replay must reproduce.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+import engine
+from engine.errors import InputError
+from replay.recording import Recording, run_length
+
+
+class Driver(Protocol):
+    """What :func:`record_drive` needs from a scenario's driver (built for one host rate).
+
+    ``inputs(step, telemetry)`` returns host step ``step``'s inputs (a sequence
+    in channel order or a dict); ``telemetry`` is the telemetry after the
+    previous step (``None`` before the first). ``finished(step, telemetry)``
+    ends a closed-loop drive early (after ``step`` steps); ``max_steps()``
+    bounds it. Everything a driver computes feeds the state hash, so drivers
+    obey the strict-float contract.
+    """
+
+    drive: str
+    track: str | None
+    host_hz: int
+
+    def initial(self) -> dict: ...
+
+    def max_steps(self) -> int: ...
+
+    def inputs(self, step: int, telemetry: Any) -> Sequence | Mapping: ...
+
+    def finished(self, step: int, telemetry: Any) -> bool: ...
+
+
+@functools.lru_cache(maxsize=1)
+def current_math_hash() -> str | None:
+    """The math self-test hash of this runtime, or None while the self-test is not built."""
+    try:
+        from engine.smath import selftest
+    except ImportError:
+        return None
+    return selftest.selftest_hash()
+
+
+def normalise_inputs(values: Sequence | Mapping) -> tuple:
+    """One host step's inputs as the tuple the engine will be fed (channel order, validated)."""
+    from engine import inputs as engine_inputs
+
+    if isinstance(values, Mapping):
+        names = {c.name for c in engine_inputs.CHANNELS}
+        unknown = [k for k in values if k not in names]
+        if unknown:
+            raise InputError(f"unknown input channel {unknown[0]!r}")
+        values = [values.get(c.name, c.default) for c in engine_inputs.CHANNELS]
+    return tuple(engine_inputs.validate_inputs(tuple(values)))
+
+
+class Recorder:
+    """Wraps a fresh ``Simulation``; :meth:`step` feeds and records, :meth:`recording` builds the file.
+
+    ``definition`` and ``initial`` must be the ones the simulation was built
+    with (they are embedded so the recording replays alone).
+    """
+
+    def __init__(
+        self,
+        sim: Any,
+        definition: dict,
+        *,
+        preset: str | None = None,
+        initial: dict | None = None,
+        track: str | None = None,
+        drive: str | None = None,
+    ) -> None:
+        if sim.step_count != 0:
+            raise ValueError("a Recorder must wrap a simulation that has not stepped yet")
+        self.sim = sim
+        self.definition = definition
+        self.preset = preset
+        self.initial = dict(initial or {})
+        self.track = track
+        self.drive = drive
+        self._frames: list[tuple] = []
+
+    def step(self, inputs: Sequence | Mapping, probe: Any = None) -> Any:
+        """Normalise, record and feed one host step's inputs; returns the step's telemetry."""
+        values = normalise_inputs(inputs)
+        self._frames.append(values)
+        return self.sim.step(values, probe)
+
+    @property
+    def steps(self) -> int:
+        return len(self._frames)
+
+    def recording(self, with_final_hash: bool = True) -> Recording:
+        from engine import definition as engine_definition
+        from engine import inputs as engine_inputs
+
+        return Recording(
+            definition=self.definition,
+            definition_hash=engine_definition.definition_hash(self.definition),
+            host_hz=int(self.sim.host_hz),
+            substep_hz=int(self.sim.substep_hz),
+            input_version=engine_inputs.INPUT_VERSION,
+            channels=tuple(c.name for c in engine_inputs.CHANNELS),
+            frames=run_length(self._frames),
+            steps=len(self._frames),
+            preset=self.preset,
+            initial=self.initial,
+            track=self.track,
+            drive=self.drive,
+            engine_version=engine.__version__,
+            math_hash=current_math_hash(),
+            final_hash=self.sim.state_hash() if with_final_hash else None,
+        )
+
+
+def make_simulation(
+    definition: dict, host_hz: int, substep_hz: int | None, initial: dict | None
+) -> Any:
+    from engine.simulation import Simulation
+
+    return Simulation(definition, substep_hz=substep_hz, host_hz=host_hz, initial=initial or None)
+
+
+def record_drive(
+    definition: dict,
+    driver: Driver,
+    *,
+    preset: str | None = None,
+    substep_hz: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[Recording, Any]:
+    """Drive ``definition`` with ``driver`` to its end; return the recording and the live simulation."""
+    initial = driver.initial()
+    sim = make_simulation(definition, driver.host_hz, substep_hz, initial)
+    rec = Recorder(
+        sim, definition, preset=preset, initial=initial, track=driver.track, drive=driver.drive
+    )
+    total = driver.max_steps()
+    telemetry = None
+    for k in range(total):
+        telemetry = rec.step(driver.inputs(k, telemetry))
+        if progress is not None and (k + 1) % 500 == 0:
+            progress(k + 1, total)
+        if driver.finished(k + 1, telemetry):
+            break
+    return rec.recording(), sim

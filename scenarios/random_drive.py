@@ -1,0 +1,127 @@
+"""``random:SEED``: a deterministic, smooth, plausible random drive (for fuzzing and untuned tests).
+
+Randomness comes from splitmix64 over Python integers (no ``random``
+module, no floats in the generator state): ``next = (s + γ) mod 2⁶⁴`` mixed
+by two xor-shift-multiply rounds. A uniform double in [0, 1) is the top 53
+bits divided by 2⁵³ (exact). The drive is a sequence of *phases* of random
+integer length (0.4–2.5 s); each phase picks target pedal and steer values
+and the inputs ramp linearly (integer step fractions) from the previous
+targets to the new ones over the first third of the phase, then hold. A
+phase is either driving (throttle 0.1–0.9, no brake) or braking (brake
+0.2–0.8, no throttle), never both, and the steer target shrinks as the
+throttle grows, so the car mostly stays on its wheels. The handbrake is
+used only in the last second, to park.
+"""
+
+from __future__ import annotations
+
+MASK64 = (1 << 64) - 1
+GAMMA = 0x9E3779B97F4A7C15
+
+
+class SplitMix64:
+    """The splitmix64 generator (Steele, Lea, Flood 2014) on Python ints."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed & MASK64
+
+    def next_u64(self) -> int:
+        self.state = (self.state + GAMMA) & MASK64
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        return z ^ (z >> 31)
+
+    def uniform(self) -> float:
+        """A double in [0, 1): the top 53 bits over 2**53 (exact)."""
+        return (self.next_u64() >> 11) / 9007199254740992.0
+
+    def between(self, lo: float, hi: float) -> float:
+        return lo + (hi - lo) * self.uniform()
+
+    def int_between(self, lo: int, hi: int) -> int:
+        """An integer in [lo, hi] (inclusive), by rejection-free modulo (bias < 2**-50)."""
+        return lo + self.next_u64() % (hi - lo + 1)
+
+
+def plan(seed: int, host_hz: int, steps: int) -> list[tuple[int, float, float, float]]:
+    """Phases ``(first_step, throttle, brake, steer)`` covering ``steps`` host steps."""
+    rng = SplitMix64(seed)
+    phases = []
+    k = 0
+    first = True
+    while k < steps:
+        length = rng.int_between(4 * host_hz // 10, 25 * host_hz // 10)
+        if first or rng.uniform() < 0.7:
+            throttle = rng.between(0.1, 0.9)
+            brake = 0.0
+        else:
+            throttle = 0.0
+            brake = rng.between(0.2, 0.8)
+        first = False
+        steer = rng.between(-1.0, 1.0) * (0.3 - 0.25 * throttle)
+        phases.append((k, throttle, brake, steer))
+        k += max(1, length)
+    return phases
+
+
+class RandomDriver:
+    """Open-loop driver for ``random:SEED``; ignores telemetry."""
+
+    track = None
+
+    def __init__(self, seed: int, host_hz: int = 100, duration_s: float = 30.0) -> None:
+        from engine import inputs as engine_inputs
+
+        self.seed = int(seed)
+        self.drive = f"random:{self.seed}"
+        self.host_hz = int(host_hz)
+        self.steps = int(duration_s * self.host_hz)
+        self.channels = engine_inputs.CHANNELS
+        self.phases = plan(self.seed, self.host_hz, self.steps)
+        self._park_from = max(0, self.steps - self.host_hz)
+
+    def initial(self) -> dict:
+        return {}
+
+    def max_steps(self) -> int:
+        return self.steps
+
+    def _targets(self, step: int) -> tuple[float, float, float, float]:
+        """Throttle, brake, steer, handbrake at ``step``: ramp from the last phase's targets."""
+        i = 0
+        for j, ph in enumerate(self.phases):
+            if ph[0] <= step:
+                i = j
+        start, throttle, brake, steer = self.phases[i]
+        if i > 0:
+            _, t0, b0, s0 = self.phases[i - 1]
+            end = self.phases[i + 1][0] if i + 1 < len(self.phases) else self.steps
+            ramp = max(1, (end - start) // 3)
+            done = step - start
+            if done < ramp:
+                f = done / ramp
+                throttle = t0 + (throttle - t0) * f
+                brake = b0 + (brake - b0) * f
+                steer = s0 + (steer - s0) * f
+        handbrake = 0.0
+        if step >= self._park_from:
+            throttle, brake, steer, handbrake = 0.0, 0.8, 0.0, 1.0
+        return throttle, brake, steer, handbrake
+
+    def inputs(self, step: int, telemetry: object = None) -> dict:
+        throttle, brake, steer, handbrake = self._targets(step)
+        values = {"throttle": throttle, "brake": brake, "steer": steer, "handbrake": handbrake}
+        names = {c.name for c in self.channels}
+        return {k: v for k, v in values.items() if k in names}
+
+    def finished(self, step: int, telemetry: object) -> bool:
+        return False
+
+
+def make_driver(
+    definition: dict, host_hz: int, seed: int, duration_s: float = 30.0
+) -> RandomDriver:
+    return RandomDriver(seed, host_hz, duration_s)
