@@ -17,8 +17,9 @@ carried as a double-double ``y0 + y1``:
 * otherwise (huge ``x`` or ``x`` within 2**-30 of a multiple of pi/2):
   Payne-Hanek with Python integers: ``x = m*2**e`` exactly, ``m * floor(2/pi *
   2**1400)`` gives ``x*2/pi`` with at least 429 fraction bits, of which 200
-  are kept and multiplied by a 130-bit pi/2. The worst double (about 2**-61
-  from a multiple of pi/2) still keeps over 130 correct bits of ``r``.
+  are kept and multiplied by a 130-bit pi/2. Even the worst double (its ``r``
+  is about 2**-61) gets ``r`` to the double-double limit, about 2**-105
+  relative.
 
 Kernels (ADR 0011), table-driven on a 2**-8 grid so that the polynomial part
 is tiny next to the table value and its rounding errors do not show:
@@ -104,8 +105,8 @@ _DOMAIN = "math domain error"
 def _reduce_big(ax: float) -> tuple[int, float, float]:
     """``ax = q*pi/2 + (y0 + y1)``, ``|y0 + y1| <= pi/4``, exact Payne-Hanek (finite ax > 0).
 
-    Returns ``(q mod 4, y0, y1)``; ``y0 + y1`` is ``r`` to about 2**-130
-    relative even at the hardest doubles.
+    Returns ``(q mod 4, y0, y1)``; ``y0 + y1`` is ``r`` to about 2**-105
+    relative (the double-double limit) even at the hardest doubles.
     """
     bits = struct.unpack("<Q", struct.pack("<d", ax))[0]
     m = (bits & 0xFFFFFFFFFFFFF) | 0x10000000000000  # ax >= pi/4 is normal
