@@ -673,7 +673,7 @@ def format_table(rows: Sequence[dict]) -> str:
     lines = [f"{'function':<8} {'points':>8} {'max ulp':>9} {'% CR':>8}  worst argument(s)"]
     for row in rows:
         mx = row["max_ulp"]
-        mxs = "inf" if math.isinf(mx) else f"{mx:.4f}"
+        mxs = "inf" if math.isinf(mx) else (f"{mx:.4f}" if mx < 1000 else f"{mx:.3g}")
         lines.append(f"{row['function']:<8} {row['points']:>8} {mxs:>9} "
                      f"{row['pct_correctly_rounded']:>7.3f}%  {', '.join(row['worst_args_hex'])}")
     return "\n".join(lines)

@@ -144,7 +144,13 @@ def _in_domain(name: str, args: tuple[float, ...]) -> bool:
 
 
 def _pow_magnitude(x: float) -> float:
-    """A bound on ``|log2(x)|`` from the exponent bits, so that ``pow(x, y)`` stays finite."""
+    """An upper bound on ``|log2(x)|`` (x > 0), so that ``pow(x, y)`` stays finite.
+
+    Near 1, ``|ln x| <= |x - 1| / min(x, 1)`` (the integral of 1/t); elsewhere
+    the exponent bits bound it.
+    """
+    if 0.5 <= x <= 2.0:
+        return 1.4426950408889634 * abs(x - 1.0) / min(x, 1.0) * 1.0000001
     e = (_to_bits(x) >> 52) & 0x7FF
     return float(abs(e - 1023) + 1) if e else 1075.0
 
@@ -210,7 +216,8 @@ def _subnormal(name: str, r: _SplitMix64) -> tuple[float, ...]:
 
 
 def _near_special(name: str, r: _SplitMix64) -> tuple[float, ...]:
-    d = r.below(7) - 3
+    # a few ulps, or up to 2**19 ulps, either side of the special point
+    d = r.below(7) - 3 if r.below(2) else r.below(1 << 20) - (1 << 19)
     s = r.sign()
     if name in ("sin", "cos", "tan"):
         k = r.below(3)
@@ -240,7 +247,7 @@ def _near_special(name: str, r: _SplitMix64) -> tuple[float, ...]:
             return (_nudge(-1.0, -(1 + abs(d)) * 100000),)
         return (_nudge(1.0, d) if name == "log" else s * _nudge(1e-8, d),)
     if name == "pow":
-        x = _nudge(1.0, d * 1000 + 1)
+        x = _nudge(1.0, (r.below(7) - 3) * 1000 + 1)  # |log x| < 7e-13, so y*log x < 700
         return (x, s * r.uniform(0.0, 1e15))
     if name in ("sinh", "cosh"):
         return (s * (_SINH_MAX - r.unit()),)

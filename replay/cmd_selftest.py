@@ -1,0 +1,128 @@
+"""``skidpad selftest``: the math self-test hash vs ``hashes/math.json`` (DESIGN §4, §12).
+
+Prints the hash of the strict math on the fixed battery of
+``engine.smath.selftest`` and compares it with the golden value in
+``<hashes>/math.json`` (``{"math_hash": "<16 hex>", ...}``). When mpmath is
+importable it also prints the accuracy summary of every strict function against
+the mpmath oracle of ``parity.accuracy`` (``--points`` seeded points each;
+``--points 0`` skips it); without mpmath it says that the summary needs mpmath.
+
+Exit status: 0 when the hash matches (and every function measured is below
+1 ulp), 1 on a hash mismatch or an accuracy failure, 2 when ``math.json`` is
+missing or malformed (the hash is still printed, so it can be blessed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from engine.errors import SkidpadError
+
+MATH_FILE = "math.json"
+DEFAULT_POINTS = 300
+ACCURACY_SEED = 1
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--hashes", default="hashes",
+                   help="directory holding math.json (default: hashes)")
+    p.add_argument("--points", type=int, default=DEFAULT_POINTS,
+                   help=f"accuracy points per function (default {DEFAULT_POINTS}; 0 skips)")
+
+
+def read_golden_math(hashes_dir: Path) -> str:
+    """The golden math hash from ``hashes_dir/math.json``; SkidpadError naming what is wrong."""
+    path = hashes_dir / MATH_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SkidpadError(f"{path} not found: no golden math hash to compare with "
+                           "(the lead blesses it with skidpad bless)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SkidpadError(f"{path}: cannot read ({exc})") from None
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        raise SkidpadError(f"{path}: not valid JSON ({exc})") from None
+    h = doc.get("math_hash") if isinstance(doc, dict) else None
+    if not (isinstance(h, str) and len(h) == 16 and all(c in "0123456789abcdef" for c in h)):
+        raise SkidpadError(f"{path}: math_hash: must be a string of 16 lowercase hex digits")
+    return h
+
+
+def accuracy_summary(points: int) -> tuple[list[dict] | None, str]:
+    """Rows of ``parity.accuracy`` for every strict function, or None and the reason."""
+    try:
+        import mpmath  # noqa: F401
+    except ImportError:
+        return None, "the accuracy summary needs mpmath (pip install 'skidpad[test]')"
+    from engine.smath import FUNCTIONS
+    from parity import accuracy
+
+    names = [n for n in FUNCTIONS if n in accuracy.ARITY]
+    rows = accuracy.measure_all(names, points, ACCURACY_SEED, jobs=1)
+    return rows, ""
+
+
+def run(args: argparse.Namespace) -> int:
+    from engine.smath import FUNCTIONS
+    from engine.smath.selftest import SELFTEST_VERSION, battery, selftest_hash
+
+    if args.points < 0:
+        raise SkidpadError("--points must be >= 0")
+    t0 = time.perf_counter()
+    here = selftest_hash()
+    selftest_s = time.perf_counter() - t0
+    n_results = len(battery())
+
+    golden_error = ""
+    try:
+        golden: str | None = read_golden_math(Path(args.hashes))
+    except SkidpadError as exc:
+        golden, golden_error = None, str(exc)
+    match = golden == here if golden is not None else None
+
+    rows, note = (None, "skipped (--points 0)") if args.points == 0 else accuracy_summary(
+        args.points)
+    failed = [r["function"] for r in rows if not r["max_ulp"] < 1.0] if rows else []
+
+    if args.json:
+        print(json.dumps({
+            "math_hash": here,
+            "selftest_version": SELFTEST_VERSION,
+            "results": n_results,
+            "functions": list(FUNCTIONS),
+            "selftest_s": selftest_s,
+            "golden": golden,
+            "golden_error": golden_error or None,
+            "match": match,
+            "accuracy": rows,
+            "accuracy_note": note or None,
+            "accuracy_failed": failed,
+        }, indent=1))
+    else:
+        print(f"math self-test v{SELFTEST_VERSION}: {n_results} results over "
+              f"{len(FUNCTIONS)} functions in {selftest_s * 1000:.0f} ms")
+        print(f"math hash  {here}")
+        if golden is not None:
+            verdict = "match" if match else "MISMATCH"
+            print(f"golden     {golden}  ({Path(args.hashes) / MATH_FILE}): {verdict}")
+        if rows is not None:
+            from parity.accuracy import format_table
+
+            print(f"\naccuracy against mpmath ({args.points} points per function, "
+                  f"seed {ACCURACY_SEED}):")
+            print(format_table(rows))
+            if failed:
+                print(f"FAIL: max error >= 1 ulp in {', '.join(failed)}")
+        else:
+            print(f"accuracy summary: {note}")
+    if golden_error:
+        print(f"skidpad selftest: {golden_error}", file=sys.stderr)
+        return 2
+    return 0 if match and not failed else 1
