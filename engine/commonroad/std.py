@@ -19,7 +19,8 @@ m R_w u1 split by T_se / T_sb. Dynamics::
     v' = (-F_yf sin(delta - beta) + F_yr sin(beta) + F_xr cos(beta)
           + F_xf cos(delta - beta)) / m
     psi'' = (F_yf cos(delta) lf - F_yr lr + F_xf sin(delta) lf) / I_z
-    beta' = -r + (F_yf cos(delta - beta) + F_yr cos(beta) - F_xr sin(beta) + F_xf sin(delta - beta)) / (m v)
+    beta' = -r + (F_yf cos(delta - beta) + F_yr cos(beta) - F_xr sin(beta)
+                  + F_xf sin(delta - beta)) / (m v)
     omega' = (-R_w F_x + share_b T_B + share_e T_E) / I_y_w   (0 while the wheel spin is negative)
 
 The result is blended with the kinematic model about the CoG (wheel spins

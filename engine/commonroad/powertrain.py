@@ -1,0 +1,176 @@
+"""EV powertrain, road loads and the acceleration controller (longitudinal stack).
+
+Sign convention: forces along the direction of travel are positive; the
+direction factor ``dirn = clamp(v / v_hold, -1, 1)`` makes every resisting
+force (brakes, regen, rolling) oppose the motion and fade to zero at rest,
+so braking never drives the car backwards (a stop-and-hold, not a reverse).
+No reverse gear: throttle always pushes forwards.
+
+Motor (at the wheels, total): ``F_drive,max = min(T_max / R_w, P_max / max(|v|, v_floor))``
+scaled by the SOC drive factor (0 at ``soc_min``, 1 from ``soc_min + taper``).
+Regeneration: ``F_regen,max = min(T_regen / R_w, P_regen / max(|v|, v_floor))``
+scaled by the SOC regen factor (1 up to ``soc_max - taper``, 0 at ``soc_max``)
+and faded below ``regen_fade_speed``.
+
+Acceleration controller (throttle ``t``, brake ``b`` in [0, 1]): brake wins a
+conflict (throttle is scaled by ``1 - b``); the brake demand is
+``b m a_brake,max`` plus a lift-off regen demand ``coast_regen_decel m`` when
+neither pedal is pressed. Regen serves as much of the demand as it can, the
+friction brake the rest. Road loads: aero ``rho CdA v |v| / 2`` and rolling
+``C_rr m g dirn``. The model's acceleration input is the net force over m::
+
+    a = (F_drive - (F_regen + F_friction) dirn - F_aero - F_roll) / m
+
+Battery (Euler over the substep)::
+
+    P_batt = F_drive v / eta_drive - F_regen |v| eta_regen + P_aux
+
+and
+``SOC' = -P_batt / E``; SOC is kept in [0, 1].
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from engine.errors import DefinitionError
+
+from .params import VehicleParams, load_data_file
+
+G = 9.81
+
+
+@dataclass(frozen=True)
+class PowertrainParams:
+    """EV powertrain and road-load parameters of one vehicle (see powertrain.json)."""
+
+    wheel_torque_max: float  # [N m]
+    power_max: float  # [W]
+    regen_torque_max: float  # [N m]
+    regen_power_max: float  # [W]
+    battery_energy: float  # [J]
+    drag_area: float  # Cd A [m^2]
+    air_density: float  # [kg/m^3]
+    rolling_resistance: float  # C_rr [-]
+    hold_speed: float  # [m/s]
+    brake_decel_max: float  # [m/s^2]
+    coast_regen_decel: float  # [m/s^2]
+    regen_fade_speed: float  # [m/s]
+    eta_drive: float
+    eta_regen: float
+    aux_power: float  # [W]
+    soc_min: float
+    soc_drive_taper: float
+    soc_max: float
+    soc_regen_taper: float
+    soc_initial: float
+    speed_floor: float  # [m/s] for the power limits
+
+
+def load_powertrain(vehicle_id: int, overrides: dict | None = None) -> PowertrainParams:
+    """The powertrain of a vehicle, with ``overrides`` (name -> value) applied."""
+    data = load_data_file("powertrain.json")
+    merged = dict(data["common"])
+    merged.update(data["vehicles"][str(vehicle_id)])
+    pt = PowertrainParams(**{k: float(v) for k, v in merged.items()})
+    if overrides:
+        known = PowertrainParams.__dataclass_fields__
+        for k, v in overrides.items():
+            if k not in known:
+                raise DefinitionError(f"powertrain.{k}: unknown parameter")
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise DefinitionError(f"powertrain.{k}: must be a number")
+        pt = replace(pt, **{k: float(v) for k, v in overrides.items()})
+    for k in ("battery_energy", "eta_drive", "eta_regen", "hold_speed", "speed_floor"):
+        if not getattr(pt, k) > 0.0:
+            raise DefinitionError(f"powertrain.{k}: must be > 0")
+    if not 0.0 <= pt.soc_min < pt.soc_max <= 1.0:
+        raise DefinitionError("powertrain.soc_min/soc_max: need 0 <= soc_min < soc_max <= 1")
+    return pt
+
+
+@dataclass(frozen=True)
+class Longitudinal:
+    """One evaluation of the longitudinal stack (forces [N], powers [W])."""
+
+    accel: float  # acceleration command to the model [m/s^2]
+    drive_force: float
+    regen_force: float
+    friction_force: float
+    aero_force: float
+    rolling_force: float
+    drive_power: float  # mechanical, at the wheels
+    regen_power: float  # mechanical, recovered at the wheels
+    battery_power: float  # electrical, drawn from the battery (negative = charging)
+    soc_drive_limited: bool
+    soc_regen_limited: bool
+
+
+def _clamp(x: float, lo: float, hi: float) -> float:
+    return lo if x < lo else hi if x > hi else x
+
+
+def soc_drive_factor(pt: PowertrainParams, soc: float) -> float:
+    """1 above ``soc_min + soc_drive_taper``, linear to 0 at ``soc_min``."""
+    if pt.soc_drive_taper <= 0.0:
+        return 1.0 if soc > pt.soc_min else 0.0
+    return _clamp((soc - pt.soc_min) / pt.soc_drive_taper, 0.0, 1.0)
+
+
+def soc_regen_factor(pt: PowertrainParams, soc: float) -> float:
+    """1 below ``soc_max - soc_regen_taper``, linear to 0 at ``soc_max``."""
+    if pt.soc_regen_taper <= 0.0:
+        return 1.0 if soc < pt.soc_max else 0.0
+    return _clamp((pt.soc_max - soc) / pt.soc_regen_taper, 0.0, 1.0)
+
+
+def longitudinal(
+    pt: PowertrainParams, p: VehicleParams, v: float, soc: float, throttle: float, brake: float
+) -> Longitudinal:
+    """The acceleration command and its force/power breakdown at speed ``v``."""
+    m = p.m
+    speed = abs(v)
+    vf = max(speed, pt.speed_floor)
+    dirn = _clamp(v / pt.hold_speed, -1.0, 1.0)
+
+    throttle = throttle * (1.0 - brake)
+    fd_soc = soc_drive_factor(pt, soc)
+    f_drive_max = min(pt.wheel_torque_max / p.R_w, pt.power_max / vf) * fd_soc
+    f_drive = throttle * f_drive_max
+
+    demand = brake * m * pt.brake_decel_max
+    if throttle <= 0.0 and brake <= 0.0:
+        demand = m * pt.coast_regen_decel
+    fr_soc = soc_regen_factor(pt, soc)
+    fade = min(1.0, speed / pt.regen_fade_speed)
+    f_regen_max = min(pt.regen_torque_max / p.R_w, pt.regen_power_max / vf) * fr_soc * fade
+    f_regen = min(demand, f_regen_max)
+    f_fric = demand - f_regen
+    if throttle <= 0.0 and brake <= 0.0:
+        f_fric = 0.0  # lift-off deceleration is regen only
+
+    f_aero = 0.5 * pt.air_density * pt.drag_area * v * speed
+    f_roll = pt.rolling_resistance * m * G * dirn
+    accel = (f_drive - (f_regen + f_fric) * dirn - f_aero - f_roll) / m
+
+    p_drive = f_drive * v
+    p_regen = f_regen * speed * abs(dirn)
+    p_batt = p_drive / pt.eta_drive - p_regen * pt.eta_regen + pt.aux_power
+    return Longitudinal(
+        accel,
+        f_drive,
+        f_regen,
+        f_fric,
+        f_aero,
+        f_roll,
+        p_drive,
+        p_regen,
+        p_batt,
+        fd_soc < 1.0,
+        fr_soc < 1.0,
+    )
+
+
+def soc_after(pt: PowertrainParams, soc: float, battery_power: float, h: float) -> float:
+    """SOC after ``h`` seconds at ``battery_power`` (Euler), kept in [0, 1]."""
+    return _clamp(soc - battery_power * h / pt.battery_energy, 0.0, 1.0)
