@@ -207,11 +207,20 @@ def reference(name: str, *args: float) -> mpf:
         raise KeyError(f"no reference for function {name!r}; known: {', '.join(FUNCTION_NAMES)}")
     if len(args) != ARITY[name]:
         raise TypeError(f"{name} takes {ARITY[name]} argument(s), got {len(args)}")
-    fargs = tuple(float(v) for v in args)
-    if any(math.isnan(v) for v in fargs) and not (name == "pow" and fargs[1] == 0.0):
-        return mpf("nan")
     with mpmath.workprec(REF_PREC):
-        return +_ref(name, tuple(mpf(v) for v in fargs), fargs)
+        return _reference_at_prec(name, tuple(float(v) for v in args))
+
+
+_make_mpf = mpmath.mp.make_mpf
+_from_float = mpmath.libmp.from_float
+
+
+def _reference_at_prec(name: str, fargs: tuple[float, ...]) -> mpf:
+    """:func:`reference` at the current mpmath precision (the caller sets it)."""
+    for v in fargs:
+        if v != v and not (name == "pow" and fargs[1] == 0.0):
+            return mpf("nan")
+    return _ref(name, tuple(_make_mpf(_from_float(v)) for v in fargs), fargs)
 
 
 # --------------------------------------------------------------------------- ulps
@@ -275,8 +284,21 @@ def ulp_error(got: float, exact: mpf) -> float:
         return 0.0 if round_to_double(exact) == got else math.inf
     if mpmath.isinf(exact):
         return math.inf
-    with mpmath.workprec(REF_PREC + 64):
-        return float(abs(mpf(got) - exact) / ulp_of(exact))
+    # exact integer arithmetic: exact = es * em * 2**ee, got = gn / 2**gd (as_integer_ratio)
+    if exact == 0:
+        es, em, ee, q = 1, 0, 0, -1074
+    else:
+        es, em, ee = _exact_parts(exact)
+        e = ee + em.bit_length() - 1
+        q = min(max(e, -1022), 1023) - 52  # the ulp is 2**q
+    gn, gd = got.as_integer_ratio()  # gd is a power of two
+    ge = 1 - gd.bit_length()  # got == gn * 2**ge
+    m = min(ee, ge)
+    diff = abs(es * (em << (ee - m)) - (gn << (ge - m)))  # |exact - got| == diff * 2**m
+    if diff == 0:
+        return 0.0
+    shift = max(0, diff.bit_length() - 60)
+    return math.ldexp(float(diff >> shift), m + shift - q) if m + shift - q < 1024 else math.inf
 
 
 def correctly_rounded(got: float, exact: mpf) -> bool:
@@ -593,7 +615,12 @@ def _strict(name: str) -> Callable[..., float]:
 
 def evaluate(fn: Callable[..., float], name: str, args: tuple[float, ...]) -> tuple[float, bool]:
     """(ulp error, correctly rounded) of ``fn(*args)`` against the oracle."""
-    exact = reference(name, *args)
+    with mpmath.workprec(REF_PREC):
+        return _evaluate(fn, name, args)
+
+
+def _evaluate(fn: Callable[..., float], name: str, args: tuple[float, ...]) -> tuple[float, bool]:
+    exact = _reference_at_prec(name, args)
     try:
         got = fn(*args)
     except OverflowError:
@@ -612,11 +639,12 @@ def _measure_slice(task: tuple[str, int, int, int, int]) -> dict:
     fn = _strict(name)
     pts = sample_points(name, stop, seed, start)
     worst, worst_args, good = -1.0, (), 0
-    for args in pts:
-        err, ok = evaluate(fn, name, args)
-        good += ok
-        if err > worst:
-            worst, worst_args = err, args
+    with mpmath.workprec(REF_PREC):
+        for args in pts:
+            err, ok = _evaluate(fn, name, args)
+            good += ok
+            if err > worst:
+                worst, worst_args = err, args
     return {"max_ulp": worst, "worst_args": worst_args, "good": good, "points": len(pts)}
 
 
