@@ -1,0 +1,26 @@
+"""Aerodynamics: drag and downforce with a front/rear balance.
+
+    F_drag = -½·ρ·C_dA·v_x·|v_x|              (body x, N; opposes motion)
+    F_down = ½·ρ·C_lA·v_x²                    (N, positive pressing down; negative = lift)
+    F_down,front = share·F_down, F_down,rear = (1 - share)·F_down
+
+v_x is the body's forward speed (the air is still). Drag acts at the CoG
+(its pitch moment is neglected); downforce is applied directly to the wheel
+loads (:mod:`engine.load_transfer`).
+"""
+
+from __future__ import annotations
+
+
+def constants(a: dict) -> tuple[float, float, float]:
+    """(½ρC_dA, ½ρC_lA·share, ½ρC_lA·(1-share)) in kg/m."""
+    q = 0.5 * a["air_density_kg_per_m3"]
+    down = q * a["downforce_area_m2"]
+    share = a["downforce_front_share"]
+    return (q * a["drag_area_m2"], down * share, down * (1.0 - share))
+
+
+def forces(k: tuple, vx: float) -> tuple[float, float, float]:
+    """(drag force on body x, downforce on the front axle, on the rear axle), N."""
+    v2 = vx * vx
+    return (-k[0] * vx * abs(vx), k[1] * v2, k[2] * v2)

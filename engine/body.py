@@ -1,0 +1,64 @@
+"""Body: planar rigid-body motion (x, y, yaw) of the whole vehicle on the road plane.
+
+State: ``body.x``, ``body.y`` (m, road-plane world coordinates), ``body.yaw``
+(rad, unwrapped, positive counter-clockwise), ``body.heading_c``,
+``body.heading_s`` (cos and sin of the yaw, the same angle as a unit vector,
+rotated each substep by the same increment so that the kinematics need no
+trigonometric call), ``body.vx``, ``body.vy`` (m/s, body frame: x forward,
+y left), ``body.yaw_rate`` (rad/s), ``body.ax``, ``body.ay`` (m/s², the
+accelerometer reading of the last substep: tire + aero force over the mass,
+gravity excluded; load transfer reads it).
+
+Equations (body frame, Newton–Euler; g_x, g_y the gravity along the road
+plane in the body frame; forces at the contact patches at (x_i, y_i)):
+
+    v_x' = F_x/m + g_x + r·v_y
+    v_y' = F_y/m + g_y - r·v_x
+    r'   = [Σ (x_i·F_yi - y_i·F_xi) + Σ M_zi] / I_z
+
+Integration is semi-implicit (symplectic) Euler: velocities first, then
+the pose with the new velocities:
+
+    ψ' = ψ + h·r',  (c, s)' = rotate((c, s), h·r') (series to 7th order, renormalised)
+    X' = X + h·(v_x'·c' - v_y'·s'),  Y' = Y + h·(v_x'·s' + v_y'·c')
+
+The road is a plane z = G_X·X + G_Y·Y (grades as fractions); gravity along it
+is ``-g·(G_X, G_Y)/sqrt(1 + G_X² + G_Y²)`` (exact for a grade in one
+direction), normal to it ``g/sqrt(1 + G_X² + G_Y²)``.
+"""
+
+from __future__ import annotations
+
+from math import sqrt
+
+from engine.state import Field
+
+FIELDS = (
+    Field("body.x", "f", "m", "CoG position, world X"),
+    Field("body.y", "f", "m", "CoG position, world Y"),
+    Field("body.yaw", "f", "rad", "yaw angle, positive counter-clockwise (unwrapped)"),
+    Field("body.heading_c", "f", "1", "cos(yaw), kept as a unit vector"),
+    Field("body.heading_s", "f", "1", "sin(yaw), kept as a unit vector"),
+    Field("body.vx", "f", "m/s", "longitudinal velocity, body frame"),
+    Field("body.vy", "f", "m/s", "lateral velocity, body frame, positive left"),
+    Field("body.yaw_rate", "f", "rad/s", "yaw rate, positive counter-clockwise"),
+    Field("body.ax", "f", "m/s^2", "accelerometer longitudinal specific force (last substep)"),
+    Field("body.ay", "f", "m/s^2", "accelerometer lateral specific force (last substep)"),
+)
+
+
+def road_gravity(g: float, grade_x: float, grade_y: float) -> tuple[float, float, float]:
+    """(g_X, g_Y along the road plane in world axes, g normal to it), m/s²."""
+    inv = 1.0 / sqrt(1.0 + grade_x * grade_x + grade_y * grade_y)
+    return (-g * grade_x * inv, -g * grade_y * inv, g * inv)
+
+
+def rotate_heading(c: float, s: float, d: float) -> tuple[float, float]:
+    """(c, s) rotated by the small angle ``d`` (series to 7th order), renormalised."""
+    d2 = d * d
+    cd = 1.0 - d2 * (0.5 - d2 * (1.0 / 24.0 - d2 * (1.0 / 720.0)))
+    sd = d * (1.0 - d2 * (1.0 / 6.0 - d2 * (1.0 / 120.0 - d2 * (1.0 / 5040.0))))
+    nc = c * cd - s * sd
+    ns = s * cd + c * sd
+    inv = 1.0 / sqrt(nc * nc + ns * ns)
+    return nc * inv, ns * inv

@@ -1,0 +1,258 @@
+"""Vehicle definitions: the schema, validation, the presets and the definition hash.
+
+A vehicle definition is plain JSON data (``engine/presets/<name>.json``):
+nested objects of named numeric parameters in SI units (the unit is part of
+the parameter name: ``_kg``, ``_m``, ``_nm`` = N·m, ``_n_per_m``,
+``_nm_per_rad``, ``_deg``, ``_mps``, ``_w``, ``_hz``; bare names are
+dimensionless). :data:`SCHEMA` lists every parameter with its bounds;
+:func:`validate_definition` checks a definition against it and returns a
+normalised copy (every number a float, ``substep_hz`` an int), raising
+:class:`~engine.errors.DefinitionError` with the parameter path on the first
+problem (``tires.front.mu_x: must be > 0``). Unknown parameters are errors
+too: a misspelt parameter must not silently fall back to anything.
+
+Geometry conventions (ISO 8855): x forward, y left, z up. The centre of
+gravity (CoG) lies ``mass.cog_to_front_axle_m`` behind the front axle, on
+the centre line. Toe-in is positive. Brake bias is the front share of the
+service brake torque. ``drive`` is the PROVISIONAL per-axle throttle map of
+:mod:`engine.drive` (the drivetrain issue replaces that section).
+
+:func:`definition_hash` is the 16-hex-digit SHA-256 of the canonical JSON
+(``sort_keys``, separators ``(",", ":")``, ``ensure_ascii=False``, UTF-8) of
+the normalised definition, so ``1250`` and ``1250.0`` hash alike.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from pathlib import Path
+
+from engine.errors import DefinitionError
+from engine.state import hash_bytes
+
+PRESET_NAMES: tuple[str, ...] = (
+    "hatchbackFwd",
+    "sportsRwd",
+    "kart",
+    "pickup4x4",
+    "crossoverEv",
+    "openWheeler",
+)
+
+_PRESET_DIR = Path(__file__).resolve().parent / "presets"
+
+# (lower bound, lower inclusive, upper bound, upper inclusive); None = unbounded.
+_POS = (0.0, False, None, False)
+_NONNEG = (0.0, True, None, False)
+_FRACTION = (0.0, True, 1.0, True)
+_ANY = (None, False, None, False)
+
+
+def _rng(lo: float | None, hi: float | None, lo_inc: bool = True, hi_inc: bool = True) -> tuple:
+    return (lo, lo_inc, hi, hi_inc)
+
+
+_TIRE_SCHEMA = {
+    "radius_m": _POS,
+    "wheel_inertia_kgm2": _POS,
+    "nominal_load_n": _POS,
+    "mu_x": _POS,
+    "mu_y": _POS,
+    "load_sensitivity": _rng(-0.5, 0.0),
+    "long_stiffness_per_load": _POS,
+    "cornering_stiffness_coef": _POS,
+    "cornering_stiffness_peak_load": _POS,
+    "shape_c": _rng(1.0, 1.9, False, True),
+    "sliding_slip": _POS,
+    "relaxation_length_x_m": _POS,
+    "relaxation_length_y_m": _POS,
+    "low_speed_damping_ratio": _rng(0.0, 2.0),
+    "damping_fade_speed_mps": _POS,
+    "pneumatic_trail_m": _NONNEG,
+    "trail_decay_slip": _POS,
+    "rolling_resistance": _rng(0.0, 0.1),
+}
+
+_AXLE_SUSPENSION_SCHEMA = {
+    "wheel_rate_n_per_m": _POS,
+    "damper_rate_ns_per_m": _NONNEG,
+    "anti_roll_bar_nm_per_rad": _NONNEG,
+    "roll_centre_height_m": _NONNEG,
+}
+
+#: Every parameter of a definition: nested dicts end in bound tuples.
+SCHEMA: dict = {
+    "mass": {
+        "total_kg": _POS,
+        "unsprung_front_kg": _NONNEG,
+        "unsprung_rear_kg": _NONNEG,
+        "cog_height_m": _POS,
+        "cog_to_front_axle_m": _POS,
+        "yaw_inertia_kgm2": _POS,
+        "roll_inertia_kgm2": _POS,
+        "pitch_inertia_kgm2": _POS,
+    },
+    "geometry": {
+        "wheelbase_m": _POS,
+        "track_front_m": _POS,
+        "track_rear_m": _POS,
+    },
+    "suspension": {
+        "front": _AXLE_SUSPENSION_SCHEMA,
+        "rear": _AXLE_SUSPENSION_SCHEMA,
+        "anti_brake": _FRACTION,
+        "anti_drive": _FRACTION,
+    },
+    "steering": {
+        "max_angle_deg": _rng(0.0, 60.0, False, True),
+        "ackermann": _FRACTION,
+        "toe_front_deg": _rng(-2.0, 2.0),
+        "toe_rear_deg": _rng(-2.0, 2.0),
+        "compliance_deg_per_knm": _rng(0.0, 5.0),
+        "compliance_time_s": _POS,
+        "jacking_n_per_rad": _NONNEG,
+    },
+    "tires": {"front": _TIRE_SCHEMA, "rear": _TIRE_SCHEMA},
+    "brakes": {
+        "max_torque_nm": _POS,
+        "front_bias": _FRACTION,
+        "handbrake_torque_nm": _NONNEG,
+    },
+    "aero": {
+        "air_density_kg_per_m3": _POS,
+        "drag_area_m2": _NONNEG,
+        "downforce_area_m2": _ANY,
+        "downforce_front_share": _FRACTION,
+    },
+    "drive": {
+        "front_share": _FRACTION,
+        "max_wheel_torque_nm": _NONNEG,
+        "max_power_w": _POS,
+        "response_time_s": _POS,
+    },
+}
+
+_TOP_LEVEL_EXTRA = ("name", "description", "substep_hz")
+
+
+def _fail(path: str, message: str) -> None:
+    raise DefinitionError(f"{path}: {message}")
+
+
+def _check_number(path: str, value: object, bounds: tuple) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        _fail(path, f"must be a number, not {type(value).__name__}")
+    v = float(value)
+    if not math.isfinite(v):
+        _fail(path, "must be finite")
+    lo, lo_inc, hi, hi_inc = bounds
+    if lo is not None and (v < lo or (v == lo and not lo_inc)):
+        _fail(path, f"must be {'>=' if lo_inc else '>'} {lo:g}, got {v!r}")
+    if hi is not None and (v > hi or (v == hi and not hi_inc)):
+        _fail(path, f"must be {'<=' if hi_inc else '<'} {hi:g}, got {v!r}")
+    return v
+
+
+def _check_section(path: str, data: object, schema: dict) -> dict:
+    if not isinstance(data, dict):
+        _fail(path, f"must be an object, not {type(data).__name__}")
+    out = {}
+    for key, sub in schema.items():
+        sub_path = f"{path}.{key}"
+        if key not in data:
+            _fail(sub_path, "is missing")
+        if isinstance(sub, dict):
+            out[key] = _check_section(sub_path, data[key], sub)
+        else:
+            out[key] = _check_number(sub_path, data[key], sub)
+    for key in data:
+        if key not in schema:
+            _fail(f"{path}.{key}", "unknown parameter")
+    return out
+
+
+def _check_consistency(d: dict) -> None:
+    """Cross-parameter rules the per-parameter bounds cannot express."""
+    m = d["mass"]
+    g = d["geometry"]
+    if m["cog_to_front_axle_m"] >= g["wheelbase_m"]:
+        _fail("mass.cog_to_front_axle_m", "must be < geometry.wheelbase_m")
+    if m["unsprung_front_kg"] + m["unsprung_rear_kg"] >= 0.5 * m["total_kg"]:
+        _fail("mass.unsprung_front_kg", "unsprung mass must be < half of mass.total_kg")
+    for axle in ("front", "rear"):
+        t = d["tires"][axle]
+        if t["sliding_slip"] <= _peak_slip(t["shape_c"]):
+            _fail(
+                f"tires.{axle}.sliding_slip",
+                f"must lie past the force peak (> {_peak_slip(t['shape_c']):.4g})",
+            )
+        if t["radius_m"] >= m["cog_height_m"] * 4.0 + 1.0:
+            _fail(f"tires.{axle}.radius_m", "implausibly large against mass.cog_height_m")
+    sf = d["suspension"]
+    for axle in ("front", "rear"):
+        if sf[axle]["roll_centre_height_m"] >= m["cog_height_m"]:
+            _fail(f"suspension.{axle}.roll_centre_height_m", "must be below mass.cog_height_m")
+
+
+def _peak_slip(c: float) -> float:
+    """The normalised slip at the Magic-Formula force peak: C·atan(ρ) = π/2 → ρ = tan(π/(2C))."""
+    # Outside the hot path and not part of any state: evaluated with smath.
+    from engine import smath
+
+    return smath.tan(1.5707963267948966 / c)
+
+
+def validate_definition(d: dict) -> dict:
+    """A normalised, validated copy of ``d``; DefinitionError names the first bad parameter."""
+    if not isinstance(d, dict):
+        raise DefinitionError(f"definition: must be an object, not {type(d).__name__}")
+    name = d.get("name")
+    if not isinstance(name, str) or not name:
+        _fail("name", "must be a non-empty string")
+    desc = d.get("description", "")
+    if not isinstance(desc, str):
+        _fail("description", "must be a string")
+    hz = d.get("substep_hz", 1000)
+    if (
+        isinstance(hz, bool)
+        or not isinstance(hz, int)
+        and not (isinstance(hz, float) and math.isfinite(hz) and hz == int(hz))
+    ):
+        _fail("substep_hz", "must be an integer")
+    hz = int(hz)
+    if not 100 <= hz <= 20000:
+        _fail("substep_hz", f"must be between 100 and 20000, got {hz}")
+    for key in d:
+        if key not in SCHEMA and key not in _TOP_LEVEL_EXTRA:
+            _fail(key, "unknown parameter")
+    out: dict = {"name": name, "description": desc, "substep_hz": hz}
+    for key, sub in SCHEMA.items():
+        if key not in d:
+            _fail(key, "is missing")
+        out[key] = _check_section(key, d[key], sub)
+    _check_consistency(out)
+    return out
+
+
+def load_preset(name: str) -> dict:
+    """The validated definition of preset ``name`` (DefinitionError for an unknown name)."""
+    if name not in PRESET_NAMES:
+        raise DefinitionError(f"unknown preset {name!r}; known presets: {', '.join(PRESET_NAMES)}")
+    path = _PRESET_DIR / f"{name}.json"
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DefinitionError(f"preset {name}: cannot read {path.name}: {exc}") from None
+    return validate_definition(raw)
+
+
+def canonical_json(d: dict) -> str:
+    """The canonical JSON text of a definition (what the hash is taken over)."""
+    return json.dumps(d, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def definition_hash(d: dict) -> str:
+    """16 hex digits of SHA-256 over the canonical JSON of the normalised definition."""
+    return hash_bytes(canonical_json(validate_definition(copy.deepcopy(d))).encode("utf-8"))

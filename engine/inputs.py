@@ -1,0 +1,89 @@
+"""The host-step input channels: names, ranges, defaults, and their validation.
+
+Inputs change only at host steps (DESIGN §6). A step's inputs are a sequence
+in :data:`CHANNELS` order (or a dict name -> value, see
+:func:`inputs_from_mapping`). The set of channels is data: adding a channel
+(the drivetrain issue adds gear requests and assist switches) appends a
+:class:`Channel` and bumps :data:`INPUT_VERSION`, which recordings carry.
+
+Channels of version 1:
+
+* ``throttle`` 0..1: driver's throttle pedal (fraction of full).
+* ``brake`` 0..1: service brake pedal (fraction of the brake's capacity).
+* ``steer`` -1..1: road-wheel angle as a fraction of
+  ``steering.max_angle_deg``; positive steers left (ISO 8855, yaw positive
+  counter-clockwise seen from above).
+* ``handbrake`` 0..1: handbrake lever (fraction of its capacity, rear wheels).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from engine.errors import InputError
+
+#: Version of the channel set; bumped whenever a channel is added, removed or changed.
+INPUT_VERSION: int = 1
+
+
+@dataclass(frozen=True)
+class Channel:
+    """One input channel: ``kind`` "f" (float) or "i" (integer), inclusive range lo..hi."""
+
+    name: str
+    lo: float
+    hi: float
+    kind: str
+    default: float
+    unit: str
+    doc: str
+
+
+CHANNELS: tuple[Channel, ...] = (
+    Channel("throttle", 0.0, 1.0, "f", 0.0, "1", "throttle pedal, fraction of full"),
+    Channel("brake", 0.0, 1.0, "f", 0.0, "1", "service brake pedal, fraction of capacity"),
+    Channel("steer", -1.0, 1.0, "f", 0.0, "1", "road-wheel angle / max angle, positive left"),
+    Channel("handbrake", 0.0, 1.0, "f", 0.0, "1", "handbrake, fraction of its capacity (rear)"),
+)
+
+CHANNEL_NAMES: tuple[str, ...] = tuple(c.name for c in CHANNELS)
+CHANNEL_INDEX: dict[str, int] = {c.name: i for i, c in enumerate(CHANNELS)}
+DEFAULTS: tuple = tuple(c.default for c in CHANNELS)
+
+
+def _check(ch: Channel, value: object) -> float | int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"input {ch.name}: must be a number, not {type(value).__name__}")
+    if ch.kind == "i":
+        if isinstance(value, float) and not (math.isfinite(value) and value == int(value)):
+            raise InputError(f"input {ch.name}: must be an integer, got {value!r}")
+        v: float | int = int(value)
+    else:
+        v = float(value)
+        if not math.isfinite(v):
+            raise InputError(f"input {ch.name}: must be finite, got {v!r}")
+    if not ch.lo <= v <= ch.hi:
+        raise InputError(f"input {ch.name}: {v!r} outside {ch.lo:g}..{ch.hi:g}")
+    return v
+
+
+def validate_inputs(values: Sequence) -> tuple:
+    """The validated inputs as a tuple in CHANNELS order; InputError names the bad channel."""
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise InputError(f"inputs: must be a sequence of {len(CHANNELS)} values")
+    if len(values) != len(CHANNELS):
+        raise InputError(
+            f"inputs: expected {len(CHANNELS)} values ({', '.join(CHANNEL_NAMES)}), "
+            f"got {len(values)}"
+        )
+    return tuple(_check(ch, v) for ch, v in zip(CHANNELS, values, strict=True))
+
+
+def inputs_from_mapping(values: Mapping) -> tuple:
+    """A dict name -> value as a validated tuple; missing channels take their default."""
+    for key in values:
+        if key not in CHANNEL_INDEX:
+            raise InputError(f"unknown input channel {key!r}")
+    return validate_inputs([values.get(c.name, c.default) for c in CHANNELS])

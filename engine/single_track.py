@@ -1,0 +1,174 @@
+"""Single-track (bicycle) model from the same definition, and the linear-theory understeer gradient.
+
+The cross-check of the four-wheel model (DESIGN §11, §15; ISO 4138). Both
+wheels of an axle are lumped into one, each tire at its **static** load on
+flat ground, with the four-wheel model's own tire law (:mod:`engine.tire`,
+steady state: deflection = σ·slip), pneumatic trail and front compliance
+steer; no load transfer, no roll, no longitudinal slip.
+
+Steady turning at speed V on radius R (r = V/R, v_x = V), unknowns v_y and δ:
+
+    tan α_f = -V_sy,f / V_x,f  (front hub velocity rotated into the wheel, steer δ + δ_c)
+    tan α_r = -(v_y - b·r) / V
+    F_yf·cos δ + F_yr = m·r·V                       (lateral)
+    a·F_yf·cos δ - b·F_yr + M_zf + M_zr = 0          (yaw)
+    δ_c = c·M_zf/2                                   (compliance steer, per wheel)
+
+solved by Newton's method (finite-difference Jacobian). Its understeer
+gradient is the slope of ``δ - L·r/V`` over ``a_y = V·r`` (ISO 4138).
+
+Linear theory with the arms corrected for pneumatic trail t (the front force
+acts t_f behind the front axle, the rear t_r behind the rear one):
+
+    a' = a - t_f,  b' = b + t_r,  L' = a' + b'
+    C_f = 2·C_α(F_zf) / (1 + C_α(F_zf)·c·t_f)   (compliance-corrected),  C_r = 2·C_α(F_zr)
+    K_us = (m/L')·(b'/C_f - a'/C_r)   [rad per m/s²]
+
+Units: ``*_deg_per_g`` = degrees of road-wheel angle per g (9.80665 m/s²).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine import load_transfer, smath, tire
+from engine.definition import validate_definition
+from engine.steering import DEG
+
+G = load_transfer.G
+RAD_TO_DEG_PER_G = G / DEG  # (rad per m/s²) -> (deg per g)
+
+
+@dataclass(frozen=True)
+class Axles:
+    """The single-track model's parameters, derived from a definition."""
+
+    m: float
+    a: float
+    b: float
+    fz_f: float
+    fz_r: float
+    k_f: tuple
+    k_r: tuple
+    c_alpha_f: float
+    c_alpha_r: float
+    trail_f: float
+    trail_r: float
+    compliance: float  # rad per N·m
+
+
+def axles(definition: dict) -> Axles:
+    """Single-track parameters from ``definition`` (static loads on flat ground)."""
+    d = validate_definition(definition)
+    lt = load_transfer.constants(d)
+    s_f, s_r = load_transfer.static_loads(lt, G)
+    tf, tr = d["tires"]["front"], d["tires"]["rear"]
+    return Axles(
+        m=lt["m"],
+        a=lt["a"],
+        b=lt["b"],
+        fz_f=s_f,
+        fz_r=s_r,
+        k_f=tire.constants(tf, s_f, G),
+        k_r=tire.constants(tr, s_r, G),
+        c_alpha_f=tire.cornering_stiffness(tf, s_f),
+        c_alpha_r=tire.cornering_stiffness(tr, s_r),
+        trail_f=tf["pneumatic_trail_m"],
+        trail_r=tr["pneumatic_trail_m"],
+        compliance=d["steering"]["compliance_deg_per_knm"] * DEG / 1000.0,
+    )
+
+
+def linear_understeer(definition: dict) -> float:
+    """Linear-theory K_us (deg/g) with trail-corrected arms and compliance-corrected C_f."""
+    ax = axles(definition)
+    a_p = ax.a - ax.trail_f
+    b_p = ax.b + ax.trail_r
+    l_p = a_p + b_p
+    c_f = 2.0 * ax.c_alpha_f / (1.0 + ax.c_alpha_f * ax.compliance * ax.trail_f)
+    c_r = 2.0 * ax.c_alpha_r
+    return ax.m / l_p * (b_p / c_f - a_p / c_r) * RAD_TO_DEG_PER_G
+
+
+def _residual(ax: Axles, v: float, r: float, vy: float, delta: float) -> tuple[float, float]:
+    # Front: compliance depends on the aligning torque it produces; iterate the fixed point.
+    dc = 0.0
+    hvx, hvy = v, vy + ax.a * r
+    for _ in range(30):
+        d = delta + dc
+        c, s = smath.cos(d), smath.sin(d)
+        v_x = hvx * c + hvy * s
+        v_sy = -hvx * s + hvy * c
+        fy_f, mz_f = tire.steady_lateral(ax.k_f, ax.fz_f, 1.0, -v_sy / v_x)
+        new_dc = ax.compliance * mz_f
+        if abs(new_dc - dc) <= 1e-15:
+            dc = new_dc
+            break
+        dc = new_dc
+    fy_r, mz_r = tire.steady_lateral(ax.k_r, ax.fz_r, 1.0, -(vy - ax.b * r) / v)
+    cd = smath.cos(delta + dc)
+    lat = 2.0 * fy_f * cd + 2.0 * fy_r - ax.m * r * v
+    yaw = ax.a * 2.0 * fy_f * cd - ax.b * 2.0 * fy_r + 2.0 * mz_f + 2.0 * mz_r
+    return lat, yaw
+
+
+def steady_state(
+    definition_or_axles: dict | Axles, speed: float, radius: float
+) -> tuple[float, float]:
+    """(δ road-wheel angle rad, v_y m/s) of steady turning at ``speed`` on ``radius``."""
+    ax = (
+        definition_or_axles
+        if isinstance(definition_or_axles, Axles)
+        else axles(definition_or_axles)
+    )
+    r = speed / radius
+    wb = ax.a + ax.b
+    vy = 0.0
+    delta = wb / radius
+    for _ in range(50):
+        f0, g0 = _residual(ax, speed, r, vy, delta)
+        e = 1e-7
+        f1, g1 = _residual(ax, speed, r, vy + e, delta)
+        f2, g2 = _residual(ax, speed, r, vy, delta + e)
+        j11, j21 = (f1 - f0) / e, (g1 - g0) / e
+        j12, j22 = (f2 - f0) / e, (g2 - g0) / e
+        det = j11 * j22 - j12 * j21
+        dvy = (f0 * j22 - g0 * j12) / det
+        dd = (j11 * g0 - j21 * f0) / det
+        vy -= dvy
+        delta -= dd
+        if abs(dvy) < 1e-13 and abs(dd) < 1e-15:
+            break
+    return delta, vy
+
+
+def fit_understeer(points: Sequence[tuple[float, float]]) -> float:
+    """Least-squares slope (deg/g) of (a_y m/s², δ - L·r/V rad) points."""
+    n = float(len(points))
+    mx = 0.0
+    my = 0.0
+    for x, y in points:
+        mx += x
+        my += y
+    mx /= n
+    my /= n
+    sxx = 0.0
+    sxy = 0.0
+    for x, y in points:
+        sxx += (x - mx) * (x - mx)
+        sxy += (x - mx) * (y - my)
+    return sxy / sxx * RAD_TO_DEG_PER_G
+
+
+def understeer(
+    definition: dict, radius: float = 40.0, speeds: Sequence[float] = (4.0, 6.0, 8.0, 10.0, 12.0)
+) -> tuple[float, list]:
+    """Single-track K_us (deg/g) on ``radius`` over ``speeds``, and its (a_y, δ - L/R, δ) points."""
+    ax = axles(definition)
+    wb = ax.a + ax.b
+    pts = []
+    for v in speeds:
+        delta, _vy = steady_state(ax, v, radius)
+        pts.append((v * v / radius, delta - wb / radius, delta))
+    return fit_understeer([(p[0], p[1]) for p in pts]), pts

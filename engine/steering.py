@@ -1,0 +1,96 @@
+"""Steering: road-wheel angles with Ackermann geometry, static toe, compliance steer, jacking.
+
+Input ``steer`` ∈ [-1, 1] sets the reference (bicycle) road-wheel angle
+``δ = steer·δ_max``; positive steers left (ISO 8855). With wheelbase L, track
+t and Ackermann fraction A (1 = full Ackermann, 0 = parallel steer):
+
+    tan δ_inner = L·tan δ / (L - A·(t/2)·tan δ)
+    tan δ_outer = L·tan δ / (L + A·(t/2)·tan δ)
+
+(inner = left wheel for δ > 0). Static toe (toe-in positive) turns each
+wheel towards the centre line: ``δ_FL -= toe_f``, ``δ_FR += toe_f``, and
+likewise at the rear. These host-step angles are computed once per host step
+(the input only changes there), with ``cos(atan u) = 1/sqrt(1+u²)``.
+
+Compliance steer (front wheels): the steering's elasticity turns a wheel by
+``δ_c = c·M_z`` under its aligning torque M_z (c = ``compliance_deg_per_knm``;
+M_z < 0 in a left turn, so compliance adds understeer), following with a
+first-order lag τ (``compliance_time_s``), implicit:
+``δ_c' = δ_c + (c·M_z - δ_c)·h/(τ + h)``. State ``steer.<W>.compliance`` (rad).
+Each substep the host-step angle is rotated by δ_c with the series of
+cos/sin to 5th order (|δ_c| stays below a degree: the truncation is < 1e-11).
+
+Steering jacking: the caster of the steering axis lifts the body on one
+side as the wheels steer, a diagonal load transfer ``ΔF_z = J·δ`` onto FL and
+RR, off FR and RL for δ > 0 (J = ``jacking_n_per_rad``; a kart's large caster
+unloads its inner rear wheel this way). Applied in :mod:`engine.load_transfer`.
+"""
+
+from __future__ import annotations
+
+from math import sqrt
+
+from engine import smath
+from engine.state import Field
+
+DEG = 0.017453292519943295  # rad per degree
+
+FIELDS = (
+    Field("steer.FL.compliance", "f", "rad", "compliance steer angle of the front-left wheel"),
+    Field("steer.FR.compliance", "f", "rad", "compliance steer angle of the front-right wheel"),
+)
+
+
+def constants(s: dict, wheelbase: float, track_front: float, toe_rear_rad: float) -> tuple:
+    """Folded steering constants (see :func:`host_angles`)."""
+    toe_f = s["toe_front_deg"] * DEG
+    return (
+        s["max_angle_deg"] * DEG,
+        s["ackermann"],
+        wheelbase,
+        0.5 * track_front,
+        toe_f,
+        s["compliance_deg_per_knm"] * DEG / 1000.0,
+        s["compliance_time_s"],
+        s["jacking_n_per_rad"],
+        toe_rear_rad,
+    )
+
+
+def _rotate(c: float, s: float, cd: float, sd: float) -> tuple[float, float]:
+    return (c * cd - s * sd, s * cd + c * sd)
+
+
+def host_angles(k: tuple, steer: float) -> tuple:
+    """Per-host-step wheel angles: (δ_ref, (δ, cos δ, sin δ) for FL, FR, RL, RR)."""
+    delta = steer * k[0]
+    ack, wb, half_t, toe_f, toe_r = k[1], k[2], k[3], k[4], k[8]
+    ct_f, st_f = smath.cos(toe_f), smath.sin(toe_f)
+    ct_r, st_r = smath.cos(toe_r), smath.sin(toe_r)
+    if delta == 0.0:
+        fl = (-toe_f, ct_f, -st_f)
+        fr = (toe_f, ct_f, st_f)
+    else:
+        tan_d = smath.tan(delta)
+        u_left = wb * tan_d / (wb - ack * half_t * tan_d)
+        u_right = wb * tan_d / (wb + ack * half_t * tan_d)
+        angles = []
+        for u, toe_sign in ((u_left, -1.0), (u_right, 1.0)):
+            inv = 1.0 / sqrt(1.0 + u * u)
+            c, s = _rotate(inv, u * inv, ct_f, toe_sign * st_f)
+            angles.append((smath.atan(u) + toe_sign * toe_f, c, s))
+        fl, fr = angles
+    rl = (-toe_r, ct_r, -st_r)
+    rr = (toe_r, ct_r, st_r)
+    return delta, (fl, fr, rl, rr)
+
+
+def small_rotation(d: float) -> tuple[float, float]:
+    """(cos d, sin d) by their series to 5th order, for compliance angles |d| << 1."""
+    d2 = d * d
+    return (1.0 - d2 * (0.5 - d2 * (1.0 / 24.0)), d * (1.0 - d2 * (1.0 / 6.0 - d2 * (1.0 / 120.0))))
+
+
+def update_compliance(k: tuple, dc: float, mz: float, h: float) -> float:
+    """Compliance angle after one substep under aligning torque ``mz`` (N·m)."""
+    return dc + (k[5] * mz - dc) * h / (k[6] + h)

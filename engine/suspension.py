@@ -1,0 +1,66 @@
+"""Roll and pitch of the sprung mass as damped second-order states.
+
+State: ``suspension.roll`` (rad, positive = right side down, i.e. rotation
+about +x), ``suspension.roll_rate`` (rad/s), ``suspension.pitch`` (rad,
+positive = nose down, rotation about +y), ``suspension.pitch_rate`` (rad/s).
+
+    I_x·φ'' = m_s·f_y·(h_s - h_ra) + m_s·g·(h_s - h_ra)·φ - K_φ·φ - C_φ·φ'
+    I_y·θ'' = -m_s·f_x·h_s·(1 - anti) - K_θ·θ - C_θ·θ'
+
+with K_φ = K_φf + K_φr, C_φ = C_φf + C_φr (springs + bars, dampers, see
+:mod:`engine.load_transfer`), h_ra the roll-axis height under the sprung CoG,
+K_θ, C_θ the pitch stiffness/damping of the springs about the sprung CoG and
+``anti`` the anti-dive/anti-squat share (carried by the linkages, not the
+springs). f_x, f_y are the specific forces of the previous substep. Heave is
+taken as quasi-static. Integrated with semi-implicit (symplectic) Euler.
+"""
+
+from __future__ import annotations
+
+from engine.state import Field
+
+FIELDS = (
+    Field("suspension.roll", "f", "rad", "sprung-mass roll, positive right side down"),
+    Field("suspension.roll_rate", "f", "rad/s", "roll rate"),
+    Field("suspension.pitch", "f", "rad", "sprung-mass pitch, positive nose down"),
+    Field("suspension.pitch_rate", "f", "rad/s", "pitch rate"),
+)
+
+
+def folded(c: dict, g: float) -> tuple:
+    """(roll moment per f_y, roll stiffness net of gravity, roll damping, I_x, pitch coefs...)."""
+    arm = c["hs"] - c["h_ra"]
+    return (
+        c["ms"] * arm / c["ix"],
+        (c["k_roll_f"] + c["k_roll_r"] - c["ms"] * g * arm) / c["ix"],
+        (c["c_roll_f"] + c["c_roll_r"]) / c["ix"],
+        c["ms"] * c["hs"] * (1.0 - c["anti_brake"]) / c["iy"],
+        c["ms"] * c["hs"] * (1.0 - c["anti_drive"]) / c["iy"],
+        c["k_pitch"] / c["iy"],
+        c["c_pitch"] / c["iy"],
+    )
+
+
+def step(
+    k: tuple,
+    h: float,
+    fx: float,
+    fy: float,
+    roll: float,
+    roll_rate: float,
+    pitch: float,
+    pitch_rate: float,
+) -> tuple[float, float, float, float]:
+    """(roll, roll_rate, pitch, pitch_rate) after one substep of length ``h``."""
+    roll_rate = roll_rate + h * (k[0] * fy - k[1] * roll - k[2] * roll_rate)
+    roll = roll + h * roll_rate
+    mx = k[3] if fx < 0.0 else k[4]
+    pitch_rate = pitch_rate + h * (-mx * fx - k[5] * pitch - k[6] * pitch_rate)
+    pitch = pitch + h * pitch_rate
+    return roll, roll_rate, pitch, pitch_rate
+
+
+def equilibrium(k: tuple, fx: float, fy: float) -> tuple[float, float]:
+    """Steady (roll, pitch) under constant specific forces (for initial conditions)."""
+    mx = k[3] if fx < 0.0 else k[4]
+    return (k[0] * fy / k[1], -mx * fx / k[5])

@@ -1,0 +1,194 @@
+"""Tire: Magic-Formula force from a contact-patch deflection state, combined slip, trail.
+
+State per wheel (``tire.<W>.ux``, ``tire.<W>.uy``, metres): the deflection of
+the contact patch relative to the rim, in the wheel frame (x along the wheel
+heading, y to its left). It is a lumped brush/bristle state (Bernard and
+Clover, SAE 950311; Pacejka, *Tire and Vehicle Dynamics*, single-contact-point
+transient model) that obeys, with ``V_x`` the hub's forward speed in the
+wheel frame and ``V_sx = V_x - R·ω``, ``V_sy`` the contact-point slip
+velocities,
+
+    du_x/dt = -V_sx - |V_x|·u_x/σ_x          du_y/dt = -V_sy - |V_x|·u_y/σ_y
+
+(σ = relaxation lengths). At speed the deflection relaxes to
+``u_x = σ_x·κ``, ``u_y = σ_y·tan α`` with the usual slips
+``κ = -V_sx/|V_x|``, ``tan α = -V_sy/|V_x|``, so the steady force is the
+Magic Formula of (κ, α); at rest ``du/dt = -V_s`` exactly and the patch is a
+spring of stiffness C/σ: a parked car is held without creep. The
+deflection update is implicit in the relaxation term (stable at any speed):
+
+    u' = (u - h·V_s) / (1 + h·|V_x|/σ)
+
+Force (combined slip by normalised slip, an elliptic friction envelope):
+
+    D_x = μ_x·λ·s(F_z)·F_z,  D_y = μ_y·λ·s(F_z)·F_z,  s(F_z) = 1 + p·(F_z/F_z0 - 1)
+    C_κ = K_x·F_z,  C_α = K_y1·F_z0·sin(2·atan(F_z/(K_y2·F_z0)))   (= 2t/(1+t²), no trig)
+    φ_x = C_κ/(C·D_x) · u_x/σ_x,  φ_y = C_α/(C·D_y) · u_y/σ_y,  ρ = sqrt(φ_x² + φ_y²)
+    F_x = D_x · sin(C·atan ρ)/ρ · φ_x,  F_y = D_y · sin(C·atan ρ)/ρ · φ_y
+
+so that dF_x/dκ = C_κ and dF_y/dα = C_α at zero slip, the force peaks at
+``ρ = tan(π/2C)`` and falls beyond it. λ is the surface friction factor
+(:data:`SURFACES`): it scales friction, not stiffness, so on ice the peak
+sits at a smaller slip. **Saturation**: the patch cannot deflect past the
+sliding slip ``ρ_cap`` (``sliding_slip``); beyond it the patch slides, the
+deflection is projected back onto ``ρ = ρ_cap`` and the force stays at the
+sliding force ``D·sin(C·atan ρ_cap)``. So a locked, sliding tire keeps its
+sliding force, and when the car stops the stored deflection is released (the
+spring-back) instead of being held.
+
+Low-speed damping: a damper of ``c = 2ζ·sqrt(k·m_corner)`` (k = C/σ at the
+static load) acts on the deflection rate, faded out with speed as
+``1/(1 + (V_x/v_fade)²)``, and switched off while the patch slides (the
+sliding force is the friction limit). In steady state the rate is zero and
+the damper does nothing.
+
+Aligning torque: ``M_z = -t·F_y`` with pneumatic trail
+``t = t0/(1 + (ρ/ρ_t)²)`` (falls as the tire approaches sliding).
+
+Rolling resistance is a resisting torque ``f_rr·F_z·R`` about the axle, solved
+as part of the wheel's bounded constraint (:mod:`engine.wheel`), so it stops
+a wheel exactly instead of reversing it.
+
+Signs: F_x > 0 drives the car forward; F_y > 0 pushes it left; M_z > 0 is
+counter-clockwise seen from above.
+"""
+
+from __future__ import annotations
+
+from math import sqrt
+
+from engine import smath
+from engine.state import Field
+
+#: Surface friction factor λ (multiplies μ_x and μ_y; stiffness unchanged).
+SURFACES: dict[str, float] = {
+    "dry": 1.0,
+    "wet": 0.7,
+    "gravel": 0.55,
+    "snow": 0.3,
+    "ice": 0.12,
+}
+
+WHEELS = ("FL", "FR", "RL", "RR")
+
+FIELDS = tuple(
+    f
+    for w in WHEELS
+    for f in (
+        Field(f"tire.{w}.ux", "f", "m", "contact-patch longitudinal deflection (wheel frame)"),
+        Field(f"tire.{w}.uy", "f", "m", "contact-patch lateral deflection (wheel frame)"),
+    )
+)
+
+# Indices into the folded constant tuple of one tire (see :func:`constants`).
+(
+    K_INV_FZ0,
+    K_MU_X,
+    K_MU_Y,
+    K_PDMU,
+    K_KX,
+    K_KY1FZ0,
+    K_INV_KY2FZ0,
+    K_C,
+    K_RHO_CAP,
+    K_SIG_X,
+    K_SIG_Y,
+    K_CX,
+    K_CY,
+    K_INV_VFADE2,
+    K_T0,
+    K_INV_RHOT2,
+    K_R,
+    K_FRR,
+    K_INV_C,
+) = range(19)
+
+
+def constants(t: dict, static_load: float, g: float) -> tuple:
+    """The folded constants of one tire, given its definition and static load (N)."""
+    fz0 = t["nominal_load_n"]
+    kx = t["long_stiffness_per_load"]
+    c_kappa = kx * static_load
+    c_alpha = cornering_stiffness(t, static_load)
+    m_corner = static_load / g
+    zeta = t["low_speed_damping_ratio"]
+    k_x = c_kappa / t["relaxation_length_x_m"]
+    k_y = c_alpha / t["relaxation_length_y_m"]
+    vf = t["damping_fade_speed_mps"]
+    rho_t = t["trail_decay_slip"]
+    return (
+        1.0 / fz0,
+        t["mu_x"],
+        t["mu_y"],
+        t["load_sensitivity"],
+        kx,
+        t["cornering_stiffness_coef"] * fz0,
+        1.0 / (t["cornering_stiffness_peak_load"] * fz0),
+        t["shape_c"],
+        t["sliding_slip"],
+        t["relaxation_length_x_m"],
+        t["relaxation_length_y_m"],
+        2.0 * zeta * sqrt(k_x * m_corner),
+        2.0 * zeta * sqrt(k_y * m_corner),
+        1.0 / (vf * vf),
+        t["pneumatic_trail_m"],
+        1.0 / (rho_t * rho_t),
+        t["radius_m"],
+        t["rolling_resistance"],
+        1.0 / t["shape_c"],
+    )
+
+
+def cornering_stiffness(t: dict, fz: float) -> float:
+    """C_α (N/rad) of tire ``t`` at load ``fz``: K_y1·F_z0·2q/(1+q²), q = F_z/(K_y2·F_z0)."""
+    fz0 = t["nominal_load_n"]
+    q = fz / (t["cornering_stiffness_peak_load"] * fz0)
+    return t["cornering_stiffness_coef"] * fz0 * 2.0 * q / (1.0 + q * q)
+
+
+def load_terms(k: tuple, fz: float, surface: float) -> tuple[float, float, float, float]:
+    """(D_x, D_y, φ_x per metre of u_x, φ_y per metre of u_y) at load ``fz`` (> 0)."""
+    scale = surface * (1.0 + k[K_PDMU] * (fz * k[K_INV_FZ0] - 1.0)) * fz
+    dx = k[K_MU_X] * scale
+    dy = k[K_MU_Y] * scale
+    q = fz * k[K_INV_KY2FZ0]
+    c_alpha = k[K_KY1FZ0] * 2.0 * q / (1.0 + q * q)
+    inv_c = k[K_INV_C]
+    return (
+        dx,
+        dy,
+        k[K_KX] * fz * inv_c / (dx * k[K_SIG_X]),
+        c_alpha * inv_c / (dy * k[K_SIG_Y]),
+    )
+
+
+def shape(c: float, rho: float) -> float:
+    """sin(C·atan ρ)/ρ, the Magic-Formula shape per unit normalised slip (→ C as ρ → 0)."""
+    if rho < 1e-9:
+        return c
+    return smath.sin(c * smath.atan(rho)) / rho
+
+
+def sliding_ratio(t: dict) -> float:
+    """μ_slide/μ_peak of tire definition ``t``: sin(C·atan ρ_cap)."""
+    return smath.sin(t["shape_c"] * smath.atan(t["sliding_slip"]))
+
+
+def sliding_mu(t: dict, fz: float, surface: float = 1.0) -> tuple[float, float]:
+    """(μ_x, μ_y) of a fully sliding tire at load ``fz`` on ``surface``."""
+    s = surface * (1.0 + t["load_sensitivity"] * (fz / t["nominal_load_n"] - 1.0))
+    r = sliding_ratio(t)
+    return (t["mu_x"] * s * r, t["mu_y"] * s * r)
+
+
+def steady_lateral(k: tuple, fz: float, surface: float, tan_alpha: float) -> tuple[float, float]:
+    """Steady pure-lateral (F_y, M_z) at slip tan α (free rolling, no longitudinal slip)."""
+    dx, dy, kxs, kys = load_terms(k, fz, surface)
+    phi = kys * k[K_SIG_Y] * tan_alpha
+    rho = abs(phi)
+    if rho > k[K_RHO_CAP]:
+        phi = k[K_RHO_CAP] if phi > 0.0 else -k[K_RHO_CAP]
+        rho = k[K_RHO_CAP]
+    fy = dy * shape(k[K_C], rho) * phi
+    trail = k[K_T0] / (1.0 + rho * rho * k[K_INV_RHOT2])
+    return fy, -trail * fy
