@@ -12,8 +12,9 @@ Python integers:
   round(pi/2 * 2**PIO2_INT_BITS): the integers of the Payne-Hanek reduction.
 * ``PI_HI + PI_LO``, ``PIO2_HI + PIO2_LO``: double-double pi and pi/2, and
   the correctly rounded ``PI``, ``PIO2``, ``PIO4``, ``THREE_PIO4``.
-* ``SC_TABLE[k]`` for ``a = k/256``: ``(sin a hi, lo, cos a hi, lo, cos a hi
-  split into 26+26 bits hi, lo)``.
+* ``SC_TABLE[k]`` for ``a = k/256``: ``(a, sin a hi, lo, cos a hi, lo, chh, cx)``
+  where ``chh`` is the 26-bit Veltkamp high half of ``cos a hi`` and ``cx`` the
+  sum of its low half and ``cos a lo`` (both only multiply the small ``d``).
 * ``ATAN_TABLE[k]`` for ``c = k/256``: ``(c, atan c hi, lo, (pi/2 - atan c)
   hi, lo)``.
 * Taylor coefficients of sin, cos and atan, rounded to nearest: on the
@@ -122,7 +123,6 @@ def generate() -> str:
     fact = mpmath.factorial
     w(f"S3 = {_lit(_f(-1 / fact(3)))}")
     w(f"S5 = {_lit(_f(1 / fact(5)))}")
-    w(f"S7 = {_lit(_f(-1 / fact(7)))}")
     w(f"C2 = {_lit(_f(-1 / fact(2)))}")
     w(f"C4 = {_lit(_f(1 / fact(4)))}")
     w(f"C6 = {_lit(_f(-1 / fact(6)))}")
@@ -131,14 +131,16 @@ def generate() -> str:
     w(f"A7 = {_lit(_f(mpf(-1) / 7))}")
     w("")
 
-    w("# (sin a hi, sin a lo, cos a hi, cos a lo, cos a hi's Veltkamp hi, lo) for a = k/256")
+    w("# (a, sin a hi, lo, cos a hi, lo, 26-bit Veltkamp hi of cos a hi, its lo + cos a lo)")
     w("SC_TABLE = (")
     for k in range(SC_ENTRIES):
         a = mpf(k) / 2**SC_STEP_LOG2
         sh, sl = _dd(mpmath.sin(a))
         ch, cl = _dd(mpmath.cos(a))
         chh, chl = _veltkamp(ch)
-        w(f"    ({_lit(sh)}, {_lit(sl)}, {_lit(ch)}, {_lit(cl)}, {_lit(chh)}, {_lit(chl)}),")
+        cx = chl + cl  # both only ever multiply d: one rounding of a 2**-79-relative term
+        row = (float(a), sh, sl, ch, cl, chh, cx)
+        w("    (" + ", ".join(_lit(v) for v in row) + "),")
     w(")")
     w("")
     w("# (c, atan c hi, atan c lo, (pi/2 - atan c) hi, lo) for c = k/256")

@@ -60,7 +60,6 @@ _SC = _t.SC_TABLE
 _AT = _t.ATAN_TABLE
 _S3 = _t.S3
 _S5 = _t.S5
-_S7 = _t.S7
 _C2 = _t.C2
 _C4 = _t.C4
 _C6 = _t.C6
@@ -125,7 +124,11 @@ def _reduce_big(ax: float) -> tuple[int, float, float]:
 
 
 def _reduce(ax: float) -> tuple[int, float, float]:
-    """Reduction of a finite ``ax > pi/4``: ``(q mod 4, y0, y1)`` (see module docstring)."""
+    """Reduction of a finite ``ax > pi/4``: ``(q mod 4, y0, y1)`` (see module docstring).
+
+    The strict functions inline this Cody-Waite step; this is the reference copy
+    the tests compare with Payne-Hanek.
+    """
     if ax < 1.6e6:
         fk = (ax * _TWO_OVER_PI + 6755399441055744.0) - 6755399441055744.0
         t1 = ax - fk * _PIO2_1  # exact: fk*PIO2_1 exact, Sterbenz
@@ -140,40 +143,35 @@ def _reduce(ax: float) -> tuple[int, float, float]:
     return _reduce_big(ax)
 
 
-def _ksin(y0: float, y1: float) -> tuple[float, float]:
-    """sin(y0 + y1) for ``|y0| <= pi/4 + small`` as an unevaluated sum ``s + t``."""
-    if y0 < 0.0:
-        s, t = _ksin(-y0, -y1)
-        return -s, -t
+# The kernels, for y = y0 + y1 with 0 <= y0 <= pi/4 + small, k = round(256 y0),
+# a = k/256, d = y0 - a (exact, |d| <= 2**-9), z = d*d:
+#   sp = sin d - d = d z (S3 + z S5)       (next term below 2**-75)
+#   cm = cos d - 1 = z (C2 + z (C4 + z C6)) (next term below 2**-87)
+#   sin y = sin a + cos a*d + [sin a*cm + cos a*(sp + y1) + ...]: cos a*d is
+#     formed exactly as chh*dh (26-bit x 27-bit) plus small products, and
+#     sin a + chh*dh is split exactly (|sin a| >= |chh*dh| when k >= 1);
+#   cos y = cos a - sin a*d + [cos a*cm - sin a*(sp + y1) + ...].
+# Both return hi + lo with lo small next to hi, rounded once by the caller.
+# 196608.0 = 1.5 * 2**17: (d + it) - it rounds d to a multiple of 2**-35.
+
+
+def _ksincos(y0: float, y1: float) -> tuple[float, float, float, float]:
+    """``(sin hi, sin lo, cos hi, cos lo)`` of ``y0 + y1``, ``0 <= y0 <= pi/4 + small``."""
     k = int(y0 * 256.0 + 0.49999999999999994)
-    sh, sl, ch, cl, chh, chl = _SC[k]
-    d = y0 - k * 0.00390625
+    a, sh, sl, ch, cl, chh, cx = _SC[k]
+    d = y0 - a
     z = d * d
-    sp = d * z * (_S3 + z * (_S5 + z * _S7))
+    sp = d * z * (_S3 + z * _S5) + y1
     cm = z * (_C2 + z * (_C4 + z * _C6))
-    p = ch * d
-    c = 134217729.0 * d
-    dh = c - (c - d)
-    dl = d - dh
-    e = ((chh * dh - p) + chh * dl + chl * dh) + chl * dl
+    if k == 0:  # sin y = d + sp exactly as a pair (dh may be 0 for tiny d)
+        return d, sp, 1.0, cm
+    dh = (d + 196608.0) - 196608.0
+    p = chh * dh
     s = sh + p
-    return s, (p - (s - sh)) + e + sl + sh * cm + ch * (sp + y1) + cl * d
-
-
-def _kcos(y0: float, y1: float) -> tuple[float, float]:
-    """cos(y0 + y1) for ``|y0| <= pi/4 + small`` as an unevaluated sum ``s + t``."""
-    if y0 < 0.0:
-        y0 = -y0
-        y1 = -y1
-    k = int(y0 * 256.0 + 0.49999999999999994)
-    sh, sl, ch, cl, _chh, _chl = _SC[k]
-    d = y0 - k * 0.00390625
-    z = d * d
-    sp = d * z * (_S3 + z * (_S5 + z * _S7))
-    cm = z * (_C2 + z * (_C4 + z * _C6))
+    st = (p - (s - sh)) + chh * (d - dh) + cx * d + sl + sh * cm + ch * sp
     p = sh * d
-    s = ch - p
-    return s, ((ch - s) - p) + cl + ch * cm - sh * (sp + y1) - sl * d
+    c = ch - p
+    return s, st, c, ((ch - c) - p) + cl + ch * cm - sh * sp - sl * d
 
 
 def sin(x: float) -> float:
@@ -182,30 +180,55 @@ def sin(x: float) -> float:
     if ax <= 0.7853981633974483:
         if ax < 1.4901161193847656e-08:
             return x  # also ±0 and subnormals
-        # inline _ksin(ax, 0.0)
-        k = int(ax * 256.0 + 0.49999999999999994)
-        sh, sl, ch, cl, chh, chl = _SC[k]
-        d = ax - k * 0.00390625
-        z = d * d
-        cm = z * (_C2 + z * (_C4 + z * _C6))
-        p = ch * d
-        c = 134217729.0 * d
-        dh = c - (c - d)
-        dl = d - dh
-        s = sh + p
-        s = s + (((p - (s - sh)) + (((chh * dh - p) + chh * dl + chl * dh) + chl * dl))
-                 + sl + sh * cm + ch * (d * z * (_S3 + z * (_S5 + z * _S7))) + cl * d)
-        return -s if x < 0.0 else s
-    if ax - ax != 0.0:
+        y0 = ax
+        y1 = 0.0
+        q = 0
+    elif ax < 1.6e6:  # inline _reduce
+        fk = (ax * _TWO_OVER_PI + 6755399441055744.0) - 6755399441055744.0
+        t1 = ax - fk * _PIO2_1
+        w = fk * _PIO2_2
+        y0 = t1 - w
+        bb = y0 - t1
+        y1 = ((t1 - (y0 - bb)) - (w + bb)) - fk * _PIO2_3
+        r = y0 + y1
+        y1 = y1 - (r - y0)
+        y0 = r
+        if -9.313225746154785e-10 < r < 9.313225746154785e-10:
+            q, y0, y1 = _reduce_big(ax)
+        else:
+            q = int(fk) & 3
+        if y0 < 0.0:
+            y0 = -y0
+            y1 = -y1
+            if not q & 1:
+                q ^= 2  # sin(-y) = -sin y; cos(-y) = cos y
+    elif ax - ax != 0.0:
         if ax == _INF:
             raise ValueError(_DOMAIN)
         return x
-    q, y0, y1 = _reduce(ax)
-    if q & 1:
-        s, t = _kcos(y0, y1)
     else:
-        s, t = _ksin(y0, y1)
-    s = s + t
+        q, y0, y1 = _reduce_big(ax)
+        if y0 < 0.0:
+            y0 = -y0
+            y1 = -y1
+            if not q & 1:
+                q ^= 2
+    # inline kernel (see _ksincos); q odd: cos y, q even: sin y
+    k = int(y0 * 256.0 + 0.49999999999999994)
+    a, sh, sl, ch, cl, chh, cx = _SC[k]
+    d = y0 - a
+    z = d * d
+    sp = d * z * (_S3 + z * _S5) + y1
+    cm = z * (_C2 + z * (_C4 + z * _C6))
+    if q & 1:
+        p = sh * d
+        s = ch - p
+        s = s + (((ch - s) - p) + cl + ch * cm - sh * sp - sl * d)
+    else:
+        dh = (d + 196608.0) - 196608.0
+        p = chh * dh
+        s = sh + p
+        s = s + ((p - (s - sh)) + chh * (d - dh) + cx * d + sl + sh * cm + ch * sp)
     if q & 2:
         s = -s
     return -s if x < 0.0 else s
@@ -217,26 +240,55 @@ def cos(x: float) -> float:
     if ax <= 0.7853981633974483:
         if ax < 7.450580596923828e-09:
             return 1.0
-        # inline _kcos(ax, 0.0)
-        k = int(ax * 256.0 + 0.49999999999999994)
-        sh, sl, ch, cl, _chh, _chl = _SC[k]
-        d = ax - k * 0.00390625
-        z = d * d
-        p = sh * d
-        s = ch - p
-        return s + (((ch - s) - p) + cl + ch * (z * (_C2 + z * (_C4 + z * _C6)))
-                    - sh * (d * z * (_S3 + z * (_S5 + z * _S7))) - sl * d)
-    if ax - ax != 0.0:
+        y0 = ax
+        y1 = 0.0
+        q = 0
+    elif ax < 1.6e6:  # inline _reduce
+        fk = (ax * _TWO_OVER_PI + 6755399441055744.0) - 6755399441055744.0
+        t1 = ax - fk * _PIO2_1
+        w = fk * _PIO2_2
+        y0 = t1 - w
+        bb = y0 - t1
+        y1 = ((t1 - (y0 - bb)) - (w + bb)) - fk * _PIO2_3
+        r = y0 + y1
+        y1 = y1 - (r - y0)
+        y0 = r
+        if -9.313225746154785e-10 < r < 9.313225746154785e-10:
+            q, y0, y1 = _reduce_big(ax)
+        else:
+            q = int(fk) & 3
+        if y0 < 0.0:
+            y0 = -y0
+            y1 = -y1
+            if q & 1:
+                q ^= 2  # cos(x) = -sin y for q = 1, sin y for q = 3: odd in y
+    elif ax - ax != 0.0:
         if ax == _INF:
             raise ValueError(_DOMAIN)
         return x
-    q, y0, y1 = _reduce(ax)
+    else:
+        q, y0, y1 = _reduce_big(ax)
+        if y0 < 0.0:
+            y0 = -y0
+            y1 = -y1
+            if q & 1:
+                q ^= 2
+    # inline kernel (see _ksincos); cos x = cos y, -sin y, -cos y, sin y for q = 0..3
+    k = int(y0 * 256.0 + 0.49999999999999994)
+    a, sh, sl, ch, cl, chh, cx = _SC[k]
+    d = y0 - a
+    z = d * d
+    sp = d * z * (_S3 + z * _S5) + y1
+    cm = z * (_C2 + z * (_C4 + z * _C6))
     if q & 1:
-        s, t = _ksin(y0, y1)
-        s = s + t
+        dh = (d + 196608.0) - 196608.0
+        p = chh * dh
+        s = sh + p
+        s = s + ((p - (s - sh)) + chh * (d - dh) + cx * d + sl + sh * cm + ch * sp)
         return s if q & 2 else -s
-    s, t = _kcos(y0, y1)
-    s = s + t
+    p = sh * d
+    s = ch - p
+    s = s + (((ch - s) - p) + cl + ch * cm - sh * sp - sl * d)
     return -s if q & 2 else s
 
 
@@ -246,19 +298,49 @@ def sincos(x: float) -> tuple[float, float]:
     if ax <= 0.7853981633974483:
         if ax < 1.4901161193847656e-08:
             return x, (1.0 if ax < 7.450580596923828e-09 else cos(ax))
-        q = 0
         y0 = ax
         y1 = 0.0
+        q = 0
+    elif ax < 1.6e6:  # inline _reduce
+        fk = (ax * _TWO_OVER_PI + 6755399441055744.0) - 6755399441055744.0
+        t1 = ax - fk * _PIO2_1
+        w = fk * _PIO2_2
+        y0 = t1 - w
+        bb = y0 - t1
+        y1 = ((t1 - (y0 - bb)) - (w + bb)) - fk * _PIO2_3
+        r = y0 + y1
+        y1 = y1 - (r - y0)
+        y0 = r
+        if -9.313225746154785e-10 < r < 9.313225746154785e-10:
+            q, y0, y1 = _reduce_big(ax)
+        else:
+            q = int(fk) & 3
     elif ax - ax != 0.0:
         if ax == _INF:
             raise ValueError(_DOMAIN)
         return x, x
     else:
-        q, y0, y1 = _reduce(ax)
-    s, t = _ksin(y0, y1)
-    sv = s + t
-    s, t = _kcos(y0, y1)
-    cv = s + t
+        q, y0, y1 = _reduce_big(ax)
+    neg = y0 < 0.0
+    if neg:
+        y0 = -y0
+        y1 = -y1
+    # inline _ksincos
+    k = int(y0 * 256.0 + 0.49999999999999994)
+    a, sh, sl, ch, cl, chh, cx = _SC[k]
+    d = y0 - a
+    z = d * d
+    sp = d * z * (_S3 + z * _S5) + y1
+    cm = z * (_C2 + z * (_C4 + z * _C6))
+    dh = (d + 196608.0) - 196608.0
+    p = chh * dh
+    sv = sh + p
+    sv = sv + ((p - (sv - sh)) + chh * (d - dh) + cx * d + sl + sh * cm + ch * sp)
+    p = sh * d
+    cv = ch - p
+    cv = cv + (((ch - cv) - p) + cl + ch * cm - sh * sp - sl * d)
+    if neg:
+        sv = -sv
     if q & 1:
         sv, cv = cv, -sv
     if q & 2:
@@ -273,17 +355,14 @@ def sin_small(x: float) -> float:
     if ax < 1.4901161193847656e-08:
         return x
     k = int(ax * 256.0 + 0.49999999999999994)
-    sh, sl, ch, cl, chh, chl = _SC[k]
-    d = ax - k * 0.00390625
+    a, sh, sl, ch, cl, chh, cx = _SC[k]
+    d = ax - a
     z = d * d
-    cm = z * (_C2 + z * (_C4 + z * _C6))
-    p = ch * d
-    c = 134217729.0 * d
-    dh = c - (c - d)
-    dl = d - dh
+    dh = (d + 196608.0) - 196608.0
+    p = chh * dh
     s = sh + p
-    s = s + (((p - (s - sh)) + (((chh * dh - p) + chh * dl + chl * dh) + chl * dl))
-             + sl + sh * cm + ch * (d * z * (_S3 + z * (_S5 + z * _S7))) + cl * d)
+    s = s + ((p - (s - sh)) + chh * (d - dh) + cx * d + sl
+             + sh * (z * (_C2 + z * (_C4 + z * _C6))) + ch * (d * z * (_S3 + z * _S5)))
     return -s if x < 0.0 else s
 
 
@@ -293,13 +372,13 @@ def cos_small(x: float) -> float:
     if ax < 7.450580596923828e-09:
         return 1.0
     k = int(ax * 256.0 + 0.49999999999999994)
-    sh, sl, ch, cl, _chh, _chl = _SC[k]
-    d = ax - k * 0.00390625
+    a, sh, sl, ch, cl, _chh, _cx = _SC[k]
+    d = ax - a
     z = d * d
     p = sh * d
     s = ch - p
     return s + (((ch - s) - p) + cl + ch * (z * (_C2 + z * (_C4 + z * _C6)))
-                - sh * (d * z * (_S3 + z * (_S5 + z * _S7))) - sl * d)
+                - sh * (d * z * (_S3 + z * _S5)) - sl * d)
 
 
 def sincos_small(x: float) -> tuple[float, float]:
@@ -308,18 +387,15 @@ def sincos_small(x: float) -> tuple[float, float]:
     if ax < 1.4901161193847656e-08:
         return x, (1.0 if ax < 7.450580596923828e-09 else cos_small(ax))
     k = int(ax * 256.0 + 0.49999999999999994)
-    sh, sl, ch, cl, chh, chl = _SC[k]
-    d = ax - k * 0.00390625
+    a, sh, sl, ch, cl, chh, cx = _SC[k]
+    d = ax - a
     z = d * d
+    sp = d * z * (_S3 + z * _S5)
     cm = z * (_C2 + z * (_C4 + z * _C6))
-    sp = d * z * (_S3 + z * (_S5 + z * _S7))
-    p = ch * d
-    c = 134217729.0 * d
-    dh = c - (c - d)
-    dl = d - dh
+    dh = (d + 196608.0) - 196608.0
+    p = chh * dh
     s = sh + p
-    s = s + (((p - (s - sh)) + (((chh * dh - p) + chh * dl + chl * dh) + chl * dl))
-             + sl + sh * cm + ch * sp + cl * d)
+    s = s + ((p - (s - sh)) + chh * (d - dh) + cx * d + sl + sh * cm + ch * sp)
     p = sh * d
     c = ch - p
     c = c + (((ch - c) - p) + cl + ch * cm - sh * sp - sl * d)
@@ -341,9 +417,13 @@ def tan(x: float) -> float:
         return x
     else:
         q, y0, y1 = _reduce(ax)
-    sh, st = _ksin(y0, y1)
-    ch, ct = _kcos(y0, y1)
-    if q & 1:  # tan = -cos r / sin r
+    neg = x < 0.0
+    if y0 < 0.0:  # tan y and -1/tan y are both odd in y
+        y0 = -y0
+        y1 = -y1
+        neg = not neg
+    sh, st, ch, ct = _ksincos(y0, y1)
+    if q & 1:  # tan x = -cos y / sin y
         nh, nl, dh, dl = ch, ct, -sh, -st
     else:
         nh, nl, dh, dl = sh, st, ch, ct
@@ -364,7 +444,7 @@ def tan(x: float) -> float:
     p = qh * dh
     e = ((qhh * dhh - p) + qhh * dhl + qhl * dhh) + qhl * dhl
     r = qh + ((((nh - p) - e) + nl) - qh * dl) / dh
-    return -r if x < 0.0 else r
+    return -r if neg else r
 
 
 def _atan_sel(uh: float, ul: float, sel: int) -> float:
