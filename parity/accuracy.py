@@ -636,6 +636,7 @@ def _evaluate(fn: Callable[..., float], name: str, args: tuple[float, ...]) -> t
 
 def _measure_slice(task: tuple[str, int, int, int, int]) -> dict:
     name, n, seed, start, stop = task
+    t0 = time.process_time()
     fn = _strict(name)
     pts = sample_points(name, stop, seed, start)
     worst, worst_args, good = -1.0, (), 0
@@ -645,16 +646,19 @@ def _measure_slice(task: tuple[str, int, int, int, int]) -> dict:
             good += ok
             if err > worst:
                 worst, worst_args = err, args
-    return {"max_ulp": worst, "worst_args": worst_args, "good": good, "points": len(pts)}
+    return {"max_ulp": worst, "worst_args": worst_args, "good": good, "points": len(pts),
+            "cpu_s": time.process_time() - t0}
 
 
-def _combine(name: str, parts: list[dict], wall: float) -> dict:
-    best = max(parts, key=lambda p: p["max_ulp"])
+def _combine(name: str, parts: list[dict]) -> dict:
+    best = max(parts, key=lambda p: p["max_ulp"])  # the first slice among equals
     points = 0
     good = 0
+    cpu = 0.0
     for p in parts:
         points += p["points"]
         good += p["good"]
+        cpu += p["cpu_s"]
     return {
         "function": name,
         "points": points,
@@ -662,15 +666,13 @@ def _combine(name: str, parts: list[dict], wall: float) -> dict:
         "worst_args": best["worst_args"],
         "worst_args_hex": [float_hex(v) for v in best["worst_args"]],
         "pct_correctly_rounded": 100.0 * good / points if points else 0.0,
-        "wall_s": wall,
+        "cpu_s": cpu,
     }
 
 
 def measure(name: str, n: int, seed: int = 1) -> dict:
     """Max ulp error, worst arguments and share correctly rounded of ``engine.smath.<name>``."""
-    t0 = time.perf_counter()
-    part = _measure_slice((name, n, seed, 0, n))
-    return _combine(name, [part], time.perf_counter() - t0)
+    return _combine(name, [_measure_slice((name, n, seed, 0, n))])
 
 
 def measure_all(names: Sequence[str], n: int, seed: int = 1, jobs: int = 1,
@@ -681,7 +683,6 @@ def measure_all(names: Sequence[str], n: int, seed: int = 1, jobs: int = 1,
     same deterministic point list and evaluates its own slice.
     """
     tasks = [(name, n, seed, s, min(s + chunk, n)) for name in names for s in range(0, n, chunk)]
-    t0 = time.perf_counter()
     if jobs <= 1 or len(tasks) <= 1:
         results = [_measure_slice(t) for t in tasks]
     else:
@@ -689,21 +690,22 @@ def measure_all(names: Sequence[str], n: int, seed: int = 1, jobs: int = 1,
 
         with multiprocessing.get_context("spawn").Pool(jobs) as pool:
             results = pool.map(_measure_slice, tasks, chunksize=1)
-    wall = time.perf_counter() - t0
     out = []
     for name in names:
         parts = [res for t, res in zip(tasks, results, strict=True) if t[0] == name]
-        out.append(_combine(name, parts, wall))
+        out.append(_combine(name, parts))
     return out
 
 
 def format_table(rows: Sequence[dict]) -> str:
-    lines = [f"{'function':<8} {'points':>8} {'max ulp':>9} {'% CR':>8}  worst argument(s)"]
+    lines = [f"{'function':<8} {'points':>8} {'max ulp':>9} {'% CR':>8} {'cpu s':>6}  "
+             "worst argument(s)"]
     for row in rows:
         mx = row["max_ulp"]
         mxs = "inf" if math.isinf(mx) else (f"{mx:.4f}" if mx < 1000 else f"{mx:.3g}")
         lines.append(f"{row['function']:<8} {row['points']:>8} {mxs:>9} "
-                     f"{row['pct_correctly_rounded']:>7.3f}%  {', '.join(row['worst_args_hex'])}")
+                     f"{row['pct_correctly_rounded']:>7.3f}% {row['cpu_s']:>6.1f}  "
+                     f"{', '.join(row['worst_args_hex'])}")
     return "\n".join(lines)
 
 
