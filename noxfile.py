@@ -114,6 +114,19 @@ def lint(session: nox.Session) -> None:
     session.run("python", str(lint_script), "engine")
 
 
+@nox.session
+def accuracy(session: nox.Session) -> None:
+    """Strict math vs mpmath: 200,000 points per function, max ulp and % correctly rounded.
+
+    Runs the installed wheel (from a temporary directory, so the checkout cannot shadow it)
+    over all CPU cores; ``nox -s accuracy -- --points N --functions sin,cos`` overrides.
+    """
+    install_project(session)
+    session.install("mpmath>=1.3")
+    session.chdir(session.create_tmp())
+    session.run("python", "-m", "parity.accuracy", *(session.posargs or ["--points", "200000"]))
+
+
 def _parity_session(session: nox.Session, runtime: str, selftest_only: bool) -> None:
     wheel = install_project(session)
     if runtime == "node":
