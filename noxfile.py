@@ -8,7 +8,11 @@ Sessions
 ``selftest-<runtime>``     the math self-test hash in one runtime, vs ``hashes/math.json``
 ``replay-<runtime>``       the self-test plus every recording in ``recordings/`` in one runtime,
                            compared with ``hashes/``
-with ``<runtime>`` one of ``cpython3.11``, ``cpython3.12``, ``cpython3.13``, ``node``.
+``parity``                 every runtime (the four above and the browsers), one table
+``bless``                  ``skidpad bless``: rewrite ``hashes/`` from the current physics
+with ``<runtime>`` one of ``cpython3.11``, ``cpython3.12``, ``cpython3.13``, ``node``. Each
+``selftest-``/``replay-`` session prints the harness table and writes
+``build/parity/report.json``; ``-- ARGS`` go to ``skidpad parity`` (e.g. a recording path).
 
 How the runtimes are provided
 -----------------------------
@@ -137,6 +141,24 @@ def _parity_session(session: nox.Session, runtime: str, selftest_only: bool) -> 
     # the console script imports the *installed* package; the worker runs with cwd outside
     # the work tree, so the checkout cannot shadow what was installed.
     session.run(*args, *session.posargs)
+
+
+@nox.session
+def parity(session: nox.Session) -> None:
+    """Every runtime, browsers included, one table (``skidpad parity --all``)."""
+    wheel = install_project(session, extras="browsers")
+    need_node(session)
+    # browsers that are not installed are reported by the harness with the command that
+    # installs them (ci/install_browsers.sh); they fail the session, never skip silently
+    args = ["skidpad", "parity", "--all", "--wheel", str(wheel), "--root", str(ROOT)]
+    session.run(*args, *session.posargs)
+
+
+@nox.session
+def bless(session: nox.Session) -> None:
+    """Rewrite hashes/ from the current physics (``skidpad bless``); prints what changed."""
+    install_project(session)
+    session.run("skidpad", "bless", *session.posargs)
 
 
 def _define_runtime_sessions() -> None:

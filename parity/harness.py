@@ -71,7 +71,7 @@ def make_runtime(name: str, wheel: Path | None = None, pyodide_dir: Path | None 
     if name in CPYTHON_RUNTIMES:
         from parity.runtimes.cpython import CPythonRuntime
 
-        return CPythonRuntime(name.removeprefix("cpython"))
+        return CPythonRuntime(name.removeprefix("cpython"), wheel=wheel)
     if name == "node":
         from parity.runtimes.node import NodeRuntime
 
@@ -175,7 +175,8 @@ def run_runtime(
         runtime = make_runtime(name, wheel=wheel, pyodide_dir=pyodide_dir)
         run.info = dict(runtime.start(timeout_s=start_timeout_s))
         progress(
-            f"[{name}] ready in {run.info.get('startup_s', 0.0):.2f} s ({run.info.get('version')})"
+            f"[{name}] ready in {run.info.get('startup_s', 0.0):.2f} s ({run.info.get('version')}"
+            + (f"; {run.info['source']})" if run.info.get("source") else ")")
         )
         response = runtime.run({"selftest": True, "recordings": []}, timeout_s=request_timeout_s)
         run.math_hash = response.get("math_hash")
@@ -429,8 +430,9 @@ def problem_lines(matrix: Matrix, runs: Sequence[RuntimeRun]) -> list[str]:
     """Everything that is not ok, one line each, most fundamental first."""
     lines = list(matrix.problems)
     for run in runs:
-        if run.status != "ok":
-            lines.append(f"{run.name}: {run.error}")
+        if run.status != "ok":  # adapter errors already start with the runtime's name
+            error = run.error or run.status
+            lines.append(error if error.startswith(run.name + ":") else f"{run.name}: {error}")
     for name, cell in matrix.math.items():
         if cell.status not in ("match", "skipped"):
             lines.append(f"{name}: math self-test {_MARK[cell.status]}: {cell.detail}")
@@ -506,6 +508,14 @@ def write_reports(
 # ------------------------------------------------------------------------------ main
 
 
+def _all_installed(names: Sequence[str]) -> bool:
+    """True when every runtime asked for runs the installed package (no wheel needed)."""
+    from parity.runtimes.cpython import installed_harness
+
+    here = f"cpython{sys.version_info[0]}.{sys.version_info[1]}"
+    return installed_harness() and all(n == here for n in names)
+
+
 def run_parity(
     names: Sequence[str],
     *,
@@ -529,7 +539,7 @@ def run_parity(
             f"unknown runtime(s) {', '.join(unknown)}; known: {', '.join(RUNTIME_NAMES)}"
         )
     recordings = [] if selftest_only else load_recordings(recording_paths, root)
-    if wheel is None and any(n not in CPYTHON_RUNTIMES for n in names):
+    if wheel is None and not _all_installed(names):
         from parity.wheel import build_wheel
 
         wheel = build_wheel(root=root)

@@ -10,10 +10,11 @@ line protocol of ``parity.runtimes.process``. It installs nothing. Which interpr
    only 3.11.7 is pyenv's global, so the ``python3.12`` shim is not used), then
    ``python3.12`` on PATH if it really is 3.12.
 
-Which project code the worker imports: with the harness's own interpreter, the same
-``parity`` package the harness imported (installed wheel or work tree); with another
-interpreter, the repository checkout via ``PYTHONPATH``. The worker runs with its cwd in a
-scratch folder, so a checkout in the cwd can never shadow an installed wheel.
+Which project code the worker imports: when the harness itself runs from an installed
+package (a nox session venv) in the very interpreter asked for, that installed package;
+otherwise the project wheel (``parity.wheel.build_wheel``, the file Pyodide unpacks too),
+unpacked into a scratch folder on ``PYTHONPATH``, so every runtime runs the same files. The
+worker's cwd is a scratch folder, so a checkout in the cwd can never shadow either.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -70,26 +72,19 @@ def find_cpython(minor: str) -> str | None:
     return None
 
 
-def _project_path_for(python: str) -> str:
-    """The folder to put on PYTHONPATH so ``python`` imports this project's packages."""
-    here = Path(parity.__file__).resolve().parent.parent  # what the harness itself imported
-    if Path(python).resolve() == Path(sys.executable).resolve():
-        return str(here)
-    from parity.wheel import find_repo_root
-
-    try:
-        return str(find_repo_root())
-    except Exception:  # no checkout: the installed packages are pure Python, any 3.x reads them
-        return str(here)
+def installed_harness() -> bool:
+    """True when this ``parity`` package is an installed copy, not a checkout's."""
+    return not (Path(parity.__file__).resolve().parent.parent / "pyproject.toml").is_file()
 
 
 class CPythonRuntime(Runtime):
     """One native interpreter; ``minor`` is "3.11", "3.12" or "3.13"."""
 
-    def __init__(self, minor: str, python: str | None = None) -> None:
+    def __init__(self, minor: str, python: str | None = None, wheel: Path | None = None) -> None:
         self.minor = minor
         self.name = f"cpython{minor}"
         self.python = python
+        self.wheel = wheel
         self._proc: LineProcess | None = None
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
         self.info: dict[str, Any] = {}
@@ -110,10 +105,21 @@ class CPythonRuntime(Runtime):
     def start(self, timeout_s: float = 120.0) -> dict[str, Any]:
         python = self.resolve()
         self._scratch = tempfile.TemporaryDirectory(prefix=f"skidpad-{self.name}-")
-        env = child_env(
-            {"PYTHONPATH": _project_path_for(python), "PYTHONIOENCODING": "utf-8"},
-            drop=("PYTHONHOME", "PYTHONSTARTUP", "PYTHONSAFEPATH"),
-        )
+        scratch = Path(self._scratch.name)
+        extra = {"PYTHONIOENCODING": "utf-8"}
+        same = Path(python).resolve() == Path(sys.executable).resolve()
+        if same and installed_harness():
+            source = f"installed ({Path(parity.__file__).resolve().parent.parent})"
+        else:
+            if self.wheel is None:
+                from parity.wheel import build_wheel
+
+                self.wheel = build_wheel()
+            with zipfile.ZipFile(self.wheel) as archive:
+                archive.extractall(scratch / "site")
+            extra["PYTHONPATH"] = str(scratch / "site")
+            source = f"wheel {Path(self.wheel).name}"
+        env = child_env(extra, drop=("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONSAFEPATH"))
         self._proc = LineProcess(
             self.name,
             [python, "-s", "-m", "parity.worker", "--serve"],
@@ -131,6 +137,7 @@ class CPythonRuntime(Runtime):
             "python": ready.get("python"),
             "platform": ready.get("platform"),
             "executable": python,
+            "source": source,
             "startup_s": ready["startup_s"],
         }
         return dict(self.info)
