@@ -447,14 +447,17 @@ def tan(x: float) -> float:
     return -r if neg else r
 
 
-def _atan_sel(uh: float, ul: float, sel: int) -> float:
-    """Rounded ``offset ± atan(uh + ul)`` for ``0 <= uh <= 1``.
+def _atan_near(uh: float, ul: float) -> float:
+    """Rounded ``atan(uh + ul)`` for ``0 <= uh <= 1``, ``|ul| <= ulp(uh)``: the exact kernel.
 
-    sel 0: ``atan u``; 1: ``pi/2 - atan u``; 2: ``pi/2 + atan u``;
-    3: ``pi - atan u``. All parts are summed before the one final rounding.
+    ``atan u = atan c + atan r``, ``r = (u - c)/(1 + u c)``, ``c = k/256``:
+    ``u - c`` is exact (Sterbenz), ``1 + xh c`` is exact and short (``xh`` is
+    ``u`` rounded to a multiple of 2**-17), so ``r`` comes out as the
+    double-double ``rh + t`` from one division and one exact product. The
+    result can be as small as ``u``, so every part is kept to ~2**-60.
     """
     k = int(uh * 256.0 + 0.49999999999999994)
-    c, ah, al, bh, bl = _AT[k]
+    c, ah, al, _bh, _bl = _AT[k]
     n = uh - c  # exact (Sterbenz)
     xh = (uh + 34359738368.0) - 34359738368.0  # uh to a multiple of 2**-17
     dh = 1.0 + xh * c  # exact, at most 26 significant bits
@@ -467,22 +470,39 @@ def _atan_sel(uh: float, ul: float, sel: int) -> float:
     t = (((n - p) - e) + ul - rh * dl) / (dh + dl)  # r - rh
     r1 = rh + t  # the polynomial needs r to ~2**-50 relative; dl can be 2**-18 of dh
     z = r1 * r1
-    t = t + r1 * z * (_A3 + z * (_A5 + z * _A7))
-    if sel == 0:
-        s = ah + rh
-        return s + ((rh - (s - ah)) + al + t)
+    s = ah + rh
+    return s + ((rh - (s - ah)) + al + t + r1 * z * (_A3 + z * (_A5 + z * _A7)))
+
+
+def _atan_far(nh: float, nl: float, dh: float, dl: float, sel: int) -> float:
+    """Rounded ``offset -/+ atan((nh + nl)/(dh + dl))``, ``0 <= nh <= dh`` (normal, < 2**1000).
+
+    sel 1: ``pi/2 - atan u``; 2: ``pi/2 + atan u``; 3: ``pi - atan u``. The
+    result is at least pi/4 and ``|r| <= 2**-9``, so ``r = (n - c d)/(d + c n)``
+    needs only ~2**-51 relative accuracy (its error is below 2**-60 of the
+    result): ``c*d`` is split exactly (9-bit ``c`` times 44-bit half of ``d``),
+    the rest is plain rounded arithmetic. (An error in ``u`` itself would not
+    shrink like that, hence the low parts ``nl``, ``dl`` of inexact operands.)
+    """
+    k = int(nh / dh * 256.0 + 0.49999999999999994)
+    c, ah, al, bh, bl = _AT[k]
+    w = 513.0 * dh  # Veltkamp split at 44 bits: c * hh is exact
+    hh = w - (w - dh)
+    r = (((nh - c * hh) - c * (dh - hh)) + (nl - c * dl)) / (dh + (dl + c * nh))
+    z = r * r
+    t = r * z * (_A3 + z * (_A5 + z * _A7))
     if sel == 1:
-        s = bh - rh
-        return s + (((bh - s) - rh) + bl - t)
+        s = bh - r
+        return s + (((bh - s) - r) + bl - t)
     if sel == 2:
         s1 = _PIO2_HI + ah
         e1 = ah - (s1 - _PIO2_HI)
-        s = s1 + rh
-        return s + ((rh - (s - s1)) + e1 + _PIO2_LO + al + t)
+        s = s1 + r
+        return s + ((r - (s - s1)) + e1 + _PIO2_LO + al + t)
     s1 = _PI_HI - ah
     e1 = (_PI_HI - s1) - ah
-    s = s1 - rh
-    return s + (((s1 - s) - rh) + e1 + _PI_LO - al - t)
+    s = s1 - r
+    return s + (((s1 - s) - r) + e1 + _PI_LO - al - t)
 
 
 def atan(x: float) -> float:
@@ -491,7 +511,7 @@ def atan(x: float) -> float:
     if ax <= 1.0:
         if ax < 7.450580596923828e-09:
             return x
-        # inline _atan_sel(ax, 0.0, 0)
+        # inline _atan_near(ax, 0.0)
         k = int(ax * 256.0 + 0.49999999999999994)
         c, ah, al, _bh, _bl = _AT[k]
         n = ax - c
@@ -509,35 +529,20 @@ def atan(x: float) -> float:
         s = s + ((rh - (s - ah)) + al + t + r1 * z * (_A3 + z * (_A5 + z * _A7)))
         return -s if x < 0.0 else s
     if ax < 1.152921504606847e18:
-        # atan x = pi/2 - atan(1/x), 1/x as the double-double uh + ul
-        uh = 1.0 / ax
-        c = 134217729.0 * uh
-        hh = c - (c - uh)
-        hl = uh - hh
-        c = 134217729.0 * ax
-        ah = c - (c - ax)
-        al = ax - ah
-        p = uh * ax
-        s = _atan_sel(uh, ((1.0 - p) - (((hh * ah - p) + hh * al + hl * ah) + hl * al)) / ax, 1)
+        # inline _atan_far(1.0, 0.0, ax, 0.0, 1): atan x = pi/2 - atan(1/x)
+        k = int(256.0 / ax + 0.49999999999999994)
+        c, _ah, _al, bh, bl = _AT[k]
+        w = 513.0 * ax
+        hh = w - (w - ax)
+        r = ((1.0 - c * hh) - c * (ax - hh)) / (ax + c)
+        z = r * r
+        s = bh - r
+        s = s + (((bh - s) - r) + bl - r * z * (_A3 + z * (_A5 + z * _A7)))
         return -s if x < 0.0 else s
     if ax == ax:  # huge or inf: pi/2 - 1/x is below 2**-60, one rounding
         s = _PIO2_HI + (_PIO2_LO - 1.0 / ax)
         return -s if x < 0.0 else s
     return x
-
-
-def _div_dd(nh: float, nl: float, dh: float, dl: float) -> tuple[float, float]:
-    """``(nh + nl)/(dh + dl)`` as a double-double (``|nh| <= |dh|`` scale, no overflow)."""
-    qh = nh / dh
-    c = 134217729.0 * qh
-    qhh = c - (c - qh)
-    qhl = qh - qhh
-    c = 134217729.0 * dh
-    dhh = c - (c - dh)
-    dhl = dh - dhh
-    p = qh * dh
-    e = ((qhh * dhh - p) + qhh * dhl + qhl * dhh) + qhl * dhl
-    return qh, (((nh - p) - e) + nl - qh * dl) / dh
 
 
 def atan2(y: float, x: float) -> float:
@@ -571,8 +576,18 @@ def atan2(y: float, x: float) -> float:
         elif den < 3.054936363499605e-151:  # 2**-500: scale both by 2**600 (exact)
             num = num * 4.149515568880993e180
             den = den * 4.149515568880993e180
-        uh, ul = _div_dd(num, 0.0, den, 0.0)
-        return copysign(_atan_sel(uh, ul, sel), y)
+        if sel:
+            return copysign(_atan_far(num, 0.0, den, 0.0, sel), y)
+        # u = num/den as a double-double (Dekker division), then the exact kernel
+        uh = num / den
+        c = 134217729.0 * uh
+        hh = c - (c - uh)
+        c = 134217729.0 * den
+        dh = c - (c - den)
+        dl = den - dh
+        p = uh * den
+        e = ((hh * dh - p) + hh * dl + (uh - hh) * dh) + (uh - hh) * dl
+        return copysign(_atan_near(uh, ((num - p) - e) / den), y)
     if x != x or y != y:
         return x + y
     if ay == 0.0:  # y = ±0
@@ -609,8 +624,25 @@ def _sqrt_one_minus_sq(ax: float) -> tuple[float, float]:
     return sh, (((wh - p) - e) + wl) / (2.0 * sh)
 
 
+def _div_dd(nh: float, nl: float, dh: float, dl: float) -> tuple[float, float]:
+    """``(nh + nl)/(dh + dl)`` as a double-double (operands of moderate size)."""
+    qh = nh / dh
+    c = 134217729.0 * qh
+    qhh = c - (c - qh)
+    qhl = qh - qhh
+    c = 134217729.0 * dh
+    dhh = c - (c - dh)
+    dhl = dh - dhh
+    p = qh * dh
+    e = ((qhh * dhh - p) + qhh * dhl + qhl * dhh) + qhl * dhl
+    return qh, (((nh - p) - e) + nl - qh * dl) / dh
+
+
 def asin(x: float) -> float:
-    """arc sine of x in [-pi/2, pi/2]; ValueError outside [-1, 1]."""
+    """arc sine of x in [-pi/2, pi/2]; ValueError outside [-1, 1].
+
+    ``asin x = atan2(x, sqrt(1 - x*x))`` with the square root a double-double.
+    """
     ax = -x if x < 0.0 else x
     if ax < 1.0:
         if ax < 1.4901161193847656e-08:
@@ -618,10 +650,9 @@ def asin(x: float) -> float:
         sh, sl = _sqrt_one_minus_sq(ax)
         if ax <= sh:
             uh, ul = _div_dd(ax, 0.0, sh, sl)
-            s = _atan_sel(uh, ul, 0)
+            s = _atan_near(uh, ul)
         else:
-            uh, ul = _div_dd(sh, sl, ax, 0.0)
-            s = _atan_sel(uh, ul, 1)
+            s = _atan_far(sh, sl, ax, 0.0, 1)
         return -s if x < 0.0 else s
     if ax == 1.0:
         return copysign(_PIO2, x)
@@ -631,15 +662,19 @@ def asin(x: float) -> float:
 
 
 def acos(x: float) -> float:
-    """arc cosine of x in [0, pi]; ValueError outside [-1, 1]."""
+    """arc cosine of x in [0, pi]; ValueError outside [-1, 1].
+
+    ``acos x = atan2(sqrt(1 - x*x), x)`` with the square root a double-double.
+    """
     ax = -x if x < 0.0 else x
     if ax < 1.0:
         sh, sl = _sqrt_one_minus_sq(ax)
         if sh <= ax:
-            uh, ul = _div_dd(sh, sl, ax, 0.0)
-            return _atan_sel(uh, ul, 0 if x > 0.0 else 3)
-        uh, ul = _div_dd(ax, 0.0, sh, sl)
-        return _atan_sel(uh, ul, 2 if x < 0.0 else 1)
+            if x > 0.0:
+                uh, ul = _div_dd(sh, sl, ax, 0.0)
+                return _atan_near(uh, ul)
+            return _atan_far(sh, sl, ax, 0.0, 3)
+        return _atan_far(ax, 0.0, sh, sl, 2 if x < 0.0 else 1)
     if x == 1.0:
         return 0.0
     if x == -1.0:
