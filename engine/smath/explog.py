@@ -97,6 +97,8 @@ _R0 = 0.0027  # below ln2/256: expm1 by its polynomial alone (k = 0)
 _LN2_HI = _t.LN2_HI
 _LN2_LO = _t.LN2_LO
 _LOG_T = _t.LOG_T
+# 2**(1023 - be) for the biased exponent be of a normal double: x * _RSCALE[be] is in [1, 2)
+_RSCALE = tuple(_POW2[1023 - be + 1074] if 1 <= be <= 2046 else 0.0 for be in range(2048))
 _Q0, _Q1, _Q2, _Q3, _Q4, _Q5 = _t.LOG_Q
 _W0, _W1, _W2, _W3, _W4, _W5, _W6 = _t.POW_Q
 
@@ -157,6 +159,8 @@ def _exp_rare(x: float) -> float:
     if x != x:
         return x
     if x > _EXP_OVF:
+        if x == _INF:
+            return x
         raise _range()
     if x < -746.0:
         return 0.0
@@ -238,9 +242,14 @@ def log(x: float, base: float | None = None) -> float:
     """Natural logarithm (or log to ``base``, as math.log); ValueError for x <= 0."""
     ix = _unpack_q(_pack_d(x))[0]
     if _MIN_NORMAL_BITS <= ix < _INF_BITS and base is None:
-        J, K, S, lh, ll, ea = _LOG_T[(ix >> 45) & 127]
-        r = ((ix & _FRAC) * J + K) * S
-        k = (ix >> 52) + ea
+        i = ix >> 45
+        invc, lh, ll, ea = _LOG_T[i & 127]
+        be = i >> 7
+        m = x * _RSCALE[be]
+        c = _SPLIT * m
+        mh = c - (c - m)
+        r = (mh * invc - 1.0) + (m - mh) * invc  # exact
+        k = be + ea
         hi = k * _LN2_HI + lh
         s = hi + r
         return s + (((hi - s) + r) + (ll + k * _LN2_LO) + r * r * (
@@ -253,26 +262,35 @@ def log(x: float, base: float | None = None) -> float:
         raise _domain()
     if ix >= _INF_BITS:
         return x  # +inf or nan
-    h, lo = _log_parts(_unpack_q(_pack_d(x * _TWO_P52))[0], -52)
+    h, lo = _log_parts(x * _TWO_P52, -52)
     return h + lo
 
 
-def _log_parts(ix: int, kadj: int) -> tuple[float, float]:
-    """log of the positive normal double with bits ix, times 2**kadj: (s, lo), ~2**-64 relative."""
-    J, K, S, lh, ll, ea = _LOG_T[(ix >> 45) & 127]
-    r = ((ix & _FRAC) * J + K) * S
-    k = (ix >> 52) + ea + kadj
+def _log_parts(x: float, kadj: int) -> tuple[float, float]:
+    """log(x * 2**kadj) for a positive normal x: (s, lo), ~2**-64 relative."""
+    i = _unpack_q(_pack_d(x))[0] >> 45
+    invc, lh, ll, ea = _LOG_T[i & 127]
+    be = i >> 7
+    m = x * _RSCALE[be]
+    c = _SPLIT * m
+    mh = c - (c - m)
+    r = (mh * invc - 1.0) + (m - mh) * invc
+    k = be + ea + kadj
     hi = k * _LN2_HI + lh
     s = hi + r
     return s, (((hi - s) + r) + (ll + k * _LN2_LO) + r * r * (
         -0.5 + r * (_Q0 + r * (_Q1 + r * (_Q2 + r * (_Q3 + r * (_Q4 + r * _Q5)))))))
 
 
-def _log_dd(ix: int, kadj: int) -> tuple[float, float]:
-    """log of the positive normal double with bits ix, times 2**kadj, to ~2**-69 relative."""
-    J, K, S, lh, ll, ea = _LOG_T[(ix >> 45) & 127]
-    r = ((ix & _FRAC) * J + K) * S  # exact
-    k = (ix >> 52) + ea + kadj
+def _log_dd(x: float, i: int, kadj: int) -> tuple[float, float]:
+    """log(x * 2**kadj) to ~2**-69 relative; x positive normal, i = its bits >> 45."""
+    invc, lh, ll, ea = _LOG_T[i & 127]
+    be = i >> 7
+    m = x * _RSCALE[be]
+    c = _SPLIT * m
+    mh = c - (c - m)
+    r = (mh * invc - 1.0) + (m - mh) * invc  # exact
+    k = be + ea + kadj
     a = k * _LN2_HI + lh  # exact
     c = _SPLIT * r
     r1 = c - (c - r)
@@ -307,14 +325,15 @@ def _log_base(x: float, base: float) -> float:
 def _log_special_dd(x: float) -> tuple[float, float]:
     ix = _unpack_q(_pack_d(x))[0]
     if _MIN_NORMAL_BITS <= ix < _INF_BITS:
-        return _log_dd(ix, 0)
+        return _log_dd(x, ix >> 45, 0)
     if ix == 0 or ix >= 0x8000000000000000:
         if x != x:
             return x, 0.0
         raise _domain()
     if ix >= _INF_BITS:
         return x, 0.0
-    return _log_dd(_unpack_q(_pack_d(x * _TWO_P52))[0], -52)
+    x = x * _TWO_P52
+    return _log_dd(x, _unpack_q(_pack_d(x))[0] >> 45, -52)
 
 
 def _two_prod(a: float, b: float) -> tuple[float, float]:
@@ -342,10 +361,14 @@ def log1p(x: float) -> float:
             ul = (1.0 - u) + x
         else:
             ul = (x - u) + 1.0
-        ix = _unpack_q(_pack_d(u))[0]
-        J, K, S, lh, ll, ea = _LOG_T[(ix >> 45) & 127]
-        r = ((ix & _FRAC) * J + K) * S
-        k = (ix >> 52) + ea
+        i = _unpack_q(_pack_d(u))[0] >> 45
+        invc, lh, ll, ea = _LOG_T[i & 127]
+        be = i >> 7
+        m = u * _RSCALE[be]
+        c = _SPLIT * m
+        mh = c - (c - m)
+        r = (mh * invc - 1.0) + (m - mh) * invc
+        k = be + ea
         hi = k * _LN2_HI + lh
         s = hi + r
         return s + (((hi - s) + r) + (ll + k * _LN2_LO + ul / u) + r * r * (
@@ -369,13 +392,13 @@ def pow(x: float, y: float) -> float:
             return r
         if y == 0.5:
             return _sqrt(x)
-        return _pow_pos(ix, 0, y, False)
+        return _pow_pos(x, ix >> 45, 0, y, False)
     return _pow_rare(x, y, ix)
 
 
-def _pow_pos(ix: int, kadj: int, y: float, negate: bool) -> float:
-    """(+-) exp(y * log x) for the positive normal x with bits ix (times 2**kadj), |y| < 2**64."""
-    h, lo = _log_dd(ix, kadj)
+def _pow_pos(x: float, i: int, kadj: int, y: float, negate: bool) -> float:
+    """(+-) exp(y * log(x * 2**kadj)), x positive normal with bits >> 45 = i, |y| < 2**64."""
+    h, lo = _log_dd(x, i, kadj)
     zh = y * h
     if zh != zh or zh == 0.0:  # y == 0 or x == 1 (h == 0)
         return -1.0 if negate else 1.0
@@ -449,8 +472,9 @@ def _pow_rare(x: float, y: float, ix: int) -> float:
         return -r if negate else r
     ixa = _unpack_q(_pack_d(x))[0]
     if ixa < _MIN_NORMAL_BITS:
-        return _pow_pos(_unpack_q(_pack_d(x * _TWO_P52))[0], -52, y, negate)
-    return _pow_pos(ixa, 0, y, negate)
+        x = x * _TWO_P52
+        return _pow_pos(x, _unpack_q(_pack_d(x))[0] >> 45, -52, y, negate)
+    return _pow_pos(x, ixa >> 45, 0, y, negate)
 
 
 def _is_integer(y: float) -> bool:
@@ -613,7 +637,7 @@ def hypot(x: float = _MISSING, y: float = _MISSING, *more: float) -> float:
         return _hypot_special(a, b)
     if b != b:
         return b
-    if a > b * 134217728.0:  # b < a * 2**-27 (also b == 0): sqrt(a^2 + b^2) rounds to a
+    if a > b * 134217728.0 or b == 0.0:  # b < a * 2**-27: sqrt(a^2 + b^2) rounds to a
         return a
     if a > _TWO_P500:
         return _hypot_core(a * _TWO_M600, b * _TWO_M600, 600)
