@@ -235,7 +235,8 @@ def _wheel_slips(spec: ModelSpec, x: Sequence[float], p: VehicleParams) -> tuple
         vx + 0.5 * p.T_r * r,
         vx - 0.5 * p.T_r * r,
     )
-    return tuple(mb._slip(p.R_w, x[i], max(0.0, s)) for i, s in zip(mb.WHEEL_SLOTS, speeds, strict=True))
+    pairs = zip(mb.WHEEL_SLOTS, speeds, strict=True)
+    return tuple(mb._slip(p.R_w, x[i], max(0.0, s)) for i, s in pairs)
 
 
 def observe(
