@@ -634,6 +634,55 @@ def _evaluate(fn: Callable[..., float], name: str, args: tuple[float, ...]) -> t
     return ulp_error(got, exact), correctly_rounded(got, exact)
 
 
+def _outcome(fn: Callable[..., float], args: tuple[float, ...]) -> str:
+    """What ``fn(*args)`` does, as text: ``raises ValueError``, ``nan`` or the value in hex."""
+    try:
+        y = fn(*args)
+    except (ValueError, OverflowError, ZeroDivisionError) as exc:
+        return f"raises {type(exc).__name__}"
+    if not isinstance(y, float):
+        return f"returns {type(y).__name__} {y!r}"
+    return "nan" if y != y else float_hex(y)
+
+
+def _is_special(args: tuple[float, ...]) -> bool:
+    return any(v == 0.0 or not math.isfinite(v) for v in args)
+
+
+def check_edge_cases(name: str) -> list[dict]:
+    """The self-test battery's edge cases of ``name`` on which the strict function is wrong.
+
+    Where an argument is a zero, an infinity or NaN, C99 Annex F fixes the exact
+    result (or Python's exception), so the strict function must do bit for bit
+    what ``math.<name>`` does (NaN compared as NaN, signed zeros by sign). The
+    finite edge cases (the largest double, thresholds) go through the oracle
+    and must be below 1 ulp.
+    """
+    from engine.smath.selftest import edge_cases
+
+    fn = _strict(name)
+    libm = getattr(math, name)
+    bad = []
+    with mpmath.workprec(REF_PREC):
+        for args in edge_cases(name, ARITY[name]):
+            if _is_special(args):
+                want, got = _outcome(libm, args), _outcome(fn, args)
+                if want != got:
+                    bad.append({"args": [float_hex(v) for v in args], "want": want, "got": got})
+                continue
+            try:
+                err, _ok = _evaluate(fn, name, args)
+            except DomainError:  # outside the domain: must raise ValueError as math does
+                want, got = _outcome(libm, args), _outcome(fn, args)
+                if want != got:
+                    bad.append({"args": [float_hex(v) for v in args], "want": want, "got": got})
+                continue
+            if not err < 1.0:
+                bad.append({"args": [float_hex(v) for v in args], "want": "< 1 ulp",
+                            "got": f"{err:.3g} ulp ({_outcome(fn, args)})"})
+    return bad
+
+
 def _measure_slice(task: tuple[str, int, int, int, int]) -> dict:
     name, n, seed, start, stop = task
     t0 = time.process_time()
@@ -676,11 +725,12 @@ def measure(name: str, n: int, seed: int = 1) -> dict:
 
 
 def measure_all(names: Sequence[str], n: int, seed: int = 1, jobs: int = 1,
-                chunk: int = 4 * BLOCK) -> list[dict]:
+                chunk: int = 4 * BLOCK, edge_cases: bool = True) -> list[dict]:
     """:func:`measure` for several functions, split into chunks over ``jobs`` processes.
 
     The result does not depend on ``jobs`` or ``chunk``: every chunk draws the
-    same deterministic point list and evaluates its own slice.
+    same deterministic point list and evaluates its own slice. With
+    ``edge_cases`` each row also carries ``edge_failures`` (:func:`check_edge_cases`).
     """
     tasks = [(name, n, seed, s, min(s + chunk, n)) for name in names for s in range(0, n, chunk)]
     if jobs <= 1 or len(tasks) <= 1:
@@ -693,18 +743,34 @@ def measure_all(names: Sequence[str], n: int, seed: int = 1, jobs: int = 1,
     out = []
     for name in names:
         parts = [res for t, res in zip(tasks, results, strict=True) if t[0] == name]
-        out.append(_combine(name, parts))
+        row = _combine(name, parts)
+        if edge_cases:
+            row["edge_failures"] = check_edge_cases(name)
+        out.append(row)
     return out
 
 
+def _edge_cell(row: dict) -> str:
+    if "edge_failures" not in row:
+        return "-"
+    return "ok" if not row["edge_failures"] else f"{len(row['edge_failures'])}bad"
+
+
+def failed_functions(rows: Sequence[dict]) -> list[str]:
+    """Functions with a max error >= 1 ulp or a wrong edge case."""
+    return [r["function"] for r in rows
+            if not r["max_ulp"] < 1.0 or r.get("edge_failures")]
+
+
 def format_table(rows: Sequence[dict]) -> str:
-    lines = [f"{'function':<8} {'points':>8} {'max ulp':>9} {'% CR':>8} {'cpu s':>6}  "
-             "worst argument(s)"]
+    lines = [f"{'function':<8} {'points':>8} {'max ulp':>9} {'% CR':>8} {'edge':>5} "
+             f"{'cpu s':>6}  worst argument(s)"]
     for row in rows:
         mx = row["max_ulp"]
         mxs = "inf" if math.isinf(mx) else (f"{mx:.4f}" if mx < 1000 else f"{mx:.3g}")
         lines.append(f"{row['function']:<8} {row['points']:>8} {mxs:>9} "
-                     f"{row['pct_correctly_rounded']:>7.3f}% {row['cpu_s']:>6.1f}  "
+                     f"{row['pct_correctly_rounded']:>7.3f}% {_edge_cell(row):>5} "
+                     f"{row['cpu_s']:>6.1f}  "
                      f"{', '.join(row['worst_args_hex'])}")
     return "\n".join(lines)
 
@@ -731,7 +797,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     rows = measure_all(names, args.points, args.seed, jobs=args.jobs)
     wall = time.perf_counter() - t0
-    bad = [r["function"] for r in rows if not r["max_ulp"] < 1.0]
+    bad = failed_functions(rows)
     if args.json:
         print(json.dumps({"seed": args.seed, "ref_prec": REF_PREC, "wall_s": wall,
                           "functions": rows, "failed": bad}, indent=1))
@@ -739,8 +805,12 @@ def main(argv: list[str] | None = None) -> int:
         print(format_table(rows))
         print(f"{len(rows)} functions x {args.points} points, seed {args.seed}, "
               f"oracle {REF_PREC} bits, {wall:.1f} s")
+        for r in rows:
+            for e in r.get("edge_failures", []):
+                print(f"edge case {r['function']}({', '.join(e['args'])}): "
+                      f"want {e['want']}, got {e['got']}")
         if bad:
-            print(f"FAIL: max error >= 1 ulp in {', '.join(bad)}")
+            print(f"FAIL: max error >= 1 ulp or a wrong edge case in {', '.join(bad)}")
     return 1 if bad else 0
 
 

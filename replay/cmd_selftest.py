@@ -69,6 +69,12 @@ def accuracy_summary(points: int) -> tuple[list[dict] | None, str]:
     return rows, ""
 
 
+def failed_functions(rows: list[dict]) -> list[str]:
+    from parity.accuracy import failed_functions as failed
+
+    return failed(rows)
+
+
 def run(args: argparse.Namespace) -> int:
     from engine.smath import FUNCTIONS
     from engine.smath.selftest import SELFTEST_VERSION, battery, selftest_hash
@@ -89,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
 
     rows, note = (None, "skipped (--points 0)") if args.points == 0 else accuracy_summary(
         args.points)
-    failed = [r["function"] for r in rows if not r["max_ulp"] < 1.0] if rows else []
+    failed = failed_functions(rows) if rows else []
 
     if args.json:
         print(json.dumps({
@@ -118,8 +124,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"\naccuracy against mpmath ({args.points} points per function, "
                   f"seed {ACCURACY_SEED}):")
             print(format_table(rows))
+            for r in rows:
+                for e in r.get("edge_failures", []):
+                    print(f"edge case {r['function']}({', '.join(e['args'])}): "
+                          f"want {e['want']}, got {e['got']}")
             if failed:
-                print(f"FAIL: max error >= 1 ulp in {', '.join(failed)}")
+                print(f"FAIL: max error >= 1 ulp or a wrong edge case in {', '.join(failed)}")
         else:
             print(f"accuracy summary: {note}")
     if golden_error:

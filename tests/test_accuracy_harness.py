@@ -250,3 +250,29 @@ def test_parallel_result_equals_serial():
     for s, p in zip(serial, parallel, strict=True):
         s.pop("cpu_s"), p.pop("cpu_s")
         assert s == p
+
+
+def test_edge_cases_compare_specials_bit_for_bit(monkeypatch):
+    from engine import smath
+
+    def sloppy_sqrt(x):
+        if x == 0.0:
+            return 0.0  # loses the sign of -0.0
+        if x == 4.0:
+            return 2.0000000000000004  # 1 ulp off on a finite edge case
+        if x < 0.0:
+            return math.nan  # should raise ValueError like math.sqrt
+        return math.sqrt(x)
+
+    monkeypatch.setitem(smath.FUNCTIONS, "sqrt", (sloppy_sqrt, 1))
+    bad = A.check_edge_cases("sqrt")
+    by_arg = {tuple(b["args"]): b for b in bad}
+    assert by_arg[("-0x0.0p+0",)]["got"] == "0x0.0p+0"
+    assert by_arg[("-0x1.0000000000000p+0",)]["want"] == "raises ValueError"
+    assert by_arg[("-0x1.0000000000000p+0",)]["got"] == "nan"
+    assert by_arg[("0x1.0000000000000p+2",)]["want"] == "< 1 ulp"
+    assert ("inf",) not in by_arg and ("0x0.0p+0",) not in by_arg
+    rows = A.measure_all(["sqrt"], 50, jobs=1)
+    assert A.failed_functions(rows) == ["sqrt"]
+    monkeypatch.setitem(smath.FUNCTIONS, "sqrt", (math.sqrt, 1))
+    assert A.check_edge_cases("sqrt") == []

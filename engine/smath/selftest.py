@@ -300,7 +300,8 @@ _PAIR_EXTRA = {
 }
 
 
-def _edge_cases(name: str, arity: int) -> list[tuple[float, ...]]:
+def edge_cases(name: str, arity: int) -> list[tuple[float, ...]]:
+    """The fixed edge-case inputs of one function (the first part of its battery block)."""
     if arity == 1:
         return [(x,) for x in _SPECIALS + _EXTRA.get(name, ())]
     pairs = [(x, y) for x in _SPECIALS for y in _SPECIALS]
@@ -313,7 +314,7 @@ def battery() -> list[tuple[str, tuple[float, ...]]]:
     """``[(function name, args), ...]``: the fixed inputs, in ``FUNCTIONS`` order."""
     out: list[tuple[str, tuple[float, ...]]] = []
     for index, (name, (_fn, arity)) in enumerate(FUNCTIONS.items()):
-        out.extend((name, args) for args in _edge_cases(name, arity))
+        out.extend((name, args) for args in edge_cases(name, arity))
         r = _SplitMix64(SEED + index * 0x9E3779B97F4A7C15)
         for i in range(POINTS_PER_FUNCTION):
             out.append((name, _KINDS[i % len(_KINDS)](name, r)))
