@@ -1,0 +1,87 @@
+"""Wall time of one derivative evaluation per CommonRoad model: ours vs the reference.
+
+Usage: ``python benchmarks/commonroad.py [--repeat 7] [--number 300]``.
+Needs the test extra (``commonroad-vehicle-models``). Evaluates each model on
+the reference's own unit-test state (vehicle 2), best of ``repeat`` runs of
+``number`` calls, and prints microseconds per call and the ratio. Ours runs
+on the strict math of ``engine.smath`` (pure Python); the reference on libm.
+Also prints the daemon's wall time per simulated second for each model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import timeit
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from vehiclemodels.vehicle_dynamics_ks import vehicle_dynamics_ks  # noqa: E402
+from vehiclemodels.vehicle_dynamics_mb import vehicle_dynamics_mb  # noqa: E402
+from vehiclemodels.vehicle_dynamics_st import vehicle_dynamics_st  # noqa: E402
+from vehiclemodels.vehicle_dynamics_std import vehicle_dynamics_std  # noqa: E402
+from vehiclemodels.vehicle_parameters import setup_vehicle_parameters  # noqa: E402
+
+from engine.commonroad import ks, mb, st, std  # noqa: E402
+from engine.commonroad.daemon import CommonRoadDaemon  # noqa: E402
+from engine.commonroad.params import load_vehicle  # noqa: E402
+
+U = [0.15, 0.63 * 9.81]
+X_ST = [2.0233348142065677, 0.0041907137716636, 0.0197545248559617, 15.7216236334290116,
+        0.0025857914776859, 0.0529001056654038, 0.0033012170610298]
+X = {
+    "ks": [3.9579422297936526, 0.0391650102771405, 0.0378491427211811, 16.3546957860883566,
+           0.0294717351052816],
+    "st": X_ST,
+    "std": X_ST + [53.6551710641082451, 56.7917911784219598],
+    "mb": [10.8808433066274794, 0.5371850187869442, 0.0980442671005920, 18.0711398687457745,
+           0.1649995631003776, 0.6158755000936103, -0.1198403612262477, -0.2762672756169581,
+           0.0131909920269115, -0.0718483683742141, -0.3428324595054725, 0.0103233373083297,
+           -0.0399590564140291, -0.0246468320579360, -0.0551575051990853, 0.5798277643297529,
+           0.0172059354801703, 0.0067890113155477, -0.0184269459410162, -0.0408207136116175,
+           -1.0064484829203018, 0.0166808347900582, -0.0049188492004049, 53.6551710641082451,
+           50.7045242506744316, 56.7917911784219598, 200.7079633169796296, -0.0939969123691911,
+           -0.0881514621614376],
+}
+OURS = {"ks": ks.derivatives, "st": st.derivatives, "std": std.derivatives, "mb": mb.derivatives}
+REF = {"ks": vehicle_dynamics_ks, "st": vehicle_dynamics_st, "std": vehicle_dynamics_std,
+       "mb": vehicle_dynamics_mb}
+
+
+def best_us(fn, number: int, repeat: int) -> float:
+    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number * 1e6
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--number", type=int, default=300)
+    ap.add_argument("--daemon-seconds", type=float, default=1.0)
+    args = ap.parse_args()
+    po = load_vehicle(2)
+    pr = setup_vehicle_parameters(2)
+    print(f"python {platform.python_version()} ({platform.python_implementation()})")
+    print(f"{'model':6s} {'ours [us]':>10s} {'ref [us]':>10s} {'ours/ref':>9s}")
+    for m in ("ks", "st", "std", "mb"):
+        x = X[m]
+        ours = best_us(lambda f=OURS[m], x=x: f(x, U, po), args.number, args.repeat)
+        ref = best_us(lambda f=REF[m], x=x: f(list(x), U, pr), args.number, args.repeat)
+        print(f"{m:6s} {ours:10.1f} {ref:10.1f} {ours / ref:9.2f}")
+    print(f"\ndaemon, 10 ms host steps, {args.daemon_seconds:g} s simulated (vehicle 2):")
+    for m in ("ks", "st", "std", "mb"):
+        d = CommonRoadDaemon(m, 2, initial={"speed": 15.0})
+        n = int(args.daemon_seconds * 100)
+
+        def run(d=d, n=n):
+            for _ in range(n):
+                d.step_us({"throttle": 0.3, "steer": 0.02}, 10_000)
+
+        wall = min(timeit.repeat(run, number=1, repeat=1))
+        print(f"{m:6s} {wall / args.daemon_seconds:8.3f} s wall per simulated s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
