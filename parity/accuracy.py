@@ -725,7 +725,8 @@ def measure(name: str, n: int, seed: int = 1) -> dict:
 
 
 def measure_all(names: Sequence[str], n: int, seed: int = 1, jobs: int = 1,
-                chunk: int = 4 * BLOCK, edge_cases: bool = True) -> list[dict]:
+                chunk: int = 4 * BLOCK, edge_cases: bool = True,
+                progress: Callable[[int, int], None] | None = None) -> list[dict]:
     """:func:`measure` for several functions, split into chunks over ``jobs`` processes.
 
     The result does not depend on ``jobs`` or ``chunk``: every chunk draws the
@@ -733,13 +734,20 @@ def measure_all(names: Sequence[str], n: int, seed: int = 1, jobs: int = 1,
     ``edge_cases`` each row also carries ``edge_failures`` (:func:`check_edge_cases`).
     """
     tasks = [(name, n, seed, s, min(s + chunk, n)) for name in names for s in range(0, n, chunk)]
+    results: list[dict] = []
     if jobs <= 1 or len(tasks) <= 1:
-        results = [_measure_slice(t) for t in tasks]
+        for t in tasks:
+            results.append(_measure_slice(t))
+            if progress:
+                progress(len(results), len(tasks))
     else:
         import multiprocessing
 
-        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
-            results = pool.map(_measure_slice, tasks, chunksize=1)
+        with multiprocessing.get_context("spawn").Pool(min(jobs, len(tasks))) as pool:
+            for res in pool.imap(_measure_slice, tasks, chunksize=1):
+                results.append(res)
+                if progress:
+                    progress(len(results), len(tasks))
     out = []
     for name in names:
         parts = [res for t, res in zip(tasks, results, strict=True) if t[0] == name]
@@ -784,6 +792,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                    help="worker processes (default: CPU count)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     args = p.parse_args(argv)
     names = [s.strip() for s in args.functions.split(",") if s.strip()] or list(FUNCTION_NAMES)
     unknown = [s for s in names if s not in ARITY]
@@ -795,7 +804,12 @@ def main(argv: list[str] | None = None) -> int:
         print("accuracy: --points must be >= 1", file=sys.stderr)
         return 2
     t0 = time.perf_counter()
-    rows = measure_all(names, args.points, args.seed, jobs=args.jobs)
+    def show(done: int, total: int) -> None:
+        print(f"\raccuracy: {done}/{total} chunks, {time.perf_counter() - t0:.0f} s",
+              end="\n" if done == total else "", file=sys.stderr, flush=True)
+
+    rows = measure_all(names, args.points, args.seed, jobs=args.jobs,
+                       progress=None if args.quiet else show)
     wall = time.perf_counter() - t0
     bad = failed_functions(rows)
     if args.json:
