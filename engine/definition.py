@@ -65,6 +65,7 @@ _TIRE_SCHEMA = {
     "cornering_stiffness_coef": _POS,
     "cornering_stiffness_peak_load": _POS,
     "shape_c": _rng(1.0, 1.9, False, True),
+    "shape_e": _rng(-5.0, 1.0),
     "sliding_slip": _POS,
     "relaxation_length_x_m": _POS,
     "relaxation_length_y_m": _POS,
@@ -183,11 +184,9 @@ def _check_consistency(d: dict) -> None:
         _fail("mass.unsprung_front_kg", "unsprung mass must be < half of mass.total_kg")
     for axle in ("front", "rear"):
         t = d["tires"][axle]
-        if t["sliding_slip"] <= _peak_slip(t["shape_c"]):
-            _fail(
-                f"tires.{axle}.sliding_slip",
-                f"must lie past the force peak (> {_peak_slip(t['shape_c']):.4g})",
-            )
+        peak = _peak_slip(t["shape_c"], t["shape_e"])
+        if t["sliding_slip"] <= peak:
+            _fail(f"tires.{axle}.sliding_slip", f"must lie past the force peak (> {peak:.4g})")
         if t["radius_m"] >= m["cog_height_m"] * 4.0 + 1.0:
             _fail(f"tires.{axle}.radius_m", "implausibly large against mass.cog_height_m")
     sf = d["suspension"]
@@ -196,12 +195,24 @@ def _check_consistency(d: dict) -> None:
             _fail(f"suspension.{axle}.roll_centre_height_m", "must be below mass.cog_height_m")
 
 
-def _peak_slip(c: float) -> float:
-    """The normalised slip at the Magic-Formula force peak: C·atan(ρ) = π/2 → ρ = tan(π/(2C))."""
+def _peak_slip(c: float, e: float) -> float:
+    """The normalised slip ρ of the Magic-Formula force peak: ψ(ρ) = tan(π/2C), by bisection."""
     # Outside the hot path and not part of any state: evaluated with smath.
     from engine import smath
 
-    return smath.tan(1.5707963267948966 / c)
+    target = smath.tan(1.5707963267948966 / c)
+    lo, hi = 0.0, 1.0
+    while hi - e * (hi - smath.atan(hi)) < target:
+        hi *= 2.0
+        if hi > 1e6:
+            return hi
+    for _ in range(80):
+        mid = 0.5 * (lo + hi)
+        if mid - e * (mid - smath.atan(mid)) < target:
+            lo = mid
+        else:
+            hi = mid
+    return hi
 
 
 def validate_definition(d: dict) -> dict:

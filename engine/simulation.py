@@ -230,6 +230,7 @@ class Simulation:
                     k[tire.K_INV_RHOT2],
                     k[tire.K_FRR] * k[tire.K_R],
                     1.0 / k[tire.K_SIG_X],
+                    k[tire.K_E],
                 )
             )
         self._per_wheel = tuple(per_wheel)
@@ -346,7 +347,7 @@ class Simulation:
                 phx = kxs * ux
                 phy = kys * uy
                 rho = sqrt(phx * phx + phy * phy)
-                shp = tire.shape(pw[9], rho)
+                shp = tire.shape(pw[9], pw[17], rho)
                 pre.append((v_x, v_sy, dx * shp * phx, dy * shp * phy, kxs, kys, rho))
             else:
                 pre.append((v_x, v_sy, 0.0, 0.0, 0.0, 0.0, -1.0))

@@ -24,15 +24,18 @@ Force (combined slip by normalised slip, an elliptic friction envelope):
     D_x = μ_x·λ·s(F_z)·F_z,  D_y = μ_y·λ·s(F_z)·F_z,  s(F_z) = 1 + p·(F_z/F_z0 - 1)
     C_κ = K_x·F_z,  C_α = K_y1·F_z0·sin(2·atan(F_z/(K_y2·F_z0)))   (= 2t/(1+t²), no trig)
     φ_x = C_κ/(C·D_x) · u_x/σ_x,  φ_y = C_α/(C·D_y) · u_y/σ_y,  ρ = sqrt(φ_x² + φ_y²)
-    F_x = D_x · sin(C·atan ρ)/ρ · φ_x,  F_y = D_y · sin(C·atan ρ)/ρ · φ_y
+    ψ = ρ - E·(ρ - atan ρ)
+    F_x = D_x · sin(C·atan ψ)/ρ · φ_x,  F_y = D_y · sin(C·atan ψ)/ρ · φ_y
 
-so that dF_x/dκ = C_κ and dF_y/dα = C_α at zero slip, the force peaks at
-``ρ = tan(π/2C)`` and falls beyond it. λ is the surface friction factor
+so that dF_x/dκ = C_κ and dF_y/dα = C_α at zero slip, the force peaks where
+``ψ = tan(π/2C)`` and falls beyond it. The curvature factor E (< 0) keeps the
+curve straight longer: the cubic term of F(ρ) is ``-C·((1+E)/3 + C²/6)·ρ³``,
+so ``E ≈ -1 - C²/2`` makes the tire linear to third order. λ is the surface friction factor
 (:data:`SURFACES`): it scales friction, not stiffness, so on ice the peak
 sits at a smaller slip. **Saturation**: the patch cannot deflect past the
 sliding slip ``ρ_cap`` (``sliding_slip``); beyond it the patch slides, the
 deflection is projected back onto ``ρ = ρ_cap`` and the force stays at the
-sliding force ``D·sin(C·atan ρ_cap)``. So a locked, sliding tire keeps its
+sliding force ``D·sin(C·atan ψ(ρ_cap))``. So a locked, sliding tire keeps its
 sliding force, and when the car stops the stored deflection is released (the
 spring-back) instead of being held.
 
@@ -101,7 +104,8 @@ FIELDS = tuple(
     K_R,
     K_FRR,
     K_INV_C,
-) = range(19)
+    K_E,
+) = range(20)
 
 
 def constants(t: dict, static_load: float, g: float) -> tuple:
@@ -136,6 +140,7 @@ def constants(t: dict, static_load: float, g: float) -> tuple:
         t["radius_m"],
         t["rolling_resistance"],
         1.0 / t["shape_c"],
+        t["shape_e"],
     )
 
 
@@ -162,16 +167,18 @@ def load_terms(k: tuple, fz: float, surface: float) -> tuple[float, float, float
     )
 
 
-def shape(c: float, rho: float) -> float:
-    """sin(C·atan ρ)/ρ, the Magic-Formula shape per unit normalised slip (→ C as ρ → 0)."""
+def shape(c: float, e: float, rho: float) -> float:
+    """sin(C·atan ψ)/ρ with ψ = ρ - E·(ρ - atan ρ): the Magic-Formula shape per unit slip."""
     if rho < 1e-9:
         return c
-    return smath.sin(c * smath.atan(rho)) / rho
+    psi = rho - e * (rho - smath.atan(rho))
+    return smath.sin(c * smath.atan(psi)) / rho
 
 
 def sliding_ratio(t: dict) -> float:
-    """μ_slide/μ_peak of tire definition ``t``: sin(C·atan ρ_cap)."""
-    return smath.sin(t["shape_c"] * smath.atan(t["sliding_slip"]))
+    """μ_slide/μ_peak of tire definition ``t``: sin(C·atan ψ(ρ_cap))."""
+    rho = t["sliding_slip"]
+    return shape(t["shape_c"], t["shape_e"], rho) * rho
 
 
 def sliding_mu(t: dict, fz: float, surface: float = 1.0) -> tuple[float, float]:
@@ -189,6 +196,6 @@ def steady_lateral(k: tuple, fz: float, surface: float, tan_alpha: float) -> tup
     if rho > k[K_RHO_CAP]:
         phi = k[K_RHO_CAP] if phi > 0.0 else -k[K_RHO_CAP]
         rho = k[K_RHO_CAP]
-    fy = dy * shape(k[K_C], rho) * phi
+    fy = dy * shape(k[K_C], k[K_E], rho) * phi
     trail = k[K_T0] / (1.0 + rho * rho * k[K_INV_RHOT2])
     return fy, -trail * fy
