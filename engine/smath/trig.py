@@ -148,11 +148,11 @@ def _reduce(ax: float) -> tuple[int, float, float]:
 #   sp = sin d - d = d z (S3 + z S5)       (next term below 2**-75)
 #   cm = cos d - 1 = z (C2 + z (C4 + z C6)) (next term below 2**-87)
 #   sin y = sin a + cos a*d + [sin a*cm + cos a*(sp + y1) + ...]: cos a*d is
-#     formed exactly as chh*dh (26-bit x 27-bit) plus small products, and
+#     formed exactly as chh*dh (26-bit x 26-bit, dh the Veltkamp high half of
+#     d: relative, so the rest stays small even for tiny d) plus small products, and
 #     sin a + chh*dh is split exactly (|sin a| >= |chh*dh| when k >= 1);
 #   cos y = cos a - sin a*d + [cos a*cm - sin a*(sp + y1) + ...].
 # Both return hi + lo with lo small next to hi, rounded once by the caller.
-# 196608.0 = 1.5 * 2**17: (d + it) - it rounds d to a multiple of 2**-35.
 
 
 def _ksincos(y0: float, y1: float) -> tuple[float, float, float, float]:
@@ -165,7 +165,8 @@ def _ksincos(y0: float, y1: float) -> tuple[float, float, float, float]:
     cm = z * (_C2 + z * (_C4 + z * _C6))
     if k == 0:  # sin y = d + sp exactly as a pair (dh may be 0 for tiny d)
         return d, sp, 1.0, cm
-    dh = (d + 196608.0) - 196608.0
+    dh = 134217729.0 * d
+    dh = dh - (dh - d)
     p = chh * dh
     s = sh + p
     st = (p - (s - sh)) + chh * (d - dh) + cx * d + sl + sh * cm + ch * sp
@@ -225,7 +226,8 @@ def sin(x: float) -> float:
         s = ch - p
         s = s + (((ch - s) - p) + cl + ch * cm - sh * sp - sl * d)
     else:
-        dh = (d + 196608.0) - 196608.0
+        dh = 134217729.0 * d
+        dh = dh - (dh - d)
         p = chh * dh
         s = sh + p
         s = s + ((p - (s - sh)) + chh * (d - dh) + cx * d + sl + sh * cm + ch * sp)
@@ -281,7 +283,8 @@ def cos(x: float) -> float:
     sp = d * z * (_S3 + z * _S5) + y1
     cm = z * (_C2 + z * (_C4 + z * _C6))
     if q & 1:
-        dh = (d + 196608.0) - 196608.0
+        dh = 134217729.0 * d
+        dh = dh - (dh - d)
         p = chh * dh
         s = sh + p
         s = s + ((p - (s - sh)) + chh * (d - dh) + cx * d + sl + sh * cm + ch * sp)
@@ -332,7 +335,8 @@ def sincos(x: float) -> tuple[float, float]:
     z = d * d
     sp = d * z * (_S3 + z * _S5) + y1
     cm = z * (_C2 + z * (_C4 + z * _C6))
-    dh = (d + 196608.0) - 196608.0
+    dh = 134217729.0 * d
+    dh = dh - (dh - d)
     p = chh * dh
     sv = sh + p
     sv = sv + ((p - (sv - sh)) + chh * (d - dh) + cx * d + sl + sh * cm + ch * sp)
@@ -358,7 +362,8 @@ def sin_small(x: float) -> float:
     a, sh, sl, ch, cl, chh, cx = _SC[k]
     d = ax - a
     z = d * d
-    dh = (d + 196608.0) - 196608.0
+    dh = 134217729.0 * d
+    dh = dh - (dh - d)
     p = chh * dh
     s = sh + p
     s = s + ((p - (s - sh)) + chh * (d - dh) + cx * d + sl
@@ -392,7 +397,8 @@ def sincos_small(x: float) -> tuple[float, float]:
     z = d * d
     sp = d * z * (_S3 + z * _S5)
     cm = z * (_C2 + z * (_C4 + z * _C6))
-    dh = (d + 196608.0) - 196608.0
+    dh = 134217729.0 * d
+    dh = dh - (dh - d)
     p = chh * dh
     s = sh + p
     s = s + ((p - (s - sh)) + chh * (d - dh) + cx * d + sl + sh * cm + ch * sp)
