@@ -18,8 +18,9 @@ Rules (the rationale of each is in docs/adr/0020-strict-float-lint-rules.md):
                     ``pow``. Three-argument ``pow(a, b, m)`` (integers only) is allowed.
 ``builtin-sum``     any call of the built-in ``sum`` (its float algorithm changed in 3.12).
 ``set-iteration``   iterating a set or frozenset: a set literal, set comprehension,
-                    ``set(...)``/``frozenset(...)`` call, or a name assigned one in the
-                    same scope, used as the iterable of ``for``/a comprehension, passed
+                    ``set(...)``/``frozenset(...)``/``.union(...)`` call, set algebra
+                    (also on dict views), or a name assigned one in this or an
+                    enclosing scope, used as the iterable of ``for``/a comprehension, passed
                     to ``list tuple enumerate zip iter map filter next reversed dict``,
                     ``str.join``/``dict.fromkeys``/``list.extend``, or unpacked with ``*``.
                     ``sorted(...)`` fixes the order and is allowed, as are ``len`` and
@@ -117,6 +118,8 @@ _PRAGMA = re.compile(r"#\s*strict:\s*allow\b(?P<rest>.*)$")
 _PRAGMA_BODY = re.compile(r"^\s+(?P<rule>[a-z-]+)\s+--\s+(?P<reason>\S.*)$")
 
 _STDLIB = frozenset(sys.stdlib_module_names)
+#: methods whose result is a set whatever they are called on.
+_SET_METHODS = frozenset({"union", "intersection", "difference", "symmetric_difference"})
 _SET_ANNOTATIONS = frozenset({"set", "frozenset", "Set", "FrozenSet", "AbstractSet",
                               "MutableSet"})
 
@@ -143,6 +146,11 @@ def _is_int_literal(node: ast.AST, nonneg: bool = False) -> bool:
 
 def _is_str_literal(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _is_view_call(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("keys", "items"))
 
 
 def _root(module: str) -> str:
@@ -189,10 +197,13 @@ class _Checker(ast.NodeVisitor):
             return True
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             return node.func.id in ("set", "frozenset")
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            return node.func.attr in _SET_METHODS
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr | ast.BitAnd |
                                                       ast.Sub | ast.BitXor):
-            return (_Checker._is_set_expr_static(node.left)
-                    or _Checker._is_set_expr_static(node.right))
+            # set algebra, including on dict views (d.keys() - e.keys() is a set)
+            return any(_Checker._is_set_expr_static(side) or _is_view_call(side)
+                       for side in (node.left, node.right))
         return False
 
     def _set_names(self, body: Iterable[ast.stmt]) -> set[str]:
@@ -220,7 +231,8 @@ class _Checker(ast.NodeVisitor):
     def _is_set_expr(self, node: ast.AST) -> bool:
         if self._is_set_expr_static(node):
             return True
-        return isinstance(node, ast.Name) and node.id in self.set_names[-1]
+        # a set bound in this scope or any enclosing one (strict: rebinding is not tracked)
+        return isinstance(node, ast.Name) and any(node.id in names for names in self.set_names)
 
     def _is_math(self, node: ast.AST) -> bool:
         return isinstance(node, ast.Name) and node.id in self.math_aliases

@@ -58,6 +58,9 @@ PLANTED = [
     ("set-iteration", "def f(xs):\n    s: set[float] = xs\n    return list(s)  # <-\n"),
     ("set-iteration", "def f(a, b):\n    return tuple(set(a) | set(b))  # <-\n"),
     ("set-iteration", "def f(xs):\n    return [*{x for x in xs}]  # <-\n"),
+    ("set-iteration", "KEYS = frozenset(('a', 'b'))\n\n\ndef f(d):\n"
+                      "    return [d[k] for k in KEYS]  # <-\n"),
+    ("set-iteration", "def f(d, e):\n    return ','.join(d.keys() - e.keys())  # <-\n"),
     ("banned-import", "import random  # <-\n"),
     ("banned-import", "from random import random as r  # <-\n"),
     ("banned-import", "import time  # <-\n"),
