@@ -11,15 +11,16 @@ import pytest
 from engine.commonroad import safety
 from engine.commonroad.daemon import CommonRoadDaemon, make_layout, validate_inputs
 from engine.commonroad.models import MODELS
-from engine.commonroad.powertrain import load_powertrain, longitudinal
 from engine.commonroad.params import load_vehicle
+from engine.commonroad.powertrain import load_powertrain, longitudinal
 from engine.commonroad.scheduler import MIN_DT_US, plan_steps
 from engine.errors import DefinitionError, InputError
 
 CRUISE = {"steer": 0.0, "throttle": 0.3, "brake": 0.0, "drift_toggle": 0}
 
 
-# --- scheduler ----------------------------------------------------------------------------
+# --- scheduler --------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     ("dt_us", "max_us", "n", "dt_sim"),
@@ -89,14 +90,16 @@ def test_substeps_keep_an_unstable_stride_stable():
     x = [0.0, 0.0, 0.1, 0.5, 0.0, 0.3, 0.05]
     big = rk4_step(st.derivatives, x, (0.0, 0.0), p, 0.05)
     assert abs(big[5]) > 10 * abs(x[5])  # the yaw mode blew up
-    d = CommonRoadDaemon("st", 2, initial={"speed": 0.5, "yaw_rate": 0.3, "beta": 0.05,
-                                            "steer_angle": 0.1})
+    d = CommonRoadDaemon(
+        "st", 2, initial={"speed": 0.5, "yaw_rate": 0.3, "beta": 0.05, "steer_angle": 0.1}
+    )
     d.step_us({"steer": 0.1 / 1.066}, 50_000)
     assert d.telemetry().substeps == 50
     assert abs(d.state[5]) < abs(x[5]) * 1.5
 
 
-# --- clamp flag ---------------------------------------------------------------------------------
+# --- clamp flag -------------------------------------------------------------------------
+
 
 def test_clamp_flag():
     d = CommonRoadDaemon("ks", 1, initial={"speed": 5.0})
@@ -129,11 +132,17 @@ def test_bad_dt_and_inputs_are_named():
         CommonRoadDaemon("ks", 7)
 
 
-# --- reset with swap ------------------------------------------------------------------------
+# --- reset with swap --------------------------------------------------------------------
+
 
 def test_reset_swaps_model_and_vehicle_keeping_configuration():
-    d = CommonRoadDaemon("st", 2, initial={"speed": 12.0, "yaw": 0.3},
-                         powertrain={"battery_energy": 1.0e7}, safety_overrides={"recover_speed": 2.0})
+    d = CommonRoadDaemon(
+        "st",
+        2,
+        initial={"speed": 12.0, "yaw": 0.3},
+        powertrain={"battery_energy": 1.0e7},
+        safety_overrides={"recover_speed": 2.0},
+    )
     for _ in range(50):
         d.step({"throttle": 0.2, "steer": 0.02}, 0.01)
     before = d.telemetry()
@@ -145,7 +154,8 @@ def test_reset_swaps_model_and_vehicle_keeping_configuration():
     assert d.state[ix["model.x"]] == before.pose.x and d.state[ix["model.y"]] == before.pose.y
     assert d.state[ix["model.psi"]] == before.pose.yaw
     assert math.hypot(d.state[ix["model.vx"]], d.state[ix["model.vy"]]) == pytest.approx(
-        before.velocity.speed, rel=1e-12)
+        before.velocity.speed, rel=1e-12
+    )
     assert d.state[ix["battery.soc"]] == soc and d.step_count == steps and d.time_us == t
     assert d.powertrain.battery_energy == 1.0e7  # configured parameter kept
     assert d.safety.staging.recover_speed == 2.0
@@ -160,7 +170,8 @@ def test_reset_swaps_model_and_vehicle_keeping_configuration():
     assert d.powertrain.battery_energy == 1.0e7
 
 
-# --- safety ---------------------------------------------------------------------------------------
+# --- safety -----------------------------------------------------------------------------
+
 
 def _staging(**kw):
     return safety.load_safety("st", kw or None).staging
@@ -231,7 +242,8 @@ def test_severity_is_worst_normalised_score():
     assert which == 0 and sev == pytest.approx(0.01 / 0.001 / 5.0)
 
 
-# --- drift toggle ------------------------------------------------------------------------------------
+# --- drift toggle -----------------------------------------------------------------------
+
 
 def test_drift_toggle_flips_on_rising_edge():
     d = CommonRoadDaemon("std", 2, initial={"speed": 5.0})
@@ -247,16 +259,20 @@ def test_drift_toggle_flips_on_rising_edge():
 
 def test_drift_profile_tolerates_what_normal_does_not():
     """The same slide: emergency under the normal profile, not under drift."""
+
     def run(drift):
-        d = CommonRoadDaemon("std", 2, initial={"speed": 12.0, "beta": -0.25, "yaw_rate": 0.5},
-                             drift=drift)
+        d = CommonRoadDaemon(
+            "std", 2, initial={"speed": 12.0, "beta": -0.25, "yaw_rate": 0.5}, drift=drift
+        )
         return d.step({"steer": 0.0}, 0.002).safety
+
     normal, drift = run(False), run(True)
     assert normal.stage == "emergency" and normal.severity > 1.0
     assert drift.stage != "emergency" and drift.severity < normal.severity
 
 
-# --- SOC limits -----------------------------------------------------------------------------------
+# --- SOC limits -------------------------------------------------------------------------
+
 
 def test_soc_drive_limit():
     pt = load_powertrain(2)
@@ -281,8 +297,12 @@ def test_soc_regen_limit_hands_braking_to_friction():
 
 def test_soc_never_crosses_its_limits_in_a_drive():
     pt = load_powertrain(2)
-    d = CommonRoadDaemon("ks", 2, initial={"speed": 0.0, "soc": pt.soc_min + 0.002},
-                         powertrain={"battery_energy": 2.0e6, "aux_power": 0.0})
+    d = CommonRoadDaemon(
+        "ks",
+        2,
+        initial={"speed": 0.0, "soc": pt.soc_min + 0.002},
+        powertrain={"battery_energy": 2.0e6, "aux_power": 0.0},
+    )
     for _ in range(300):
         tel = d.step({"throttle": 1.0}, 0.02)
     assert tel.powertrain.soc_drive_limited
@@ -290,8 +310,12 @@ def test_soc_never_crosses_its_limits_in_a_drive():
     assert pt.soc_min <= tel.powertrain.soc < pt.soc_min + 0.0015
     full = load_powertrain(2).power_max / tel.velocity.speed
     assert tel.powertrain.drive_force < 0.1 * full
-    d = CommonRoadDaemon("ks", 2, initial={"speed": 30.0, "soc": pt.soc_max - 0.002},
-                         powertrain={"battery_energy": 2.0e6, "aux_power": 0.0})
+    d = CommonRoadDaemon(
+        "ks",
+        2,
+        initial={"speed": 30.0, "soc": pt.soc_max - 0.002},
+        powertrain={"battery_energy": 2.0e6, "aux_power": 0.0},
+    )
     for _ in range(300):
         tel = d.step({"brake": 0.5}, 0.02)
     assert tel.powertrain.soc <= pt.soc_max
@@ -304,21 +328,32 @@ def test_energy_account_matches_soc():
     for k in range(200):
         d.step({"throttle": 0.6 if k < 120 else 0.0, "brake": 0.3 if k >= 150 else 0.0}, 0.01)
     tel = d.telemetry()
-    assert tel.totals.energy_j == pytest.approx((soc0 - tel.powertrain.soc) * d.powertrain.battery_energy,
-                                                rel=1e-9)
+    assert tel.totals.energy_j == pytest.approx(
+        (soc0 - tel.powertrain.soc) * d.powertrain.battery_energy, rel=1e-9
+    )
     assert tel.totals.regen_energy_j > 0.0
     assert tel.totals.distance_m > 10.0
 
 
-# --- telemetry and hashing ---------------------------------------------------------------------------
+# --- telemetry and hashing --------------------------------------------------------------
+
 
 @pytest.mark.parametrize("model", ["ks", "st", "std", "mb"])
 def test_telemetry_json_and_fields(model):
     d = CommonRoadDaemon(model, 2, initial={"speed": 10.0})
     tel = d.step({"throttle": 0.5, "steer": 0.05}, 0.005)
     doc = json.loads(tel.to_json())
-    for key in ("pose", "velocity", "slip", "steering", "powertrain", "front", "rear", "totals",
-                "safety"):
+    for key in (
+        "pose",
+        "velocity",
+        "slip",
+        "steering",
+        "powertrain",
+        "front",
+        "rear",
+        "totals",
+        "safety",
+    ):
         assert key in doc
     assert doc["model"] == model and doc["substeps"] == tel.substeps
     assert doc["steering"]["desired"] == pytest.approx(0.05 * d.params.steering.max)
@@ -343,6 +378,7 @@ def test_hash_is_reproducible_and_sensitive():
         for k in range(30):
             d.step({"throttle": 0.4, "steer": steer}, 0.012 if k % 2 else 0.008)
         return d
+
     a, b, c = run(0.05), run(0.05), run(0.0500001)
     assert a.state_hash() == b.state_hash() != c.state_hash()
 

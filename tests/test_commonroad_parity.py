@@ -51,7 +51,7 @@ _ref_params = {vid: vm_params.setup_vehicle_parameters(vid) for vid in (1, 2, 3)
 _our_params = {vid: load_vehicle(vid) for vid in (1, 2, 3)}
 
 
-# --- seeded integer PRNG --------------------------------------------------------------
+# --- seeded integer PRNG ----------------------------------------------------------------
 
 class SplitMix64:
     """splitmix64: a tiny, fully specified integer generator (no ``random``)."""
@@ -88,7 +88,7 @@ def compare(model: str, x: list, u: list, vid: int) -> list[float]:
     return [rel_err(a, float(b)) for a, b in zip(ours, ref, strict=True)]
 
 
-# --- state generators ----------------------------------------------------------------------
+# --- state generators -------------------------------------------------------------------
 
 def _speed(rng: SplitMix64, lo: float, hi: float) -> float:
     k = rng.next() % 10
@@ -177,7 +177,7 @@ def random_cases(model: str, n: int = N_RANDOM):
         yield vid, x, u
 
 
-# --- the reference's own unit-test states -----------------------------------------------------
+# --- the reference's own unit-test states -----------------------------------------------
 
 U_UNIT = [0.15, 0.63 * G]
 X_KS = [3.9579422297936526, 0.0391650102771405, 0.0378491427211811, 16.3546957860883566,
@@ -200,7 +200,7 @@ STD_SHIPPED_GT = [15.72135120308624, 0.09255279797193551, 0.15, 11.3591865181215
 UNIT_STATES = {"ks": X_KS, "st": X_ST, "std": X_STD, "mb": X_MB}
 
 
-# --- tests ---------------------------------------------------------------------------------------
+# --- tests ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("vid", [1, 2, 3])
 def test_parameter_files_equal_reference_data(vid):
@@ -266,7 +266,7 @@ def test_switch_speeds(model, v):
             assert max(errs) <= TOL[model], (model, v, u, vid, errs)
 
 
-# --- MB reverse: the reference crashes, ours has a defined behaviour (ADR 0062) -------------------
+# --- MB reverse: the reference crashes, ours has a defined behaviour (ADR 0062) ---------
 
 def _mb_state(vx: float) -> list:
     x = list(X_MB)
@@ -330,7 +330,7 @@ def test_ours_never_mutates_the_state():
     assert xs == before
 
 
-# --- report ---------------------------------------------------------------------------------
+# --- report -----------------------------------------------------------------------------
 
 def worst_by_class() -> dict:
     """{model: {class: worst error}} over the unit-test and random states."""
@@ -343,6 +343,57 @@ def worst_by_class() -> dict:
                 worst[cls] = max(worst.get(cls, 0.0), e)
         out[model] = worst
     return out
+
+
+
+
+# --- the reference's zero-initial-velocity scenario, asserted (ADR 0061, defect 2) ------
+
+_ROLL_MB_GT = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -0.0000000003174207, 0.0000000848065981,
+               -0.0013834133396573, -0.0020336367252011, -0.0000000247286655, 0.0176248518072475,
+               0.0071655470428753, 0.0000000006677358, -0.0000001709775865, 0.0000001839820148,
+               0.0186763737562366, 0.0003752526345970, 0.0000000006728055, -0.0000001734436431,
+               0.0000001850020879, 0.0154621865353889, 0.0000251622262094, -0.0000174466440656,
+               -0.0000174466440656, -0.0000014178345014, -0.0000014178345014,
+               0.0000000008088692, 0.0000000008250785]
+_DEC_ST_GT = [-3.4335000000000013, 0.0, 0.0, -6.8670000000000018, 0.0, 0.0, 0.0]
+_ACC_ST_GT = [3.0731976046859715, 0.2869835398304389, 0.15, 6.1802999999999999,
+              0.1097747074946325, 0.3248268063223301, 0.0697547542798040]
+_ACC_KS_GT = [3.0845676868494927, 0.1484249221523042, 0.15, 6.1803000000000017,
+              0.1203664469224163]
+
+
+def _integrate(f, x0, u, p, seconds=1.0, h=1e-3):
+    from engine.commonroad.integrator import rk4_step
+
+    x = list(x0)
+    for _ in range(round(seconds / h)):
+        x = rk4_step(f, x, u, p, h)
+    return x
+
+
+def test_zero_initial_velocity_scenario():
+    """The reference's test_zeroInitialVelocity, integrated with our RK4 and asserted."""
+    from engine.commonroad.models import MODELS, init_state
+
+    p = _our_params[2]
+    core = [0.0] * 7
+    x_ks = init_state(MODELS["ks"], core, p)
+    x_st = init_state(MODELS["st"], core, p)
+    x_mb = init_state(MODELS["mb"], core, p)
+    # rolling from rest without input: KS and ST stay exactly where they are
+    assert _integrate(ks.derivatives, x_ks, [0.0, 0.0], p) == x_ks
+    assert _integrate(st.derivatives, x_st, [0.0, 0.0], p) == x_st
+    roll = _integrate(mb.derivatives, x_mb, [0.0, 0.0], p)
+    assert max(abs(a - b) for a, b in zip(roll, _ROLL_MB_GT, strict=True)) < 1e-2
+    # braking from rest: the reference's ground truth reverses at -0.7 g
+    dec = _integrate(st.derivatives, x_st, [0.0, -0.7 * G], p)
+    assert max(abs(a - b) for a, b in zip(dec, _DEC_ST_GT, strict=True)) < 1e-2
+    # accelerating and steering from rest
+    acc = _integrate(st.derivatives, x_st, U_UNIT, p)
+    assert max(abs(a - b) for a, b in zip(acc, _ACC_ST_GT, strict=True)) < 1e-2
+    acc = _integrate(ks.derivatives, x_ks, U_UNIT, p)
+    assert max(abs(a - b) for a, b in zip(acc, _ACC_KS_GT, strict=True)) < 1e-2
 
 
 if __name__ == "__main__":
