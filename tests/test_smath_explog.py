@@ -456,7 +456,8 @@ def test_integer_arguments_give_floats():
 
 
 def test_generator_output_matches_committed_tables():
-    spec = importlib.util.spec_from_file_location("gen_smath_explog", ROOT / "ci" / "gen_smath_explog.py")
+    path = ROOT / "ci" / "gen_smath_explog.py"
+    spec = importlib.util.spec_from_file_location("gen_smath_explog", path)
     gen = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen)
     committed = (ROOT / "engine" / "smath" / "_tables_explog.py").read_text(encoding="utf-8")
