@@ -758,6 +758,17 @@ def measure_all(names: Sequence[str], n: int, seed: int = 1, jobs: int = 1,
     return out
 
 
+def json_safe(obj):
+    """``obj`` with non-finite floats as the strings "inf"/"-inf"/"nan" (strict JSON)."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return repr(obj)
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [json_safe(v) for v in obj]
+    return obj
+
+
 def _edge_cell(row: dict) -> str:
     if "edge_failures" not in row:
         return "-"
@@ -813,8 +824,9 @@ def main(argv: list[str] | None = None) -> int:
     wall = time.perf_counter() - t0
     bad = failed_functions(rows)
     if args.json:
-        print(json.dumps({"seed": args.seed, "ref_prec": REF_PREC, "wall_s": wall,
-                          "functions": rows, "failed": bad}, indent=1))
+        print(json.dumps(json_safe({"seed": args.seed, "ref_prec": REF_PREC, "wall_s": wall,
+                                    "functions": rows, "failed": bad}), indent=1,
+                         allow_nan=False))
     else:
         print(format_table(rows))
         print(f"{len(rows)} functions x {args.points} points, seed {args.seed}, "

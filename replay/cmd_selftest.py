@@ -75,6 +75,14 @@ def failed_functions(rows: list[dict]) -> list[str]:
     return failed(rows)
 
 
+def _json_rows(rows: list[dict] | None) -> list[dict] | None:
+    if rows is None:
+        return None
+    from parity.accuracy import json_safe
+
+    return json_safe(rows)
+
+
 def run(args: argparse.Namespace) -> int:
     from engine.smath import FUNCTIONS
     from engine.smath.selftest import SELFTEST_VERSION, battery, selftest_hash
@@ -107,10 +115,10 @@ def run(args: argparse.Namespace) -> int:
             "golden": golden,
             "golden_error": golden_error or None,
             "match": match,
-            "accuracy": rows,
+            "accuracy": _json_rows(rows),
             "accuracy_note": note or None,
             "accuracy_failed": failed,
-        }, indent=1))
+        }, indent=1, allow_nan=False))
     else:
         print(f"math self-test v{SELFTEST_VERSION}: {n_results} results over "
               f"{len(FUNCTIONS)} functions in {selftest_s * 1000:.0f} ms")

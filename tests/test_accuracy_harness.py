@@ -276,3 +276,17 @@ def test_edge_cases_compare_specials_bit_for_bit(monkeypatch):
     assert A.failed_functions(rows) == ["sqrt"]
     monkeypatch.setitem(smath.FUNCTIONS, "sqrt", (math.sqrt, 1))
     assert A.check_edge_cases("sqrt") == []
+
+
+def test_json_output_is_strict_json_even_for_infinite_errors(monkeypatch, capsys):
+    from engine import smath
+
+    def raises(x):
+        raise ValueError("math domain error")
+
+    monkeypatch.setitem(smath.FUNCTIONS, "cbrt", (raises, 1))
+    assert A.main(["--points", "10", "--functions", "cbrt", "--jobs", "1", "--json",
+                   "--quiet"]) == 1
+    text = capsys.readouterr().out
+    doc = json.loads(text, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
+    assert doc["functions"][0]["max_ulp"] == "inf" and doc["failed"] == ["cbrt"]
