@@ -395,3 +395,25 @@ def test_snapshot_restore_continues_identically():
         a.step({"throttle": 0.3, "steer": 0.05}, 0.01)
         b.step({"throttle": 0.3, "steer": 0.05}, 0.01)
     assert b.state_hash() == a.state_hash()
+
+
+# --- scripted drive -----------------------------------------------------------------------
+
+def test_scripted_drive_lands_on_30_s_with_clamped_frames():
+    from engine.commonroad import scripted
+
+    d = CommonRoadDaemon("ks", 1, initial=dict(scripted.INITIAL))
+    clamped = 0
+    toggles = 0
+    dts = []
+    for inputs, dt, tel in scripted.drive_steps(d):
+        clamped += tel.dt_clamped
+        toggles += inputs["drift_toggle"]
+        dts.append(dt)
+    assert d.time_us == scripted.DURATION_US
+    assert clamped > 100 and toggles > 0
+    assert min(dts[:-1]) == 700 and max(dts) == 33_333
+    assert d.telemetry().totals.distance_m > 100.0
+    assert d.telemetry().safety.drift is True  # KS starts in normal; the toggle press flipped it
+    again = scripted.run_drive("ks", 1)
+    assert again.state_hash() == d.state_hash()
