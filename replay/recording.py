@@ -317,6 +317,18 @@ def _validate_definition(definition: Any, declared_hash: Any) -> dict:
     return normalised
 
 
+def _validate_setup(definition: dict, host_hz: int, substep_hz: int, initial: dict) -> None:
+    """Let the engine check the rates and initial conditions: build (never step) the simulation."""
+    from engine.simulation import Simulation
+
+    try:
+        Simulation(definition, substep_hz=substep_hz, host_hz=host_hz, initial=initial or None)
+    except SkidpadError as exc:
+        text = str(exc)
+        where = "/initial" if text.startswith("initial") else "/host_hz"
+        raise _err(where, f"the engine refuses this set-up: {text}") from None
+
+
 def _validate_json_data(v: Any, path: str, depth: int = 0) -> None:
     """Initial conditions are plain data: objects, arrays, strings, finite numbers, booleans."""
     if depth > 16:
@@ -413,6 +425,7 @@ def from_document(doc: Any) -> Recording:
             f"{channels[:20]} do not match the channels of input version {doc['input_version']}: {expected}",
         )
     definition = _validate_definition(doc["definition"], doc["definition_hash"])
+    _validate_setup(definition, doc["host_hz"], doc["substep_hz"], doc["initial"])
     frames = _validate_frames(doc["frames"], engine_channels, steps)
     return Recording(
         definition=definition,

@@ -1,0 +1,164 @@
+"""The closed-loop lap driver: one full lap of a track from a standing start.
+
+It reads only the simulation's telemetry (position, heading, speed) and the
+vehicle definition, and computes with strict math (``engine.smath``, the
+operations of DESIGN §3): its inputs are recorded and feed the state hash,
+and a replay of the recording must reproduce the closed-loop run's final
+hash exactly, so the driver itself must compute the same bits everywhere.
+
+Steering — pure pursuit from the rear axle (Coulter 1992): the target is the
+centreline point a look-ahead ``L_d = clamp(4 m + 0.5 s·v, 6 m, 35 m)``
+beyond the nearest one; with the target at ``(l_x, l_y)`` in the body frame
+the path curvature is ``κ = 2·l_y/(l_x² + l_y²)``, the bicycle road-wheel
+angle ``δ = atan(L·κ)`` (L wheelbase), plus a small correction of the
+lateral offset ``e`` from the centreline, ``−k_e·e``, and the input is
+``steer = δ/δ_max`` clamped to [−1, 1]. Positive is left (ISO 8855).
+
+Speed — a profile from curvature and grip, with braking points:
+``v_corner(s) = sqrt(a_y/|κ(s)|)`` with ``a_y = 0.75·μ_y·g`` (the lesser axle
+μ), capped at ``v_max``; then a backward pass around the closed loop,
+``v(s) ≤ sqrt(v(s+ds)² + 2·a_x·ds)`` with ``a_x = 0.55·μ_x·g``, so the
+car brakes before each corner; the target is read ``0.4 s·v`` ahead.
+Pedals: ``throttle = clamp(k_t·(v_target − v))``, ``brake =
+clamp(k_b·(v − v_target − 0.3 m/s))``, never both; each pedal moves at
+most 0.1 per host step.
+
+The lap is finished when the car has covered the track length (progress is
+counted from sample index changes, wrap-aware) and is past the start line.
+"""
+
+from __future__ import annotations
+
+from math import sqrt
+
+from engine import smath
+from scenarios.track import Track, load_track
+
+G = 9.80665
+V_MAX = 60.0  # m/s cap of the speed profile
+LAT_GRIP = 0.75  # share of the tyre's lateral friction the driver plans to use
+LONG_GRIP = 0.55  # share of the longitudinal friction used for braking
+K_THROTTLE = 0.35  # 1/(m/s)
+K_BRAKE = 0.25  # 1/(m/s)
+K_LATERAL = 0.02  # rad of road-wheel angle per m of lateral offset
+PEDAL_RATE = 0.1  # max pedal change per host step
+MAX_LAP_S = 400
+
+
+def _clamp(v: float, lo: float, hi: float) -> float:
+    return lo if v < lo else hi if v > hi else v
+
+
+def speed_profile(track: Track, lat_accel: float, long_accel: float, v_max: float) -> tuple:
+    """Target speed at every sample: curvature limit, then braking points (closed loop)."""
+    n = track.n
+    v = []
+    for i in range(n):
+        k = abs(track.curvature[i])
+        v.append(v_max if k * v_max * v_max <= lat_accel else sqrt(lat_accel / k))
+    two_a_ds = 2.0 * long_accel * track.ds
+    for _ in range(2):  # twice around, so the braking zone before the start line is seen too
+        for i in range(n - 1, -1, -1):
+            nxt = v[(i + 1) % n]
+            reachable = sqrt(nxt * nxt + two_a_ds)
+            if reachable < v[i]:
+                v[i] = reachable
+    return tuple(v)
+
+
+def telemetry_pose(t: object) -> tuple[float, float, float, float, float]:
+    """(x, y, cos yaw, sin yaw, forward speed) from the engine's telemetry (``engine.telemetry``)."""
+    yaw = t.yaw
+    return t.x, t.y, smath.cos(yaw), smath.sin(yaw), t.vx
+
+
+class LapDriver:
+    """Pure-pursuit steering and a grip-limited speed profile around ``track``."""
+
+    drive = "lap"
+
+    def __init__(self, definition: dict, host_hz: int = 100, track: Track | None = None) -> None:
+        self.host_hz = int(host_hz)
+        self.t = load_track("sandbox") if track is None else track
+        self.track = self.t.name
+        geo, tires = definition["geometry"], definition["tires"]
+        self.wheelbase = geo["wheelbase_m"]
+        self.rear_arm = geo["wheelbase_m"] - definition["mass"]["cog_to_front_axle_m"]
+        self.max_angle = definition["steering"]["max_angle_deg"] * 0.017453292519943295
+        mu_y = min(tires["front"]["mu_y"], tires["rear"]["mu_y"])
+        mu_x = min(tires["front"]["mu_x"], tires["rear"]["mu_x"])
+        self.profile = speed_profile(self.t, LAT_GRIP * mu_y * G, LONG_GRIP * mu_x * G, V_MAX)
+        self.index = 0
+        self.progress = 0  # samples covered, wrap-aware
+        self.throttle = 0.0
+        self.brake = 0.0
+        self._observed = -1  # host step count of the last telemetry observed
+        self.max_offset = 0.0  # largest |lateral offset| of the rear axle seen (m)
+
+    def initial(self) -> dict:
+        return {}
+
+    def max_steps(self) -> int:
+        return MAX_LAP_S * self.host_hz
+
+    def _steer(self, x: float, y: float, c: float, s: float, v: float) -> float:
+        t = self.t
+        look = _clamp(4.0 + 0.5 * v, 6.0, 35.0)
+        j = (self.index + int(look / t.ds)) % t.n
+        dx = t.x[j] - x
+        dy = t.y[j] - y
+        lx = c * dx + s * dy
+        ly = -s * dx + c * dy
+        d2 = lx * lx + ly * ly
+        kappa = 2.0 * ly / d2 if d2 > 0.0 else 0.0
+        delta = smath.atan(self.wheelbase * kappa)
+        delta = delta - K_LATERAL * t.lateral_offset(self.index, x, y)
+        return _clamp(delta / self.max_angle, -1.0, 1.0)
+
+    def _pedals(self, v: float) -> tuple[float, float]:
+        t = self.t
+        ahead = (self.index + int(0.4 * (v if v > 0.0 else 0.0) / t.ds)) % t.n
+        target = self.profile[ahead]
+        err = target - v
+        want_t = _clamp(K_THROTTLE * err, 0.0, 1.0)
+        want_b = _clamp(K_BRAKE * (-err - 0.3), 0.0, 1.0)
+        if want_b > 0.0:
+            want_t = 0.0
+        self.throttle = _clamp(want_t, self.throttle - PEDAL_RATE, self.throttle + PEDAL_RATE)
+        self.brake = _clamp(want_b, self.brake - PEDAL_RATE, self.brake + PEDAL_RATE)
+        return self.throttle, self.brake
+
+    def _observe(self, step: int, telemetry: object) -> tuple[float, float, float, float, float]:
+        """Rear-axle pose and speed from telemetry; advances the lap progress once per step."""
+        x, y, c, s, v = telemetry_pose(telemetry)
+        xr = x - self.rear_arm * c
+        yr = y - self.rear_arm * s
+        if step != self._observed:
+            self._observed = step
+            i = self.t.nearest(xr, yr, self.index)
+            moved = (i - self.index) % self.t.n
+            if moved > self.t.n // 2:  # moved backwards
+                moved -= self.t.n
+            self.progress += moved
+            self.index = i
+            off = abs(self.t.lateral_offset(i, xr, yr))
+            if off > self.max_offset:
+                self.max_offset = off
+        return xr, yr, c, s, v
+
+    def inputs(self, step: int, telemetry: object) -> dict:
+        if telemetry is None:  # before the first step: at rest on the start line
+            self.throttle = PEDAL_RATE
+            return {"throttle": self.throttle, "brake": 0.0, "steer": 0.0}
+        xr, yr, c, s, v = self._observe(step, telemetry)
+        steer = self._steer(xr, yr, c, s, v)
+        throttle, brake = self._pedals(v)
+        return {"throttle": throttle, "brake": brake, "steer": steer}
+
+    def finished(self, step: int, telemetry: object) -> bool:
+        self._observe(step, telemetry)
+        return self.progress >= self.t.n
+
+
+def make_driver(definition: dict, host_hz: int = 100) -> LapDriver:
+    return LapDriver(definition, host_hz)
