@@ -27,6 +27,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all", action="store_true", help="every runtime, browsers included")
     parser.add_argument("--json", action="store_true", help="print the JSON report")
     parser.add_argument(
+        "--no-diff", action="store_true",
+        help="on a mismatch, do not re-run with tracing to find where the runtimes parted",
+    )
+    parser.add_argument(
         "--selftest-only", action="store_true", help="only the math self-test hash, no recordings"
     )
     parser.add_argument(
@@ -72,4 +76,5 @@ def run(args: argparse.Namespace) -> int:
         start_timeout_s=args.start_timeout,
         request_timeout_s=args.timeout,
         as_json=args.json,
+        diff=not args.no_diff,
     )

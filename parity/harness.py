@@ -37,6 +37,7 @@ a branch in ``make_runtime``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -148,6 +149,7 @@ class RuntimeRun:
 
 
 Progress = Callable[[str], None]
+RuntimeFactory = Callable[[str], Runtime]
 
 
 def _stderr_progress(message: str) -> None:
@@ -164,15 +166,20 @@ def run_runtime(
     start_timeout_s: float = START_TIMEOUT_S,
     request_timeout_s: float = REQUEST_TIMEOUT_S,
     progress: Progress = _stderr_progress,
+    factory: RuntimeFactory | None = None,
 ) -> RuntimeRun:
     """Start ``name``, run its self-test and every recording, stop it. Never raises for a
-    runtime that is unavailable or fails: the returned run says what happened."""
+    runtime that is unavailable or fails: the returned run says what happened.
+    ``factory(name)`` replaces ``make_runtime`` (tests plant a perturbed runtime with it)."""
     run = RuntimeRun(name)
     began = time.perf_counter()
     runtime: Runtime | None = None
     try:
         progress(f"[{name}] starting")
-        runtime = make_runtime(name, wheel=wheel, pyodide_dir=pyodide_dir)
+        if factory is None:
+            runtime = make_runtime(name, wheel=wheel, pyodide_dir=pyodide_dir)
+        else:
+            runtime = factory(name)
         run.info = dict(runtime.start(timeout_s=start_timeout_s))
         progress(
             f"[{name}] ready in {run.info.get('startup_s', 0.0):.2f} s ({run.info.get('version')}"
@@ -244,6 +251,7 @@ class Matrix:
     cells: dict[str, dict[str, Cell]] = field(default_factory=dict)
     runtime_status: dict[str, Cell] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    divergences: list[Divergence] = field(default_factory=list)  # filled by ``diagnose``
 
     @property
     def ok(self) -> bool:
@@ -322,12 +330,12 @@ def _math_cell(run: RuntimeRun, golden_hash: str | None, reference: RuntimeRun |
         return Cell("skipped", run.status)
     if run.math_hash is None:
         return Cell("error", run.math_error or "no math hash")
-    if golden_hash is None:
-        return Cell("no-golden", f"{run.math_hash}; hashes/math.json is missing")
-    if run.math_hash != golden_hash:
+    if golden_hash is not None and run.math_hash != golden_hash:
         return Cell("mismatch", f"{run.math_hash} != golden {golden_hash}")
     if reference is not None and reference.math_hash not in (None, run.math_hash):
         return Cell("mismatch", f"{run.math_hash} != {reference.name} {reference.math_hash}")
+    if golden_hash is None:
+        return Cell("no-golden", f"{run.math_hash}; hashes/math.json is missing")
     return Cell("match", run.math_hash)
 
 
@@ -345,24 +353,159 @@ def _recording_cell(
         return Cell("error", "not run")
     if "error" in result:
         return Cell("error", result["error"])
-    if golden_doc is None:
-        return Cell("no-golden", f"final {result['final']}; hashes/{rec.name}.json is missing")
-    if golden_doc.get("checkpoint_every") != checkpoint_every:
-        return Cell(
-            "stale-golden", f"golden checkpoints every {golden_doc.get('checkpoint_every')}"
-        )
-    step, why = first_difference(result, _golden_result(golden_doc))
-    if why:
-        return Cell("mismatch", f"vs golden: {why}", step)
-    if golden_doc.get("recording_sha256") != rec.sha256:
-        return Cell("stale-golden", "the recording changed since it was blessed (sha256 differs)")
+    interval = golden_doc.get("checkpoint_every") if golden_doc is not None else None
+    usable_golden = interval == checkpoint_every
+    if usable_golden:
+        step, why = first_difference(result, _golden_result(golden_doc))
+        if why:
+            return Cell("mismatch", f"vs golden: {why}", step)
     if reference is not None and reference is not run:
         ref = reference.recordings.get(rec.name)
         if ref is not None and "error" not in ref:
             step, why = first_difference(result, ref)
             if why:
                 return Cell("mismatch", f"vs {reference.name}: {why}", step)
+    if golden_doc is None:
+        return Cell("no-golden", f"final {result['final']}; hashes/{rec.name}.json is missing")
+    if not usable_golden:
+        return Cell("stale-golden", f"golden checkpoints every {interval}, here {checkpoint_every}")
+    if golden_doc.get("recording_sha256") != rec.sha256:
+        return Cell("stale-golden", "the recording changed since it was blessed (sha256 differs)")
     return Cell("match", result["final"])
+
+
+# ---------------------------------------------------------------------------- diagnose
+
+
+@dataclass
+class Divergence:
+    """Where two runs of one recording parted (DESIGN §10), from ``replay.diff``."""
+
+    recording: str
+    a: str
+    b: str
+    lines: list[str]
+    report: dict[str, Any] | None = None
+
+
+def disagreeing_pairs(matrix: Matrix, runs: Sequence[RuntimeRun]) -> list[tuple[str, str, str]]:
+    """(recording, reference runtime, first runtime that disagrees with it) per recording; or
+    (recording, runtime, "golden") when every runtime agrees but the golden file does not."""
+    usable = [r for r in runs if r.status == "ok"]
+    pairs = []
+    for rec in matrix.recordings:
+        results = [(r, r.recordings.get(rec)) for r in usable]
+        results = [(r, res) for r, res in results if res is not None and "error" not in res]
+        if not results:
+            continue
+        ref_run, ref = results[0]
+        other = next((r for r, res in results[1:] if first_difference(ref, res)[1]), None)
+        if other is not None:
+            pairs.append((rec, ref_run.name, other.name))
+        elif matrix.cells[ref_run.name][rec].status == "mismatch":
+            pairs.append((rec, ref_run.name, "golden"))
+    return pairs
+
+
+def _trace_in(
+    runtime: Runtime, rec: RecordingFile, every: int, trace: dict, timeout_s: float
+) -> dict:
+    request = {
+        "selftest": False,
+        "recordings": [{"name": rec.name, "text": rec.text}],
+        "checkpoint_every": every,
+        "trace": trace,
+    }
+    from replay.trace import load_trace_document
+
+    result = runtime.run(request, timeout_s=timeout_s)["recordings"][rec.name]
+    if "error" in result:
+        raise RuntimeFailed(runtime.name, f"tracing {rec.name}: {result['error']}")
+    # through the trace file reader, exactly as `skidpad diff` reads a trace from disk
+    return load_trace_document(json.dumps(result["trace"]), f"{runtime.name} trace of {rec.name}")
+
+
+def diagnose_pair(
+    rec: RecordingFile,
+    names: tuple[str, str],
+    first_step: int | None,
+    factory: RuntimeFactory,
+    checkpoint_every: int = 100,
+    start_timeout_s: float = START_TIMEOUT_S,
+    request_timeout_s: float = REQUEST_TIMEOUT_S,
+    progress: Progress = _stderr_progress,
+) -> Divergence:
+    """Re-run ``rec`` with tracing in both runtimes and diff the traces: a pass with a hash per
+    substep up to the first differing checkpoint finds the substep, a second pass with stage
+    and state detail for that one host step names the fields and the stage."""
+    from replay.diff import diff_traces
+
+    runtimes: list[Runtime] = []
+    try:
+        for name in names:
+            progress(f"[diff] starting {name} to trace {rec.name}")
+            runtime = factory(name)
+            runtimes.append(runtime)
+            runtime.start(timeout_s=start_timeout_s)
+        # one interval past the first differing checkpoint, so the trace still has it as a
+        # checkpoint (not as its final state) and the diff reports it as such
+        stop = None if first_step is None else first_step + checkpoint_every
+        trace = {"stop_after": stop, "detail_steps": None}
+        docs = [_trace_in(rt, rec, checkpoint_every, trace, request_timeout_s) for rt in runtimes]
+        report = diff_traces(docs[0], docs[1], names[0], names[1])
+        if report.step is not None and not report.fields:
+            k = report.step
+            progress(f"[diff] {rec.name}: first differing substep in host step {k}; detail pass")
+            trace = {"stop_after": stop, "detail_steps": [k, k + 1]}
+            docs = [
+                _trace_in(rt, rec, checkpoint_every, trace, request_timeout_s) for rt in runtimes
+            ]
+            report = diff_traces(docs[0], docs[1], names[0], names[1])
+        return Divergence(rec.name, names[0], names[1], report.lines(), report.to_json())
+    except (RuntimeFailed, RuntimeUnavailable) as exc:
+        return Divergence(rec.name, names[0], names[1], [f"diff failed: {exc}"])
+    finally:
+        for runtime in runtimes:
+            runtime.stop()
+
+
+def diagnose_against_golden(rec: RecordingFile, runtime: str, hashes_dir: Path) -> Divergence:
+    """Every runtime agrees but ``hashes/`` does not: replay here against the golden file."""
+    from replay import golden
+    from replay.diff import diff_against_golden
+    from replay.recording import loads
+
+    try:
+        doc = golden.read_golden(Path(hashes_dir) / f"{rec.name}.json")
+        if doc is None:
+            return Divergence(rec.name, runtime, "golden", ["no golden file"])
+        report = diff_against_golden(loads(rec.text), doc, rec.sha256, rec.name)
+    except SkidpadError as exc:
+        return Divergence(rec.name, runtime, "golden", [f"diff failed: {exc}"])
+    return Divergence(rec.name, runtime, "golden", report.lines(), report.to_json())
+
+
+def diagnose(
+    matrix: Matrix,
+    runs: Sequence[RuntimeRun],
+    recordings: Sequence[RecordingFile],
+    hashes_dir: Path,
+    factory: RuntimeFactory,
+    max_recordings: int = 3,
+    **options: Any,
+) -> list[Divergence]:
+    """The §10 diff for the first ``max_recordings`` recordings whose runs disagree."""
+    by_name = {r.name: r for r in recordings}
+    by_run = {r.name: r for r in runs}
+    found = []
+    for rec_name, a, b in disagreeing_pairs(matrix, runs)[:max_recordings]:
+        rec = by_name[rec_name]
+        if b == "golden":
+            found.append(diagnose_against_golden(rec, a, hashes_dir))
+            continue
+        step, _ = first_difference(by_run[a].recordings[rec_name], by_run[b].recordings[rec_name])
+        found.append(diagnose_pair(rec, (a, b), step, factory, **options))
+    return found
 
 
 # ---------------------------------------------------------------------------- report
@@ -462,6 +605,7 @@ def report_document(
             for run in runs
         ],
         "problems": problem_lines(matrix, runs),
+        "divergences": [asdict(d) for d in matrix.divergences],
     }
 
 
@@ -474,6 +618,8 @@ def markdown_report(matrix: Matrix, runs: Sequence[RuntimeRun]) -> str:
     problems = problem_lines(matrix, runs)
     if problems:
         out += ["", "## Problems", ""] + [f"- {p}" for p in problems]
+    for d in matrix.divergences:
+        out += ["", f"## Where {d.a} and {d.b} parted on {d.recording}", "", "```", *d.lines, "```"]
     for run in runs:
         if run.status == "failed" and run.log:
             out += ["", f"## {run.name} console output (tail)", "", "```", run.log[-20000:], "```"]
@@ -529,35 +675,51 @@ def run_parity(
     start_timeout_s: float = START_TIMEOUT_S,
     request_timeout_s: float = REQUEST_TIMEOUT_S,
     as_json: bool = False,
+    diff: bool = True,
     out: Callable[[str], None] = print,
     progress: Progress = _stderr_progress,
+    factory: RuntimeFactory | None = None,
 ) -> int:
-    """Run ``names``, print the table (or the JSON report), write the reports; 0 if all ok."""
+    """Run ``names``, print the table (or the JSON report), write the reports; 0 if all ok.
+
+    With ``diff`` (the default), recordings on which the runtimes disagree are re-run with
+    tracing in the two runtimes that disagree and the §10 diff is printed (at most three).
+    ``factory(name)`` replaces ``make_runtime`` (tests use it to plant a perturbed runtime).
+    """
     unknown = [n for n in names if n not in RUNTIME_NAMES]
     if unknown:
         raise HarnessError(
             f"unknown runtime(s) {', '.join(unknown)}; known: {', '.join(RUNTIME_NAMES)}"
         )
     recordings = [] if selftest_only else load_recordings(recording_paths, root)
-    if wheel is None and not _all_installed(names):
+    if factory is None and wheel is None and not _all_installed(names):
         from parity.wheel import build_wheel
 
         wheel = build_wheel(root=root)
     pyodide_dir = root / "node_modules" / "pyodide"
+    if factory is None:
+        factory = functools.partial(
+            make_runtime, wheel=wheel, pyodide_dir=pyodide_dir if pyodide_dir.is_dir() else None
+        )
+    timeouts = {"start_timeout_s": start_timeout_s, "request_timeout_s": request_timeout_s}
     runs = [
         run_runtime(
             name,
             recordings,
-            wheel=wheel,
-            pyodide_dir=pyodide_dir if pyodide_dir.is_dir() else None,
             checkpoint_every=checkpoint_every,
-            start_timeout_s=start_timeout_s,
-            request_timeout_s=request_timeout_s,
             progress=progress,
+            factory=factory,
+            **timeouts,
         )
         for name in names
     ]
-    matrix = compare_runs(runs, recordings, hashes_dir or root / "hashes", checkpoint_every)
+    hashes_dir = hashes_dir or root / "hashes"
+    matrix = compare_runs(runs, recordings, hashes_dir, checkpoint_every)
+    if diff and not matrix.ok:
+        matrix.divergences = diagnose(
+            matrix, runs, recordings, hashes_dir, factory,
+            checkpoint_every=checkpoint_every, progress=progress, **timeouts,
+        )
     report_path = write_reports(report_dir or root / "build" / "parity", matrix, runs, recordings)
     if as_json:
         out(report_path.read_text("utf-8").rstrip("\n"))
@@ -568,5 +730,8 @@ def run_parity(
             out("(no recordings found: only the math self-test was compared)")
         for line in problems:
             out(f"  {line}")
+        for d in matrix.divergences:
+            out(f"where {d.a} and {d.b} parted on {d.recording}:")
+            out("\n".join(f"  {line}" for line in d.lines))
         out(f"parity: {'PASS' if matrix.ok else 'FAIL'} (report: {report_path})")
     return 0 if matrix.ok else 1

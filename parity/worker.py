@@ -8,7 +8,9 @@ Request::
 
     {"selftest": bool,                         # compute the math self-test hash (default true)
      "recordings": [{"name": str, "text": str}, ...],   # recording documents (JSON text)
-     "checkpoint_every": int}                  # host steps between checkpoints (default 100)
+     "checkpoint_every": int,                  # host steps between checkpoints (default 100)
+     "trace": {"stop_after": int | None,       # optional: trace each recording (replay.trace),
+               "detail_steps": [from, to] | None}}   # stopping early, with stage/state detail
 
 Response::
 
@@ -16,7 +18,8 @@ Response::
      "math_hash": str | None,                  # None when not requested or when it failed
      "math_error": str,                        # only when the self-test failed
      "recordings": {name: {"checkpoints": [[step, hash], ...], "final": str,
-                           "steps": int, "wall_s": float}
+                           "steps": int, "wall_s": float,
+                           "trace": {...}}     # the trace document, only when asked for
                           | {"error": str}},
      "wall_s": float}                          # time spent in run_request
 
@@ -32,6 +35,7 @@ line protocol the runtime adapters use; anything else the run prints goes to std
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
 import platform
@@ -59,10 +63,31 @@ def runtime_info() -> dict[str, str]:
     }
 
 
+def _check_trace(trace: Any) -> dict[str, Any] | None:
+    if trace is None:
+        return None
+    if not isinstance(trace, dict) or set(trace) - {"stop_after", "detail_steps"}:
+        raise RequestError("request.trace: must be an object with stop_after and/or detail_steps")
+    stop = trace.get("stop_after")
+    if stop is not None and (not isinstance(stop, int) or isinstance(stop, bool) or stop < 0):
+        raise RequestError("request.trace.stop_after: must be an integer >= 0 or null")
+    window = trace.get("detail_steps")
+    if window is not None:
+        ok = (
+            isinstance(window, list)
+            and len(window) == 2
+            and all(isinstance(v, int) and not isinstance(v, bool) for v in window)
+            and 0 <= window[0] < window[1]
+        )
+        if not ok:
+            raise RequestError("request.trace.detail_steps: must be [from, to] with 0 <= from < to")
+    return {"stop_after": stop, "detail_steps": window}
+
+
 def _check_request(request: Any) -> tuple[bool, list[tuple[str, str]], int]:
     if not isinstance(request, dict):
         raise RequestError(f"request: must be a JSON object, not {type(request).__name__}")
-    unknown = sorted(set(request) - {"selftest", "recordings", "checkpoint_every"})
+    unknown = sorted(set(request) - {"selftest", "recordings", "checkpoint_every", "trace"})
     if unknown:
         raise RequestError(f"request: unknown field(s) {', '.join(unknown)}")
     selftest = request.get("selftest", True)
@@ -104,24 +129,46 @@ def math_hash() -> str:
     return selftest_hash()
 
 
-def replay_one(text: str, checkpoint_every: int) -> dict[str, Any]:
+def replay_one(
+    name: str, text: str, checkpoint_every: int, trace: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Load and replay one recording; the result in the response's per-recording shape."""
     # lazy: a missing replayer fails only the recordings, not the self-test
     recording = importlib.import_module("replay.recording")
     replayer = importlib.import_module("replay.replayer")
-    result = replayer.replay(recording.loads(text), checkpoint_every=checkpoint_every)
-    return {
+    rec = recording.loads(text)
+    options: dict[str, Any] = {}
+    if trace is not None:
+        window = trace["detail_steps"]
+        options = {
+            "trace": True,
+            "stop_after": trace["stop_after"],
+            "detail_steps": range(window[0], window[1]) if window else None,
+        }
+    result = replayer.replay(rec, checkpoint_every=checkpoint_every, **options)
+    out: dict[str, Any] = {
         "checkpoints": [[int(step), str(h)] for step, h in result.checkpoints],
         "final": str(result.final_hash),
         "steps": int(result.steps),
         "wall_s": float(result.wall_s),
     }
+    if trace is not None:
+        tracing = importlib.import_module("replay.trace")
+        info = {
+            "name": name,
+            "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+            "preset": getattr(rec, "preset", None),
+            "steps": getattr(rec, "steps", None),
+        }
+        out["trace"] = tracing.trace_document(result, info, None)
+    return out
 
 
 def run_request(request: dict) -> dict:
     """Answer one request (see the module docstring for both shapes)."""
     started = time.perf_counter()
     selftest, recordings, every = _check_request(request)
+    trace = _check_trace(request.get("trace"))
     response: dict[str, Any] = dict(runtime_info())
     response["math_hash"] = None
     if selftest:
@@ -132,7 +179,7 @@ def run_request(request: dict) -> dict:
     results: dict[str, Any] = {}
     for name, text in recordings:
         try:
-            results[name] = replay_one(text, every)
+            results[name] = replay_one(name, text, every, trace)
         except Exception as exc:  # one bad recording must not hide the others' results
             results[name] = {"error": _error_text(exc)}
     response["recordings"] = results

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
+import re
 import shutil
 import sys
 import zipfile
@@ -30,7 +32,7 @@ from parity.harness import (
     run_parity,
     table_rows,
 )
-from parity.runtimes.base import RuntimeFailed, RuntimeUnavailable
+from parity.runtimes.base import Runtime, RuntimeFailed, RuntimeUnavailable
 from parity.runtimes.cpython import CPythonRuntime, find_cpython
 from parity.runtimes.process import LineProcess, child_env
 
@@ -126,7 +128,10 @@ def test_a_good_recording_round_trips_the_replayer_result():
             {"recordings": [{"name": "a", "text": ""}, {"name": "a", "text": ""}]},
             "request.recordings[1].name",
         ),
-        ({"selftest": True, "trace": True}, "request"),
+        ({"selftest": True, "bogus": True}, "request"),
+        ({"trace": True}, "request.trace"),
+        ({"trace": {"stop_after": -1}}, "request.trace.stop_after"),
+        ({"trace": {"detail_steps": [3, 3]}}, "request.trace.detail_steps"),
     ],
 )
 def test_malformed_requests_name_the_field(request_, field):
@@ -309,7 +314,9 @@ def _result(final: str, checkpoints: list[list]) -> dict:
 GOOD = _result("f" * 16, [[0, "a" * 16], [100, "b" * 16], [200, "c" * 16]])
 
 
-def _write_golden(hashes: Path, rec: RecordingFile, result: dict, math_hash: str) -> None:
+def _write_golden(
+    hashes: Path, rec: RecordingFile, result: dict, math_hash: str, every: int = 100
+) -> None:
     from replay import golden
 
     doc = {
@@ -321,17 +328,22 @@ def _write_golden(hashes: Path, rec: RecordingFile, result: dict, math_hash: str
         "engine_version": "0.1.0",
         "math_hash": math_hash,
         "steps": result["steps"],
-        "checkpoint_every": 100,
+        "checkpoint_every": every,
         "checkpoints": result["checkpoints"],
         "final": result["final"],
     }
+    hashes.mkdir(parents=True, exist_ok=True)
     golden.write_golden(hashes / f"{rec.name}.json", doc)
     golden.write_math(hashes, golden.math_document(math_hash, ["sin"], "0.1.0"))
 
 
 def _run(name: str, result: dict, math_hash: str = "1" * 16) -> RuntimeRun:
-    return RuntimeRun(name, info={"startup_s": 0.1, "version": "x"}, math_hash=math_hash,
-                      recordings={"lap": result})
+    return RuntimeRun(
+        name,
+        info={"startup_s": 0.1, "version": "x"},
+        math_hash=math_hash,
+        recordings={"lap": result},
+    )
 
 
 def test_harness_finds_the_planted_mismatch(tmp_path):
@@ -375,8 +387,14 @@ def test_run_parity_reports_an_unavailable_runtime_and_writes_reports(tmp_path, 
         pytest.skip("the running interpreter is 3.13 itself")
     printed: list[str] = []
     code = run_parity(
-        ["cpython3.13"], root=ROOT, selftest_only=True, hashes_dir=tmp_path / "hashes",
-        report_dir=tmp_path / "report", out=printed.append, progress=lambda _m: None,
+        ["cpython3.13"],
+        root=ROOT,
+        selftest_only=True,
+        wheel=tmp_path / "never-used.whl",
+        hashes_dir=tmp_path / "hashes",
+        report_dir=tmp_path / "report",
+        out=printed.append,
+        progress=lambda _m: None,
     )
     assert code == 1
     report = json.loads((tmp_path / "report" / "report.json").read_text())
@@ -385,3 +403,162 @@ def test_run_parity_reports_an_unavailable_runtime_and_writes_reports(tmp_path, 
     assert "pyenv install 3.13.0" in report["runtimes"][0]["error"]
     assert (tmp_path / "report" / "report.md").read_text().count("FAIL") == 1
     assert printed[-1].startswith("parity: FAIL")
+
+
+# ------------------------------------------------------------------- planted divergence
+
+
+class _Plant:
+    """A probe hook that moves one state field by one ulp at the end of one substep."""
+
+    def __init__(self, tick: int, index: int) -> None:
+        self.tick, self.index = tick, index
+
+    def stage(self, name, values):
+        pass
+
+    def substep(self, tick, state):
+        if tick == self.tick:
+            state[self.index] = math.nextafter(state[self.index], math.inf)
+
+
+class _InProcessRuntime(Runtime):
+    """The worker in this interpreter; with ``plant``, its engine is perturbed (a stand-in for a
+    runtime whose arithmetic differs)."""
+
+    def __init__(self, name: str, plant: _Plant | None = None) -> None:
+        self.name, self.plant = name, plant
+
+    def start(self, timeout_s: float = 0.0) -> dict:
+        return {"name": self.name, "version": "in-process", "startup_s": 0.0}
+
+    def run(self, request: dict, timeout_s: float = 0.0) -> dict:
+        import replay.replayer as replayer
+
+        real = replayer.replay
+        plant = self.plant
+
+        def planted(rec, *args, **kwargs):
+            return real(rec, *args, hook=plant, **kwargs)
+
+        if plant is not None:
+            replayer.replay = planted
+        try:
+            response = worker.run_request(request)
+        finally:
+            replayer.replay = real
+        response["runtime"] = {"name": self.name, "version": "in-process"}
+        return response
+
+    def stop(self) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def short_recording(tmp_path_factory):
+    from replay.cli import main as skidpad
+
+    path = tmp_path_factory.mktemp("rec") / "planted.json"
+    argv = ["record", "--preset", "sportsRwd", "--drive", "random:7", "--duration", "1"]
+    assert skidpad([*argv, "-o", str(path), "--no-verify"]) == 0
+    return path
+
+
+def test_harness_diff_names_the_planted_step_and_field(short_recording, tmp_path):
+    from replay.recording import loads
+    from replay.replayer import build_simulation
+    from replay.trace import step_of_tick
+
+    rec = loads(short_recording.read_text("utf-8"))
+    layout = build_simulation(rec).layout
+    index = next(
+        i for i, f in enumerate(layout.fields) if f.kind == "f" and f.name.startswith("body.")
+    )
+    field_name = layout.fields[index].name
+    tick = 3 * rec.substep_hz // rec.host_hz * 11 + 2  # inside host step 33, not its first substep
+    step = step_of_tick(tick, rec.host_hz, rec.substep_hz)
+    runtimes = {
+        "cpython3.11": _InProcessRuntime("cpython3.11"),
+        "node": _InProcessRuntime("node", _Plant(tick, index)),
+    }
+    printed: list[str] = []
+    code = run_parity(
+        ["cpython3.11", "node"],
+        root=ROOT,
+        recording_paths=[short_recording],
+        hashes_dir=tmp_path / "hashes",
+        report_dir=tmp_path / "report",
+        checkpoint_every=10,
+        out=printed.append,
+        progress=lambda _m: None,
+        factory=runtimes.__getitem__,
+    )
+    assert code == 1
+    table = printed[0].splitlines()
+    assert table[2].startswith("cpython3.11") and "MISMATCH" not in table[2]
+    first_bad_checkpoint = (step // 10 + 1) * 10
+    assert table[3].startswith("node") and f"MISMATCH @{first_bad_checkpoint}" in table[3]
+    text = "\n".join(printed)
+    assert "where cpython3.11 and node parted on planted:" in text
+    assert f"first differing checkpoint: step {first_bad_checkpoint}" in text
+    assert f"first differing substep: tick {tick} = host step {step} (0-based)" in text
+    assert re.search(rf"^\s+{re.escape(field_name)}\s.*", text, re.M), text
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    divergence = report["divergences"][0]
+    assert (divergence["a"], divergence["b"]) == ("cpython3.11", "node")
+    assert [f["name"] for f in divergence["report"]["fields"]] == [field_name]
+    assert divergence["report"]["tick"] == tick
+
+
+def test_harness_diff_against_a_perturbed_golden_file(short_recording, tmp_path):
+    from replay.recording import loads
+    from replay.replayer import replay
+
+    text = short_recording.read_text("utf-8")
+    result = replay(loads(text), checkpoint_every=10)
+    checkpoints = [[s, h] for s, h in result.checkpoints]
+    checkpoints[5][1] = "0" * 16  # the golden file lies about step 50
+    planted = {"checkpoints": checkpoints, "final": result.final_hash, "steps": result.steps}
+    rec = RecordingFile("planted", str(short_recording), text, file_sha(short_recording))
+    _write_golden(tmp_path / "hashes", rec, planted, worker.math_hash(), every=10)
+    printed: list[str] = []
+    code = run_parity(
+        ["cpython3.11", "node"],
+        root=ROOT,
+        recording_paths=[short_recording],
+        hashes_dir=tmp_path / "hashes",
+        report_dir=tmp_path / "report",
+        checkpoint_every=10,
+        out=printed.append,
+        progress=lambda _m: None,
+        factory=lambda name: _InProcessRuntime(name),
+    )
+    assert code == 1
+    assert "MISMATCH @50" in printed[0]
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    assert report["divergences"][0]["b"] == "golden"
+    assert report["divergences"][0]["report"]["differing_checkpoint"] == 50
+
+
+def file_sha(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_node_replays_and_traces_like_native(node_runtime, short_recording):
+    text = short_recording.read_text("utf-8")
+    request = {
+        "selftest": False,
+        "recordings": [{"name": "r", "text": text}],
+        "checkpoint_every": 10,
+        "trace": {"stop_after": 60, "detail_steps": [20, 21]},
+    }
+    native = worker.run_request(request)["recordings"]["r"]
+    pyodide = node_runtime.run(request, timeout_s=600)["recordings"]["r"]
+    assert "error" not in pyodide, pyodide
+    assert pyodide["checkpoints"] == native["checkpoints"]
+    assert pyodide["final"] == native["final"] and pyodide["steps"] == 60
+    assert pyodide["trace"]["substep_hashes"] == native["trace"]["substep_hashes"]
+    assert pyodide["trace"]["detail"] == native["trace"]["detail"]
+    assert pyodide["trace"]["runtime"]["platform"] == "emscripten"
