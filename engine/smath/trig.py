@@ -555,8 +555,7 @@ def atan2(y: float, x: float) -> float:
     """arc tangent of y/x in [-pi, pi] using the signs of both (C99 Annex F special cases)."""
     ax = -x if x < 0.0 else x
     ay = -y if y < 0.0 else y
-    if ax - ax == 0.0 and ay - ay == 0.0 and ax != 0.0 and ay != 0.0:
-        # finite, nonzero: the common case
+    if 0.0 < ax < _INF and 0.0 < ay < _INF:  # finite, nonzero: the common case
         if ay <= ax:
             num = ay
             den = ax
@@ -575,7 +574,7 @@ def atan2(y: float, x: float) -> float:
                 s = _PIO2_HI + (_PIO2_LO - u)
             else:
                 s = _PIO2_HI + (_PIO2_LO + u)
-            return copysign(s, y)
+            return -s if y < 0.0 else s
         if den > 3.273390607896142e150:  # 2**500: scale both by 2**-600 (exact)
             num = num * 2.409919865102884e-181
             den = den * 2.409919865102884e-181
@@ -583,8 +582,9 @@ def atan2(y: float, x: float) -> float:
             num = num * 4.149515568880993e180
             den = den * 4.149515568880993e180
         if sel:
-            return copysign(_atan_far(num, 0.0, den, 0.0, sel), y)
-        # u = num/den as a double-double (Dekker division), then the exact kernel
+            s = _atan_far(num, 0.0, den, 0.0, sel)
+            return -s if y < 0.0 else s
+        # u = num/den as the double-double uh + ul (Dekker division) ...
         uh = num / den
         c = 134217729.0 * uh
         hh = c - (c - uh)
@@ -592,8 +592,25 @@ def atan2(y: float, x: float) -> float:
         dh = c - (c - den)
         dl = den - dh
         p = uh * den
-        e = ((hh * dh - p) + hh * dl + (uh - hh) * dh) + (uh - hh) * dl
-        return copysign(_atan_near(uh, ((num - p) - e) / den), y)
+        ul = (((num - p) - (((hh * dh - p) + hh * dl + (uh - hh) * dh) + (uh - hh) * dl))
+              / den)
+        # ... then inline _atan_near(uh, ul)
+        k = int(uh * 256.0 + 0.49999999999999994)
+        c, ah, al, _bh, _bl = _AT[k]
+        n = uh - c
+        xh = (uh + 34359738368.0) - 34359738368.0
+        dh = 1.0 + xh * c
+        dl = ((uh - xh) + ul) * c
+        rh = n / dh
+        cc = 134217729.0 * rh
+        rhh = cc - (cc - rh)
+        p = rh * dh
+        t = (((n - p) - ((rhh * dh - p) + (rh - rhh) * dh)) + ul - rh * dl) / (dh + dl)
+        r1 = rh + t
+        z = r1 * r1
+        s = ah + rh
+        s = s + ((rh - (s - ah)) + al + t + r1 * z * (_A3 + z * (_A5 + z * _A7)))
+        return -s if y < 0.0 else s
     if x != x or y != y:
         return x + y
     if ay == 0.0:  # y = ±0
