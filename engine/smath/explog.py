@@ -104,7 +104,7 @@ _W0, _W1, _W2, _W3, _W4, _W5, _W6 = _t.POW_Q
 
 _LOG1P_DIRECT = 0.0078125  # 2**-7 <= LOG_RMAX: the log1p(r) polynomial applies to x itself
 _TANH_SMALL = _t.TANH_SMALL
-_P0, _P1, _P2, _P3, _P4, _P5 = _t.TANH_P
+_P0, _P1, _P2, _P3, _P4, _P5, _P6, _P7, _P8 = _t.TANH_P
 _B0, _B1, _B2, _B3, _B4, _B5 = _t.CBRT_P
 _CBRT2 = _t.CBRT2
 
@@ -392,8 +392,75 @@ def pow(x: float, y: float) -> float:
             return r
         if y == 0.5:
             return _sqrt(x)
-        return _pow_pos(x, ix >> 45, 0, y, False)
+        # log x in double-double (as _log_dd, inlined)
+        i = ix >> 45
+        invc, lh, ll, ea = _LOG_T[i & 127]
+        be = i >> 7
+        m = x * _RSCALE[be]
+        c = _SPLIT * m
+        mh = c - (c - m)
+        r = (mh * invc - 1.0) + (m - mh) * invc  # exact
+        k = be + ea
+        a = k * _LN2_HI + lh  # exact
+        c = _SPLIT * r
+        r1 = c - (c - r)
+        r2 = r - r1
+        sq = r * r
+        sql = ((r1 * r1 - sq) + 2.0 * r1 * r2) + r2 * r2
+        hq = -0.5 * sq
+        s1 = a + r
+        s2 = s1 + hq
+        lo = ((a - s1) + r) + ((s1 - s2) + hq) + (-0.5 * sql + r * sq * (
+            _W0 + r * (_W1 + r * (_W2 + r * (_W3 + r * (_W4 + r * (_W5 + r * _W6)))))
+        )) + (ll + k * _LN2_LO)
+        h = s2 + lo
+        lo = (s2 - h) + lo
+        # z = y * log x (Dekker product)
+        zh = y * h
+        if not -746.0 < zh < 710.0 or zh == 0.0:
+            return _pow_outside(zh)
+        c = _SPLIT * y
+        y1 = c - (c - y)
+        y2 = y - y1
+        c = _SPLIT * h
+        h1 = c - (c - h)
+        h2 = h - h1
+        zl = (((y1 * h1 - zh) + y1 * h2 + y2 * h1) + y2 * h2) + y * lo
+        # exp(zh + zl) (as _exp_dd, inlined)
+        kd = zh * _EXP_INVL + _SHIFT
+        kd -= _SHIFT
+        t = zh - kd * _L1
+        p = kd * _L2
+        r0 = t - p
+        r = r0 + zl
+        rl = ((r0 - r) + zl) + ((t - r0) - p)
+        k = int(kd)
+        hi, lo, h1, h2 = _EXP_T[k & 127]
+        q = r * r * (_D2 + r * (_D3 + r * (_D4 + r * (_D5 + r * _D6)))) + rl
+        c = _SPLIT * r
+        r1 = c - (c - r)
+        r2 = r - r1
+        ah = hi * r
+        al = ((h1 * r1 - ah) + h1 * r2 + h2 * r1) + h2 * r2
+        s = hi + ah
+        lo = ((hi - s) + ah) + al + lo + hi * q + lo * r
+        e = k >> 7
+        if -1000 < e < 1023:
+            return (s + lo) * _POW2[e + 1074]
+        v = _scale(s, lo, e)
+        if v == _INF:
+            raise _range()
+        return v
     return _pow_rare(x, y, ix)
+
+
+def _pow_outside(zh: float) -> float:
+    """exp(zh) for y*log x = zh outside (-746, 710), or zero (x == 1, y == 0, or tiny)."""
+    if zh == 0.0:
+        return 1.0
+    if zh > 0.0:
+        raise _range()
+    return 0.0
 
 
 def _pow_pos(x: float, i: int, kadj: int, y: float, negate: bool) -> float:
@@ -458,6 +525,9 @@ def _pow_rare(x: float, y: float, ix: int) -> float:
             raise _domain()
         negate = _is_odd_integer(y)
         x = -x
+        if x >= _TWO_M1022 and abs(y) < _TWO_P64:
+            v = pow(x, y)
+            return -v if negate else v
     if abs(y) >= _TWO_P64:
         # |y log x| >= 2**64 * 2**-54 > 746 unless x == 1
         if x == 1.0:
@@ -571,7 +641,8 @@ def tanh(x: float) -> float:
         if a < _TWO_M28:
             return float(x)
         x2 = x * x
-        return x + x * x2 * (_P0 + x2 * (_P1 + x2 * (_P2 + x2 * (_P3 + x2 * (_P4 + x2 * _P5)))))
+        return x + x * x2 * (_P0 + x2 * (_P1 + x2 * (_P2 + x2 * (_P3 + x2 * (
+            _P4 + x2 * (_P5 + x2 * (_P6 + x2 * (_P7 + x2 * _P8))))))))
     if a < 22.0:
         # E = expm1(2a) in double-double (the kernel of _exp_dd, inlined)
         a2 = a + a
