@@ -6,12 +6,12 @@ that the scheduler clamps), so a drive exercises the substep split and the
 clamp. Inputs are piecewise-linear functions of the integer simulated time
 at the start of each host step (``inputs_at``): launch, lane change, lift-off
 regen, braking, a steady turn, a drift-toggle press, a harder turn and a
-hard stop. The drive stays inside the grip limit: a spin of STD or MB
-reaches wheel-spin stiffness that RK4 at the 1 ms minimum substep cannot
-resolve (ADR 0063). The **scripted drive hash** is the final ``state_hash()``.
+hard stop. The drive stays inside the grip limit: past 90 degrees of slip
+the reference's STD tire kinematics accelerate a braking car (ADR 0063).
+The **scripted drive hash** is the final ``state_hash()``.
 
-``drive_steps(model, vehicle)`` yields ``(inputs, dt_us)`` pairs as they are
-fed to the daemon, which is what a recording of the drive stores.
+``drive_steps(daemon)`` yields ``(inputs, dt_us, telemetry)`` per host step as
+fed to the daemon; ``(inputs, dt_us)`` is what a recording of the drive stores.
 """
 
 from __future__ import annotations
