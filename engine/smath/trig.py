@@ -25,12 +25,13 @@ Kernels (ADR 0011), table-driven on a 2**-8 grid so that the polynomial part
 is tiny next to the table value and its rounding errors do not show:
 
 * ``sin(a + d) = sin a + cos a * d + [sin a (cos d - 1) + cos a (sin d - d)]``
-  with ``a = k/256``, ``|d| <= 2**-9``, ``cos a * d`` formed exactly (Dekker
-  product) and the table values as double-doubles.
+  with ``a = k/256``, ``|d| <= 2**-9``, ``cos a * d`` formed exactly (26-bit
+  Veltkamp halves) and the table values as double-doubles.
 * ``cos(a + d) = cos a - sin a * d + [cos a (cos d - 1) - sin a (sin d - d)]``.
 * ``atan(u) = atan c + atan((u - c)/(1 + u c))`` for ``u`` in [0, 1], ``c =
   k/256``, the quotient formed as a double-double; ``u > 1`` uses ``pi/2 -
-  atan(1/u)`` with a table of ``pi/2 - atan c``.
+  atan(1/u)`` with a table of ``pi/2 - atan c``; where the result is at least
+  pi/4 the quotient needs no double-double correction.
 * ``tan = sin/cos`` and ``asin``/``acos`` = ``atan2(x, sqrt(1 - x*x))`` with all
   intermediate quantities as double-doubles, rounded once at the end.
 
@@ -87,7 +88,6 @@ _PH_SCALE = _t.PH_SCALE
 # Literals used in the hot paths (exact binary values, written out because
 # ``**`` on floats is banned):
 #   134217729.0           = 2**27 + 1, Veltkamp splitter
-#   0.00390625            = 2**-8, table spacing
 #   0.49999999999999994   = 1/2 - 2**-54: int(u*256 + this) is a rounding
 #                           that never lands above a half-way point, which keeps
 #                           u - k/256 exact (Sterbenz) for k = 1
