@@ -283,6 +283,13 @@ class Simulation:
             values = validate_inputs(inputs)
         self.inputs = values
         self._host_update(values)
+        # The state was finite after the last substep; a non-finite value here was put in
+        # from outside (a restore or a direct write) and is named before anything uses it.
+        chk = 0.0
+        for v in self.state:
+            chk += v
+        if not math.isfinite(chk):
+            LAYOUT.check_finite(self.state, f"the start of host step {self.step_count}")
         n = self.substeps_in(self.step_count)
         for _ in range(n):
             self._substep(probe)
