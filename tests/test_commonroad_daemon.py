@@ -415,5 +415,7 @@ def test_scripted_drive_lands_on_30_s_with_clamped_frames():
     assert min(dts[:-1]) == 700 and max(dts) == 33_333
     assert d.telemetry().totals.distance_m > 100.0
     assert d.telemetry().safety.drift is True  # KS starts in normal; the toggle press flipped it
-    again = scripted.run_drive("ks", 1)
-    assert again.state_hash() == d.state_hash()
+    checkpoints, final = scripted.drive_checkpoints("ks", 1, every=500)
+    assert final == d.state_hash()
+    assert [c[0] for c in checkpoints] == [500, 1000, 1500, 2000]
+    assert len({c[1] for c in checkpoints}) == 4
