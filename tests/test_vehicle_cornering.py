@@ -1,0 +1,53 @@
+"""Steady cornering, ISO 4138 constant radius 40 m at 4–12 m/s (issue 3, Done when).
+
+For every preset: the four-wheel model's understeer gradient (closed-loop
+driver of ``scenarios.skidpad``) within 0.3 deg/g of the single-track model's
+(:mod:`engine.single_track`, same definition), and the single-track model
+within 0.05 deg/g of linear theory ``K_us = (m/L')(b'/C_f - a'/C_r)``.
+
+Documented exception (issue 3): the kart's solid rear axle arrives with the
+drivetrain issue; it will make the kart's four-wheel gradient depart from the
+single-track one (seed 000 reads -0.21 against 0.31). Until then the kart has
+independent rear wheels and is held to the same bound as the others; the
+drivetrain issue moves it to the exception list below.
+
+Also checked: the driver actually held the circle (speed within 1 % and path
+radius within 1 % of 40 m at every point), and the gradients are not trivially
+equal (the four-wheel model has load transfer the single-track has not).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.definition import PRESET_NAMES, load_preset
+from engine.single_track import linear_understeer, understeer
+from scenarios.skidpad import RADIUS_M, understeer_four_wheel
+
+SOLID_AXLE_EXCEPTIONS: tuple[str, ...] = ()  # "kart" once its solid axle lands (issue 4)
+
+
+@pytest.fixture(scope="module", params=PRESET_NAMES)
+def gradients(request: pytest.FixtureRequest) -> dict:
+    d = load_preset(request.param)
+    fw, pts = understeer_four_wheel(d, settle_s=5.0, measure_s=1.5)
+    st, _ = understeer(d)
+    return {"name": request.param, "four_wheel": fw, "single_track": st,
+            "linear": linear_understeer(d), "points": pts}
+
+
+def test_driver_holds_the_circle(gradients: dict) -> None:
+    for p in gradients["points"]:
+        assert abs(p.speed_error) < 0.01 * p.speed
+        assert abs(p.radius - RADIUS_M) < 0.01 * RADIUS_M
+
+
+def test_single_track_matches_linear_theory(gradients: dict) -> None:
+    assert abs(gradients["single_track"] - gradients["linear"]) <= 0.05, gradients
+
+
+def test_four_wheel_matches_single_track(gradients: dict) -> None:
+    if gradients["name"] in SOLID_AXLE_EXCEPTIONS:
+        pytest.skip("solid rear axle: documented exception")
+    assert abs(gradients["four_wheel"] - gradients["single_track"]) <= 0.3, gradients
+    assert gradients["four_wheel"] != gradients["single_track"]
