@@ -525,7 +525,9 @@ class PlaywrightRuntime(BrowserRuntime):
         # the page's thread is free (Pyodide runs in a Web Worker): end the worker
         with contextlib.suppress(Exception), self.guard(15.0, "aborting the worker"):
             self._page.evaluate("r => window.skidpadAbort && window.skidpadAbort(r)", what)
-        return self.fail(f"{what} did not finish within {timeout_s:.0f} s ({type(exc).__name__})")
+        return self.fail(
+            f"{what} did not finish within {timeout_s:g} s (its time limit) ({type(exc).__name__})"
+        )
 
     def _driver_pid(self) -> int | None:
         try:
@@ -740,7 +742,9 @@ class WebKitRuntime(BrowserRuntime):
                 self._driver.execute_script(
                     "window.skidpadAbort && window.skidpadAbort(arguments[0]);", what
                 )
-            raise self.fail(f"{what} did not finish within {timeout_s:.0f} s") from exc
+            raise self.fail(
+                f"{what} did not finish within {timeout_s:g} s (its time limit)"
+            ) from exc
 
     def _driver_pid(self) -> int | None:
         proc = getattr(self._service, "process", None)
