@@ -1,6 +1,6 @@
 """CommonRoad vehicle parameter sets (vehicles 1-3) as plain, immutable data.
 
-The values live in ``engine/commonroad/params/vehicle<N>.json``; they are the
+The values live in ``engine/commonroad/data/vehicle<N>.json``; they are the
 reference package's own data (commonroad-vehicle-models 3.0.2, BSD-3-Clause),
 copied exactly and checked against it by ``tests/test_commonroad_parity.py``
 (ADR 0060). All units are SI: m, kg, s, rad, N; stiffnesses N/m, dampings
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from engine.errors import DefinitionError
 
-_DIR = Path(__file__).parent / "params"
+_DIR = Path(__file__).parent / "data"
 
 #: Known vehicles: id -> (file stem, name).
 VEHICLES: dict[int, tuple[str, str]] = {
@@ -196,6 +196,6 @@ def load_vehicle(id_or_name: int | str) -> VehicleParams:
 
 
 def load_data_file(name: str) -> dict:
-    """A JSON data file from ``engine/commonroad/params/`` (powertrain, safety profiles)."""
+    """A JSON data file from ``engine/commonroad/data/`` (powertrain, safety profiles)."""
     with open(_DIR / name, encoding="utf-8") as fh:
         return json.load(fh)

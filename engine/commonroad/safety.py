@@ -21,7 +21,7 @@ substep with severity s and intervention blend b in [0, 1]:
 The intervention scales throttle by (1 - b) and the steering demand by
 (1 - b steer_cut); in EMERGENCY the brake is at least ``emergency_brake``.
 
-Profiles (per model, ``params/safety.json``): ``normal`` and the looser
+Profiles (per model, ``data/safety.json``): ``normal`` and the looser
 ``drift``; the drift-capable model (STD) starts in drift, the others opt in
 at reset or by the runtime drift toggle.
 """
