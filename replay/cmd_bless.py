@@ -1,4 +1,4 @@
-"""``skidpad bless``: rewrite ``hashes/`` from the current physics and print what changed (DESIGN §8).
+"""``skidpad bless``: rewrite ``hashes/`` from the current physics, print what changed (§8).
 
     skidpad bless                       every recordings/*.json, and hashes/math.json
     skidpad bless recordings/kart-lap.json
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
             else f"math.json: unchanged ({math_hash})"
         )
     out = []
-    for (f, rec, sha), old in zip(loaded, olds):
+    for (f, rec, sha), old in zip(loaded, olds, strict=False):
         result = replay(rec, args.checkpoint_every)
         doc = golden_document(f, sha, rec.preset, result, math_hash, engine.__version__)
         write_golden(golden_path(hashes_dir, f), doc)

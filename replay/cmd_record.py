@@ -70,7 +70,8 @@ def make_driver(drive: str, definition: dict, host_hz: int, duration: float | No
         )
     if not drive.isidentifier():
         raise SkidpadError(
-            f"--drive {drive!r}: unknown drive (known: {', '.join(BUILTIN_DRIVES)}, or a scenario name)"
+            f"--drive {drive!r}: unknown drive "
+            f"(known: {', '.join(BUILTIN_DRIVES)}, or a scenario name)"
         )
     try:
         module = importlib.import_module(f"scenarios.{drive}")
@@ -78,7 +79,8 @@ def make_driver(drive: str, definition: dict, host_hz: int, duration: float | No
         if exc.name != f"scenarios.{drive}":
             raise
         raise SkidpadError(
-            f"--drive {drive!r}: unknown drive (known: {', '.join(BUILTIN_DRIVES)}, or a scenario name)"
+            f"--drive {drive!r}: unknown drive "
+            f"(known: {', '.join(BUILTIN_DRIVES)}, or a scenario name)"
         ) from None
     if not hasattr(module, "make_driver"):
         raise SkidpadError(

@@ -1,4 +1,4 @@
-"""``skidpad replay``: replay recordings, print their hashes and compare with ``hashes/`` (DESIGN §8, §12).
+"""``skidpad replay``: replay recordings, print their hashes, compare with ``hashes/`` (§8, §12).
 
     skidpad replay recordings/*.json
     skidpad replay recordings/kart-lap.json --trace -o kart-lap.trace.json [--detail-steps 200:300]
@@ -86,7 +86,7 @@ def _progress(name: str):
 
 
 def check_math(hashes_dir: Path) -> dict | None:
-    """``{"golden", "here", "ok"}`` for the math self-test hash, or None when either side is missing."""
+    """``{"golden", "here", "ok"}`` for the math self-test hash; None if either side is missing."""
     from replay.golden import read_math
     from replay.recorder import current_math_hash
 
@@ -211,7 +211,8 @@ def format_table(rows: list[dict]) -> str:
 
     def fmt(cells):
         return "  ".join(
-            c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))
+            c.rjust(w) if i in right else c.ljust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
         )
 
     lines = [fmt(head), fmt(["-" * w for w in widths])] + [fmt(b) for b in body]

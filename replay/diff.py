@@ -94,7 +94,8 @@ class StageDiff:
         a, b = self.a, self.b
         ah = float.hex(a) if isinstance(a, float) else a
         bh = float.hex(b) if isinstance(b, float) else b
-        return f"stage {self.name} (tick {self.tick}), value {self.index}: a={a!r} ({ah})  b={b!r} ({bh})"
+        head = f"stage {self.name} (tick {self.tick}), value {self.index}"
+        return f"{head}: a={a!r} ({ah})  b={b!r} ({bh})"
 
     def to_json(self) -> dict:
         return {
@@ -156,7 +157,8 @@ class DiffReport:
             out.append("first differing physics stage: " + self.stage.line())
         elif self.fields:
             out.append(
-                "every physics stage of that substep agrees: the difference entered after the last stage"
+                "every physics stage of that substep agrees: "
+                "the difference entered after the last stage"
             )
             if self.later_stage is not None:
                 out.append("first stage that differs after it: " + self.later_stage.line())
@@ -176,7 +178,8 @@ class DiffReport:
             "step": self.step,
             "tick": self.tick,
             "substep_in_step": self.substep_in_step,
-            "substeps_in_step": self.substeps_in_step, "transient": self.transient,
+            "substeps_in_step": self.substeps_in_step,
+            "transient": self.transient,
             "fields": [f.to_json() for f in self.fields],
             "stage": self.stage.to_json() if self.stage else None,
             "later_stage": self.later_stage.to_json() if self.later_stage else None,
@@ -191,7 +194,7 @@ def _bits(v: Any) -> Any:
 
 
 def same_bits(a: Sequence, b: Sequence) -> bool:
-    return len(a) == len(b) and all(_bits(x) == _bits(y) for x, y in zip(a, b))
+    return len(a) == len(b) and all(_bits(x) == _bits(y) for x, y in zip(a, b, strict=False))
 
 
 def first_differing_checkpoint(
@@ -210,7 +213,7 @@ def first_differing_checkpoint(
 
 
 def first_differing_index(a: Sequence, b: Sequence) -> int | None:
-    for i, (x, y) in enumerate(zip(a, b)):
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
         if x != y:
             return i
     return None if len(a) == len(b) else min(len(a), len(b))
@@ -220,21 +223,25 @@ def compare_states(
     names: Sequence[str], kinds: Sequence[str], a: Sequence, b: Sequence
 ) -> list[FieldDiff]:
     """Every field whose bits differ, in layout order."""
-    return [FieldDiff(n, k, x, y) for n, k, x, y in zip(names, kinds, a, b) if _bits(x) != _bits(y)]
+    return [
+        FieldDiff(n, k, x, y)
+        for n, k, x, y in zip(names, kinds, a, b, strict=False)
+        if _bits(x) != _bits(y)
+    ]
 
 
 def compare_stages(
     tick: int, a: Sequence[tuple[str, tuple]], b: Sequence[tuple[str, tuple]]
 ) -> StageDiff | None:
     """The first stage (in the engine's order) whose values differ bit for bit."""
-    for (na, va), (nb, vb) in zip(a, b):
+    for (na, va), (nb, vb) in zip(a, b, strict=False):
         if na != nb:
             return StageDiff(
                 tick, na, None, None, None, f"stage order differs: A ran {na}, B ran {nb}"
             )
         if len(va) != len(vb):
             return StageDiff(tick, na, None, None, None, f"A has {len(va)} values, B has {len(vb)}")
-        for i, (x, y) in enumerate(zip(va, vb)):
+        for i, (x, y) in enumerate(zip(va, vb, strict=False)):
             if _bits(x) != _bits(y):
                 return StageDiff(tick, na, i, x, y)
     if len(a) != len(b):
@@ -284,7 +291,7 @@ def _from_detail(
     return False
 
 
-# ----------------------------------------------------------------------------- two recordings, in process
+# ------------------------------------------------------------- two recordings, in process
 
 
 def _describe_inputs(rec_a: Recording, rec_b: Recording, notes: list[str]) -> None:
@@ -295,11 +302,12 @@ def _describe_inputs(rec_a: Recording, rec_b: Recording, notes: list[str]) -> No
     for k in ("host_hz", "substep_hz", "steps", "initial"):
         if getattr(rec_a, k) != getattr(rec_b, k):
             notes.append(f"{k} differs: {getattr(rec_a, k)!r} vs {getattr(rec_b, k)!r}")
-    for n, (x, y) in enumerate(zip(rec_a.inputs(), rec_b.inputs())):
+    for n, (x, y) in enumerate(zip(rec_a.inputs(), rec_b.inputs(), strict=False)):
         if not same_bits(x, y):
-            ch = next(i for i, (p, q) in enumerate(zip(x, y)) if _bits(p) != _bits(q))
+            ch = next(i for i, (p, q) in enumerate(zip(x, y, strict=False)) if _bits(p) != _bits(q))
             notes.append(
-                f"the inputs first differ at host step {n} (0-based), channel {rec_a.channels[ch]}: "
+                f"the inputs first differ at host step {n} (0-based), "
+                f"channel {rec_a.channels[ch]}: "
                 f"{x[ch]!r} vs {y[ch]!r}"
             )
             break
@@ -405,7 +413,8 @@ def diff_traces(a: dict, b: dict, a_label: str = "A", b_label: str = "B") -> Dif
     if a.get("math_hash") != b.get("math_hash"):
         report.notes.append(
             f"math self-test hashes differ ({a.get('math_hash')} vs {b.get('math_hash')}): "
-            "the strict math itself computes differently, so every later difference may follow from it"
+            "the strict math itself computes differently, "
+            "so every later difference may follow from it"
         )
     ra_rt, rb_rt = a.get("runtime", {}), b.get("runtime", {})
     if ra_rt != rb_rt:
@@ -420,8 +429,9 @@ def diff_traces(a: dict, b: dict, a_label: str = "A", b_label: str = "B") -> Dif
         added = [n for n in nb if n not in na]
         removed = [n for n in na if n not in nb]
         report.notes.append(
-            f"the state layouts differ (version {a['layout'].get('version')} vs {b['layout'].get('version')}; "
-            f"only in B: {added[:8]}; only in A: {removed[:8]}); every hash differs for that reason alone"
+            f"the state layouts differ (version {a['layout'].get('version')} "
+            f"vs {b['layout'].get('version')}; only in B: {added[:8]}; only in A: {removed[:8]}); "
+            "every hash differs for that reason alone"
         )
     if (a["host_hz"], a["substep_hz"]) != (b["host_hz"], b["substep_hz"]):
         report.notes.append(
@@ -494,8 +504,10 @@ def diff_against_golden(
     start = eq or 0
     stop = first if first is not None else r.steps
     report.notes.append(
-        f"the golden file holds checkpoint hashes only: the runs parted in host steps {start}..{stop - 1}. "
+        "the golden file holds checkpoint hashes only: "
+        f"the runs parted in host steps {start}..{stop - 1}. "
         "For the substep, field and stage, write a trace at the blessed commit and here "
-        f"(skidpad replay RECORDING --trace --detail-steps {start}:{stop} -o FILE) and diff the two traces"
+        f"(skidpad replay RECORDING --trace --detail-steps {start}:{stop} -o FILE) "
+        "and diff the two traces"
     )
     return report

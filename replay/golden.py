@@ -155,7 +155,8 @@ def compare(golden: dict | None, result: Any, recording_sha256: str) -> Comparis
                 break
     else:
         problems.append(
-            f"checkpoint interval: golden {golden['checkpoint_every']}, replay {result.checkpoint_every}"
+            f"checkpoint interval: golden {golden['checkpoint_every']}, "
+            f"replay {result.checkpoint_every}"
         )
     if golden["final"] != result.final_hash:
         problems.append(f"final: golden {golden['final']}, replay {result.final_hash}")
@@ -181,7 +182,8 @@ def describe_change(old: dict | None, new: dict) -> list[str]:
     removed = [s for s in old_cp if s not in new_cp]
     if changed:
         lines.append(
-            f"{name}: {len(changed)} of {len(new_cp)} checkpoints changed, the first at step {changed[0]} "
+            f"{name}: {len(changed)} of {len(new_cp)} checkpoints changed, "
+            f"the first at step {changed[0]} "
             f"({old_cp.get(changed[0])} -> {new_cp[changed[0]]})"
         )
     if removed:

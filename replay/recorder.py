@@ -1,4 +1,4 @@
-"""The recorder: wraps a :class:`engine.simulation.Simulation` and captures every host step's inputs.
+"""The recorder: wraps a ``Simulation`` and captures every host step's inputs.
 
 The recorder normalises each step's inputs once (a dict becomes a tuple in
 ``engine.inputs.CHANNELS`` order, missing channels take their default, and
@@ -70,7 +70,7 @@ def normalise_inputs(values: Sequence | Mapping) -> tuple:
 
 
 class Recorder:
-    """Wraps a fresh ``Simulation``; :meth:`step` feeds and records, :meth:`recording` builds the file.
+    """Wraps a fresh ``Simulation``: :meth:`step` feeds and records, :meth:`recording` builds one.
 
     ``definition`` and ``initial`` must be the ones the simulation was built
     with (they are embedded so the recording replays alone).
@@ -145,7 +145,7 @@ def record_drive(
     substep_hz: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[Recording, Any]:
-    """Drive ``definition`` with ``driver`` to its end; return the recording and the live simulation."""
+    """Drive ``definition`` with ``driver`` to its end; return the recording and the simulation."""
     initial = driver.initial()
     sim = make_simulation(definition, driver.host_hz, substep_hz, initial)
     rec = Recorder(

@@ -273,7 +273,7 @@ def _validate_frames(frames: Any, channels: tuple, steps: int) -> tuple:
             raise _err(p + "/0", f"run-length count must be positive, not {count}")
         values = tuple(
             _check_value(v, ch, f"{p}/{j + 1}")
-            for j, (v, ch) in enumerate(zip(frame[1:], channels))
+            for j, (v, ch) in enumerate(zip(frame[1:], channels, strict=False))
         )
         try:
             values = tuple(engine_inputs.validate_inputs(values))
@@ -363,7 +363,8 @@ def from_document(doc: Any) -> Recording:
             raise _err("/version", "missing")
         raise _err(
             "/version",
-            f"format version {str(version)[:40]} is not supported (this build reads version {FORMAT_VERSION})",
+            f"format version {str(version)[:40]} is not supported "
+            f"(this build reads version {FORMAT_VERSION})",
         )
     for k in KEYS:
         if k not in doc:
@@ -422,7 +423,8 @@ def from_document(doc: Any) -> Recording:
     if channels != expected:
         raise _err(
             "/channels",
-            f"{channels[:20]} do not match the channels of input version {doc['input_version']}: {expected}",
+            f"{channels[:20]} do not match the channels of input version "
+            f"{doc['input_version']}: {expected}",
         )
     definition = _validate_definition(doc["definition"], doc["definition_hash"])
     _validate_setup(definition, doc["host_hz"], doc["substep_hz"], doc["initial"])

@@ -61,9 +61,8 @@ class ReplayResult:
 
 def build_simulation(rec: Recording, use_preset: bool = False) -> Any:
     """The fresh simulation a replay of ``rec`` starts from."""
-    from engine.simulation import Simulation
-
     from engine.errors import SkidpadError
+    from engine.simulation import Simulation
 
     definition = definition_for_replay(rec, use_preset)
     try:
@@ -101,7 +100,8 @@ def replay(
     stop_after: int | None = None,
 ) -> ReplayResult:
     """Replay ``rec``; see the module docstring. ``hook`` (a probe) sees every stage and substep
-    first (tests plant divergences with it); ``stop_after`` ends the replay after that many steps."""
+    first (tests plant divergences with it); ``stop_after`` ends the replay after that many steps.
+    """
     if not isinstance(checkpoint_every, int) or checkpoint_every <= 0:
         raise RecordingError(
             f"checkpoint interval must be a positive integer, not {checkpoint_every!r}"

@@ -22,7 +22,8 @@ A trace file (``skidpad replay --trace -o FILE``) is JSON::
      "math_hash": ..., "layout": {"version": v, "fields": [[name, kind], ...]},
      "host_hz", "substep_hz", "checkpoint_every", "checkpoints": [[step, hash], ...],
      "final": hash, "steps": n, "substep_hashes": ["hash for tick 1", ...] or null,
-     "states": {"step": {name: value}}, "detail": {"from_step", "to_step", "substeps": [...]} or null}
+     "states": {"step": {name: value}},
+     "detail": {"from_step", "to_step", "substeps": [...]} or null}
 
 Floats are written with ``repr`` (exact); non-finite stage values as strings.
 """
@@ -103,7 +104,7 @@ def ticks_of_step(k: int, host_hz: int, substep_hz: int) -> range:
 
 def step_of_tick(index: int, host_hz: int, substep_hz: int) -> int:
     """The host step (0-based) whose substeps include substep ``index`` (0-based)."""
-    # smallest k with (k+1)*S//H > index  <=>  (k+1)*S > index*H + H - 1 ... solved exactly with ints
+    # the smallest k with (k+1)*S//H > index: estimate, then correct with exact integer steps
     k = (index * host_hz) // substep_hz
     while (k + 1) * substep_hz // host_hz <= index:
         k += 1

@@ -7,21 +7,23 @@ and a replay of the recording must reproduce the closed-loop run's final
 hash exactly, so the driver itself must compute the same bits everywhere.
 
 Steering — pure pursuit from the rear axle (Coulter 1992): the target is the
-centreline point a look-ahead ``L_d = clamp(4 m + 0.5 s·v, 6 m, 35 m)``
+centreline point a look-ahead ``L_d = clamp(5 m + 0.7 s·v, 8 m, 40 m)``
 beyond the nearest one; with the target at ``(l_x, l_y)`` in the body frame
 the path curvature is ``κ = 2·l_y/(l_x² + l_y²)``, the bicycle road-wheel
 angle ``δ = atan(L·κ)`` (L wheelbase), plus a small correction of the
-lateral offset ``e`` from the centreline, ``−k_e·e``, and the input is
+lateral offset ``e`` from the centreline, ``−k_e·e``, and a yaw damper
+``k_r·(v·κ − r)`` that counter-steers a beginning slide; the input is
 ``steer = δ/δ_max`` clamped to [−1, 1]. Positive is left (ISO 8855).
 
 Speed — a profile from curvature and grip, with braking points:
-``v_corner(s) = sqrt(a_y/|κ(s)|)`` with ``a_y = 0.75·μ_y·g`` (the lesser axle
+``v_corner(s) = sqrt(a_y/|κ(s)|)`` with ``a_y = 0.55·μ_y·g`` (the lesser axle
 μ), capped at ``v_max``; then a backward pass around the closed loop,
 ``v(s) ≤ sqrt(v(s+ds)² + 2·a_x·ds)`` with ``a_x = 0.55·μ_x·g``, so the
 car brakes before each corner; the target is read ``0.4 s·v`` ahead.
 Pedals: ``throttle = clamp(k_t·(v_target − v))``, ``brake =
-clamp(k_b·(v − v_target − 0.3 m/s))``, never both; each pedal moves at
-most 0.1 per host step.
+clamp(k_b·(v − v_target − 0.3 m/s))``, never both; while the car slides
+(``|v_y| > 0.04·|v_x| + 0.2 m/s``) the throttle is capped at 0.25; each pedal
+moves at most 0.1 per host step.
 
 The lap is finished when the car has covered the track length (progress is
 counted from sample index changes, wrap-aware) and is past the start line.
@@ -36,12 +38,15 @@ from scenarios.track import Track, load_track
 
 G = 9.80665
 V_MAX = 60.0  # m/s cap of the speed profile
-LAT_GRIP = 0.75  # share of the tyre's lateral friction the driver plans to use
+LAT_GRIP = 0.55  # share of the tyre's lateral friction the driver plans to use
 LONG_GRIP = 0.55  # share of the longitudinal friction used for braking
 K_THROTTLE = 0.35  # 1/(m/s)
 K_BRAKE = 0.25  # 1/(m/s)
 K_LATERAL = 0.02  # rad of road-wheel angle per m of lateral offset
+K_YAW = 0.08  # rad of road-wheel angle per rad/s of yaw-rate error (damps a slide)
 PEDAL_RATE = 0.1  # max pedal change per host step
+SLIDE_VY_SHARE = 0.04  # lateral/forward speed ratio taken as the start of a slide
+SLIDE_THROTTLE = 0.25  # throttle cap while sliding
 MAX_LAP_S = 400
 
 
@@ -67,7 +72,7 @@ def speed_profile(track: Track, lat_accel: float, long_accel: float, v_max: floa
 
 
 def telemetry_pose(t: object) -> tuple[float, float, float, float, float]:
-    """(x, y, cos yaw, sin yaw, forward speed) from the engine's telemetry (``engine.telemetry``)."""
+    """(x, y, cos yaw, sin yaw, forward speed) from ``engine.telemetry.Telemetry``."""
     yaw = t.yaw
     return t.x, t.y, smath.cos(yaw), smath.sin(yaw), t.vx
 
@@ -101,9 +106,9 @@ class LapDriver:
     def max_steps(self) -> int:
         return MAX_LAP_S * self.host_hz
 
-    def _steer(self, x: float, y: float, c: float, s: float, v: float) -> float:
+    def _steer(self, x: float, y: float, c: float, s: float, v: float, yaw_rate: float) -> float:
         t = self.t
-        look = _clamp(4.0 + 0.5 * v, 6.0, 35.0)
+        look = _clamp(5.0 + 0.7 * v, 8.0, 40.0)
         j = (self.index + int(look / t.ds)) % t.n
         dx = t.x[j] - x
         dy = t.y[j] - y
@@ -113,9 +118,10 @@ class LapDriver:
         kappa = 2.0 * ly / d2 if d2 > 0.0 else 0.0
         delta = smath.atan(self.wheelbase * kappa)
         delta = delta - K_LATERAL * t.lateral_offset(self.index, x, y)
+        delta = delta + K_YAW * (v * kappa - yaw_rate)
         return _clamp(delta / self.max_angle, -1.0, 1.0)
 
-    def _pedals(self, v: float) -> tuple[float, float]:
+    def _pedals(self, v: float, vy: float) -> tuple[float, float]:
         t = self.t
         ahead = (self.index + int(0.4 * (v if v > 0.0 else 0.0) / t.ds)) % t.n
         target = self.profile[ahead]
@@ -124,6 +130,8 @@ class LapDriver:
         want_b = _clamp(K_BRAKE * (-err - 0.3), 0.0, 1.0)
         if want_b > 0.0:
             want_t = 0.0
+        if abs(vy) > SLIDE_VY_SHARE * abs(v) + 0.2:  # sliding: ease off, do not power it round
+            want_t = min(want_t, SLIDE_THROTTLE)
         self.throttle = _clamp(want_t, self.throttle - PEDAL_RATE, self.throttle + PEDAL_RATE)
         self.brake = _clamp(want_b, self.brake - PEDAL_RATE, self.brake + PEDAL_RATE)
         return self.throttle, self.brake
@@ -151,8 +159,8 @@ class LapDriver:
             self.throttle = PEDAL_RATE
             return {"throttle": self.throttle, "brake": 0.0, "steer": 0.0}
         xr, yr, c, s, v = self._observe(step, telemetry)
-        steer = self._steer(xr, yr, c, s, v)
-        throttle, brake = self._pedals(v)
+        steer = self._steer(xr, yr, c, s, v, telemetry.yaw_rate)
+        throttle, brake = self._pedals(v, telemetry.vy)
         return {"throttle": throttle, "brake": brake, "steer": steer}
 
     def finished(self, step: int, telemetry: object) -> bool:

@@ -1,4 +1,4 @@
-"""``random:SEED``: a deterministic, smooth, plausible random drive (for fuzzing and untuned tests).
+"""``random:SEED``: a deterministic, smooth, plausible random drive (fuzzing, untuned tests).
 
 Randomness comes from splitmix64 over Python integers (no ``random``
 module, no floats in the generator state): ``next = (s + γ) mod 2⁶⁴`` mixed
@@ -6,7 +6,8 @@ by two xor-shift-multiply rounds. A uniform double in [0, 1) is the top 53
 bits divided by 2⁵³ (exact). The drive is a sequence of *phases* of random
 integer length (0.4–2.5 s); each phase picks target pedal and steer values
 and the inputs ramp linearly (integer step fractions) from the previous
-targets to the new ones over the first third of the phase, then hold. A
+targets to the new ones over the first third of the phase, then hold (the
+pedals ramp as one signed value, throttle − brake, so they never overlap). A
 phase is either driving (throttle 0.1–0.9, no brake) or braking (brake
 0.2–0.8, no throttle), never both, and the steer target shrinks as the
 throttle grows, so the car mostly stays on its wheels. The handbrake is
@@ -102,9 +103,12 @@ class RandomDriver:
             ramp = max(1, (end - start) // 3)
             done = step - start
             if done < ramp:
+                # ramp one signed pedal (throttle - brake), so the two are never pressed together
                 f = done / ramp
-                throttle = t0 + (throttle - t0) * f
-                brake = b0 + (brake - b0) * f
+                p0, p1 = t0 - b0, throttle - brake
+                pedal = p0 + (p1 - p0) * f
+                throttle = pedal if pedal > 0.0 else 0.0
+                brake = -pedal if pedal < 0.0 else 0.0
                 steer = s0 + (steer - s0) * f
         handbrake = 0.0
         if step >= self._park_from:

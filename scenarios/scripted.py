@@ -88,7 +88,7 @@ def value_at(frames: Sequence[tuple[int, float]], t_ms: int) -> float:
     """The key-framed value at integer time ``t_ms`` (linear between frames, held outside)."""
     if t_ms <= frames[0][0]:
         return frames[0][1]
-    for (t0, v0), (t1, v1) in zip(frames, frames[1:]):
+    for (t0, v0), (t1, v1) in zip(frames, frames[1:], strict=False):
         if t_ms < t1:
             return v0 + (v1 - v0) * ((t_ms - t0) / (t1 - t0))
     return frames[-1][1]
@@ -101,7 +101,7 @@ def check_script(script: dict, channels: Sequence) -> None:
         if name not in by_name:
             raise ValueError(f"script channel {name!r} is not an engine input channel")
         ch = by_name[name]
-        for (t0, _), (t1, _) in zip(frames, frames[1:]):
+        for (t0, _), (t1, _) in zip(frames, frames[1:], strict=False):
             if not t1 > t0:
                 raise ValueError(
                     f"script channel {name}: key frame times must increase ({t0}, {t1})"

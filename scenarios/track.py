@@ -87,7 +87,7 @@ class Track:
 
 
 def _segments(doc: dict, name: str) -> list[tuple[float, float, float]]:
-    """The centreline as pieces of linear curvature: (length, curvature at start, curvature at end)."""
+    """The centreline as pieces of linear curvature: (length, curvature at start, at end)."""
     pieces = []
     for i, seg in enumerate(doc["segments"]):
         where = f"{name}: segments/{i}"

@@ -162,6 +162,12 @@ def test_two_recordings_with_different_inputs(rec) -> None:
     assert any("host step 250" in n and "brake" in n for n in report.notes)
     assert report.step == 250 and report.substep_in_step == 0
     assert report.fields and report.stage is not None  # the physics itself parted, in a stage
-    assert report.stage.name in {"steering", "load_transfer", "tire_forces", "wheel_solve", "body_integration"}
+    assert report.stage.name in {
+        "steering",
+        "load_transfer",
+        "tire_forces",
+        "wheel_solve",
+        "body_integration",
+    }
     assert all(math.isfinite(f.a) and math.isfinite(f.b) for f in report.fields)
     json.dumps(report.to_json())

@@ -15,7 +15,6 @@ import json
 import math
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -72,7 +71,9 @@ def replay_bad_text(tmp_path: Path, capsys, text: str | bytes, *needles: str) ->
     else:
         path.write_text(text, encoding="utf-8")
     out = tmp_path / "trace.json"
-    rc, lines = run_cli(["replay", str(path), "--trace", "-o", str(out), "--hashes", str(tmp_path / "h")], capsys)
+    rc, lines = run_cli(
+        ["replay", str(path), "--trace", "-o", str(out), "--hashes", str(tmp_path / "h")], capsys
+    )
     line = check_one_line(rc, lines, "bad.json", *needles)
     assert not out.exists(), "a trace was written for a bad recording"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json"], "something was written"
@@ -117,7 +118,9 @@ def test_wrong_format_name(tmp_path, capsys) -> None:
 
 
 def test_wrong_version(tmp_path, capsys) -> None:
-    replay_bad_text(tmp_path, capsys, mutated(lambda d: d.update(version=2)), "/version", "not supported")
+    replay_bad_text(
+        tmp_path, capsys, mutated(lambda d: d.update(version=2)), "/version", "not supported"
+    )
 
 
 def test_missing_field(tmp_path, capsys) -> None:
@@ -125,11 +128,15 @@ def test_missing_field(tmp_path, capsys) -> None:
 
 
 def test_extra_field(tmp_path, capsys) -> None:
-    replay_bad_text(tmp_path, capsys, mutated(lambda d: d.update(colour="red")), "/colour", "unknown field")
+    replay_bad_text(
+        tmp_path, capsys, mutated(lambda d: d.update(colour="red")), "/colour", "unknown field"
+    )
 
 
 def test_wrong_type(tmp_path, capsys) -> None:
-    replay_bad_text(tmp_path, capsys, mutated(lambda d: d.update(host_hz="100")), "/host_hz", "integer")
+    replay_bad_text(
+        tmp_path, capsys, mutated(lambda d: d.update(host_hz="100")), "/host_hz", "integer"
+    )
 
 
 def test_nan_input(tmp_path, capsys) -> None:
@@ -184,11 +191,15 @@ def test_run_length_count_not_integer(tmp_path, capsys) -> None:
 
 
 def test_run_length_counts_do_not_add_up(tmp_path, capsys) -> None:
-    replay_bad_text(tmp_path, capsys, mutated(lambda d: d.update(steps=9)), "/frames", "add up to 8")
+    replay_bad_text(
+        tmp_path, capsys, mutated(lambda d: d.update(steps=9)), "/frames", "add up to 8"
+    )
 
 
 def test_run_length_counts_exceed_steps(tmp_path, capsys) -> None:
-    replay_bad_text(tmp_path, capsys, mutated(lambda d: d.update(steps=6)), "more than the declared 6")
+    replay_bad_text(
+        tmp_path, capsys, mutated(lambda d: d.update(steps=6)), "more than the declared 6"
+    )
 
 
 def test_frame_of_wrong_width(tmp_path, capsys) -> None:
@@ -220,7 +231,9 @@ def test_channel_names_do_not_match(tmp_path, capsys) -> None:
 
 
 def test_unknown_input_version(tmp_path, capsys) -> None:
-    replay_bad_text(tmp_path, capsys, mutated(lambda d: d.update(input_version=99)), "/input_version")
+    replay_bad_text(
+        tmp_path, capsys, mutated(lambda d: d.update(input_version=99)), "/input_version"
+    )
 
 
 def test_duplicate_key(tmp_path, capsys) -> None:
@@ -230,7 +243,9 @@ def test_duplicate_key(tmp_path, capsys) -> None:
 
 def test_unknown_preset_on_record(tmp_path, capsys) -> None:
     out = tmp_path / "r.json"
-    rc, lines = run_cli(["record", "--preset", "hovercraft", "--drive", "scripted", "-o", str(out)], capsys)
+    rc, lines = run_cli(
+        ["record", "--preset", "hovercraft", "--drive", "scripted", "-o", str(out)], capsys
+    )
     check_one_line(rc, lines, "hovercraft", "known presets")
     assert not out.exists()
 
@@ -238,13 +253,17 @@ def test_unknown_preset_on_record(tmp_path, capsys) -> None:
 def test_unknown_preset_on_use_preset(tmp_path, capsys) -> None:
     path = tmp_path / "r.json"
     path.write_text(mutated(lambda d: d.update(preset="hovercraft")), encoding="utf-8")
-    rc, lines = run_cli(["replay", str(path), "--use-preset", "--hashes", str(tmp_path / "h")], capsys)
+    rc, lines = run_cli(
+        ["replay", str(path), "--use-preset", "--hashes", str(tmp_path / "h")], capsys
+    )
     check_one_line(rc, lines, "/preset", "hovercraft")
 
 
 def test_unknown_drive_on_record(tmp_path, capsys) -> None:
     out = tmp_path / "r.json"
-    rc, lines = run_cli(["record", "--preset", "kart", "--drive", "moonwalk", "-o", str(out)], capsys)
+    rc, lines = run_cli(
+        ["record", "--preset", "kart", "--drive", "moonwalk", "-o", str(out)], capsys
+    )
     check_one_line(rc, lines, "moonwalk", "unknown drive")
     assert not out.exists()
 
@@ -281,12 +300,17 @@ def test_bad_recording_makes_bless_write_nothing(tmp_path, capsys) -> None:
 # ----------------------------------------------------------------------------- fuzz
 
 _LEAVES = st.one_of(
-    st.none(), st.booleans(), st.integers(min_value=-(10**20), max_value=10**20),
-    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=8),
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**20), max_value=10**20),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=8),
 )
 _JSONISH = st.recursive(
     _LEAVES,
-    lambda kids: st.one_of(st.lists(kids, max_size=4), st.dictionaries(st.text(max_size=6), kids, max_size=4)),
+    lambda kids: st.one_of(
+        st.lists(kids, max_size=4), st.dictionaries(st.text(max_size=6), kids, max_size=4)
+    ),
     max_leaves=10,
 )
 

@@ -1,4 +1,4 @@
-"""The recording format (DESIGN §7): exact round trip, run-length encoding, schema, atomic writes."""
+"""The recording format (DESIGN §7): exact round trip, run lengths, schema, atomic writes."""
 
 from __future__ import annotations
 
@@ -101,7 +101,9 @@ def test_save_is_atomic_and_leaves_no_temp_files(tmp_path: Path, monkeypatch) ->
 def test_definition_for_replay_embedded_or_explicit_preset() -> None:
     rec = make_recording([frame()])
     assert recording.definition_for_replay(rec) is rec.definition
-    assert recording.definition_for_replay(rec, use_preset=True) == engine_definition.load_preset("kart")
+    assert recording.definition_for_replay(rec, use_preset=True) == engine_definition.load_preset(
+        "kart"
+    )
     no_preset = make_recording([frame()])
     object.__setattr__(no_preset, "preset", None)
     with pytest.raises(RecordingError, match="names no preset"):

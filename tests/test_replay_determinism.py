@@ -23,7 +23,9 @@ def definition() -> dict:
 
 @pytest.fixture(scope="module")
 def random_rec(definition):
-    rec, sim = record_drive(definition, random_drive.make_driver(definition, 100, 11, 6.0), preset=PRESET)
+    rec, sim = record_drive(
+        definition, random_drive.make_driver(definition, 100, 11, 6.0), preset=PRESET
+    )
     return rec, sim
 
 
@@ -74,8 +76,10 @@ def test_checkpoint_interval(random_rec) -> None:
 
 
 def test_same_input_timeline_at_another_host_rate(definition) -> None:
-    """50 Hz inputs, and the same inputs held for two 100 Hz steps each: same substeps, same state."""
-    rec50, sim50 = record_drive(definition, random_drive.make_driver(definition, 50, 5, 4.0), preset=PRESET)
+    """50 Hz inputs, and the same inputs held for two 100 Hz steps each: same substeps and state."""
+    rec50, sim50 = record_drive(
+        definition, random_drive.make_driver(definition, 50, 5, 4.0), preset=PRESET
+    )
     doubled = [v for v in rec50.inputs() for _ in range(2)]
     sim100 = build_simulation(replace(rec50, host_hz=100))
     rec100 = Recorder(sim100, definition, preset=PRESET)
@@ -118,7 +122,9 @@ def test_use_preset_is_explicit(definition) -> None:
     heavy["mass"]["total_kg"] = heavy["mass"]["total_kg"] + 150.0
     drv = scripted.ScriptedDriver(100, duration_ms=3000)
     rec, _ = record_drive(heavy, drv, preset=PRESET)
-    plain, _ = record_drive(definition, scripted.ScriptedDriver(100, duration_ms=3000), preset=PRESET)
+    plain, _ = record_drive(
+        definition, scripted.ScriptedDriver(100, duration_ms=3000), preset=PRESET
+    )
     loaded = recording.loads(recording.dumps(rec))
     assert replay(loaded).final_hash == rec.final_hash
     assert replay(loaded, use_preset=True).final_hash == plain.final_hash != rec.final_hash
