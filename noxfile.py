@@ -195,4 +195,35 @@ def _define_node(kind: str, selftest_only: bool) -> None:
     nox.session(name=f"{kind}-node")(session_fn)
 
 
+BROWSERS = ("chromium", "firefox", "webkit")
+
+
+def _define_browser(kind: str, name: str, selftest_only: bool) -> None:
+    """``selftest-<browser>``/``replay-<browser>``: Pyodide in Chromium, Firefox or WebKitGTK."""
+
+    def session_fn(session: nox.Session) -> None:
+        from parity.runtimes.browser import INSTALL_COMMAND, missing_parts
+
+        missing = missing_parts(name, python_packages=False)
+        if missing:
+            session.error(
+                f"{name} runtime: missing {', '.join(missing)}; install with `{INSTALL_COMMAND}`"
+            )
+        if not (ROOT / "node_modules" / "pyodide" / "pyodide.mjs").is_file():
+            session.error(
+                f"{name} runtime: node_modules/pyodide is missing; install it with `npm ci`"
+            )
+        install_project(session, extras="browsers")  # playwright==1.64.1, selenium
+        _parity_session(session, name, selftest_only)
+
+    what = "Math self-test hash" if selftest_only else "Self-test and every recording"
+    session_fn.__doc__ = f"{what} in Pyodide in {name} (ci/install_browsers.sh installs it)"
+    nox.session(name=f"{kind}-{name}")(session_fn)
+
+
+for _kind, _selftest_only in (("selftest", True), ("replay", False)):
+    for _browser in BROWSERS:
+        _define_browser(_kind, _browser, _selftest_only)
+
+
 _define_runtime_sessions()

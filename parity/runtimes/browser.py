@@ -153,8 +153,10 @@ def minibrowser_path() -> str | None:
     return None
 
 
-def missing_parts(name: str) -> list[str]:
-    """What runtime ``name`` needs and does not find here (empty when it can run)."""
+def missing_parts(name: str, python_packages: bool = True) -> list[str]:
+    """What runtime ``name`` needs and does not find here (empty when it can run).
+    ``python_packages=False`` checks only the system part (a nox session installs the
+    Python drivers into its own virtualenv)."""
     missing = []
     if browser_binary(name) is None:
         missing.append(
@@ -165,6 +167,8 @@ def missing_parts(name: str) -> list[str]:
             }[name]
         )
     if name in ("chromium", "firefox"):
+        if not python_packages:
+            return missing
         try:
             import playwright  # noqa: F401
         except ImportError:
@@ -174,6 +178,8 @@ def missing_parts(name: str) -> list[str]:
             missing.append("WebKitWebDriver (webkit2gtk-driver)")
         if shutil.which("Xvfb") is None:
             missing.append("Xvfb (xvfb)")
+        if not python_packages:
+            return missing
         try:
             import selenium  # noqa: F401
         except ImportError:
