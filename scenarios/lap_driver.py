@@ -34,7 +34,7 @@ from __future__ import annotations
 from math import sqrt
 
 from engine import smath
-from scenarios.track import Track, load_track
+from scenarios.track import Track, load_track  # strict: allow layering -- own package
 
 G = 9.80665
 V_MAX = 60.0  # m/s cap of the speed profile

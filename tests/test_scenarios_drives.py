@@ -1,4 +1,4 @@
-"""Scenarios that feed the hash: the sandbox track, the scripted and random drives, the lap driver."""
+"""Scenarios that feed the hash: sandbox track, scripted and random drives, the lap driver."""
 
 from __future__ import annotations
 
@@ -73,7 +73,11 @@ def test_scripted_drive_is_the_same_for_every_preset_and_in_range() -> None:
 def test_scripted_drive_has_its_manoeuvres() -> None:
     d = scripted.ScriptedDriver(100)
     names = [c.name for c in engine_inputs.CHANNELS]
-    at = {n: (lambda s, i=names.index(n): d.inputs(int(s * 100))[i]) for n in names}
+    def channel(name: str):
+        i = names.index(name)
+        return lambda seconds: d.inputs(int(seconds * 100))[i]
+
+    at = {n: channel(n) for n in names}
     assert at["throttle"](3.0) == 0.8 and at["steer"](3.0) == 0.0  # launch
     assert at["steer"](8.0) > 0.0 and at["steer"](13.0) < 0.0  # cornering both ways
     assert at["throttle"](13.0) == 0.0 and at["steer"](13.0) == -0.2  # lift-off mid-corner
