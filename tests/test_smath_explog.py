@@ -425,6 +425,7 @@ def test_exact_cases_are_exact():
 
 def test_hypot_matches_math_calling_conventions():
     assert E.hypot() == 0.0 and E.hypot(-3.0) == 3.0
+    assert isinstance(E.hypot(3, 0), float) and isinstance(E.hypot(-3), float)
     assert E.hypot(INF, NAN) == INF and E.hypot(NAN, -INF) == INF
     assert math.isnan(E.hypot(NAN, 1.0))
     assert E.hypot(1.0, 2.0, 2.0) == 3.0 and E.hypot(2.0, 3.0, 6.0) == 7.0

@@ -709,7 +709,7 @@ def hypot(x: float = _MISSING, y: float = _MISSING, *more: float) -> float:
     if b != b:
         return b
     if a > b * 134217728.0 or b == 0.0:  # b < a * 2**-27: sqrt(a^2 + b^2) rounds to a
-        return a
+        return float(a)
     if a > _TWO_P500:
         return _hypot_core(a * _TWO_M600, b * _TWO_M600, 600)
     if a < _TWO_M500:
