@@ -1,0 +1,75 @@
+"""Microseconds per substep and real-time factor at 1000 Hz, per preset, in this interpreter.
+
+Runs each preset through a fixed mixed drive (accelerate and steer, brake,
+coast) at the definition's substep rate and a 100 Hz host rate, after a
+warm-up, and prints µs per substep (best of ``--repeat`` runs, so other
+load on the machine inflates it least) and the real-time factor
+``1e6 / (µs · substep_hz)``. DESIGN §14 target: >= 10x in CPython 3.11.
+
+    python benchmarks/substep.py [--seconds 3] [--repeat 3] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine.definition import PRESET_NAMES, load_preset  # noqa: E402
+from engine.simulation import Simulation  # noqa: E402
+
+
+def drive(k: int, host_hz: int) -> tuple[float, float, float, float]:
+    t = k / host_hz
+    phase = t % 3.0
+    if phase < 1.5:
+        return (0.6, 0.0, 0.15, 0.0)
+    if phase < 2.2:
+        return (0.0, 0.6, -0.1, 0.0)
+    return (0.0, 0.0, 0.0, 0.0)
+
+
+def measure(name: str, seconds: float, repeat: int, host_hz: int = 100) -> dict:
+    best = None
+    ticks = 0
+    for _ in range(repeat):
+        sim = Simulation(load_preset(name), host_hz=host_hz, initial={"speed_mps": 15.0})
+        for k in range(20):
+            sim.step(drive(k, host_hz))
+        t0 = time.perf_counter()
+        tick0 = sim.tick
+        for k in range(20, 20 + int(seconds * host_hz)):
+            sim.step(drive(k, host_hz))
+        dt = time.perf_counter() - t0
+        ticks = sim.tick - tick0
+        us = dt / ticks * 1e6
+        best = us if best is None else min(best, us)
+    return {"preset": name, "us_per_substep": best, "substep_hz": sim.substep_hz,
+            "realtime_factor": 1e6 / (best * sim.substep_hz), "substeps": ticks}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=3.0, help="simulated seconds per run")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per preset (best is kept)")
+    ap.add_argument("--preset", action="append", help="only these presets")
+    ap.add_argument("--json", action="store_true", help="print JSON")
+    args = ap.parse_args(argv)
+    rows = [measure(n, args.seconds, args.repeat) for n in (args.preset or PRESET_NAMES)]
+    if args.json:
+        print(json.dumps({"python": sys.version, "platform": platform.platform(), "rows": rows}))
+        return 0
+    print(f"Python {platform.python_version()} ({platform.python_implementation()})")
+    print(f"{'preset':14s} {'us/substep':>10s} {'x real time':>12s}")
+    for r in rows:
+        print(f"{r['preset']:14s} {r['us_per_substep']:10.1f} {r['realtime_factor']:11.1f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
