@@ -419,3 +419,20 @@ def test_scripted_drive_lands_on_30_s_with_clamped_frames():
     assert final == d.state_hash()
     assert [c[0] for c in checkpoints] == [500, 1000, 1500, 2000]
     assert len({c[1] for c in checkpoints}) == 4
+
+
+def test_swap_to_and_from_ks_keeps_the_cog_pose_and_speed():
+    """KS is referenced at the rear axle: a swap moves the reference point, not the car."""
+    d = CommonRoadDaemon("st", 2, initial={"speed": 10.0, "yaw": 0.7, "steer_angle": 0.05})
+    before = d.telemetry()
+    d.reset(model="ks")
+    after = d.telemetry()
+    assert after.pose.x == pytest.approx(before.pose.x, abs=1e-12)
+    assert after.pose.y == pytest.approx(before.pose.y, abs=1e-12)
+    assert after.velocity.speed == pytest.approx(before.velocity.speed, rel=1e-12)
+    ix = d.layout.index
+    assert d.state[ix["model.x"]] == pytest.approx(before.pose.x - d.params.b * math.cos(0.7))
+    d.reset(model="st")
+    back = d.telemetry()
+    assert back.pose.x == pytest.approx(before.pose.x, abs=1e-12)
+    assert back.velocity.speed == pytest.approx(10.0, rel=1e-12)

@@ -302,7 +302,7 @@ class CommonRoadDaemon:
         s[i["battery.soc"]] = soc_after(self.powertrain, soc, lon.battery_power, h)
         fx_axle = self._fx_axle(lon, v0)
         obs = models.observe(spec, x1, u, p, fx_axle)
-        s[i["trip.distance"]] += h * (abs(v0) + obs.speed) / 2.0
+        s[i["trip.distance"]] += h * (models.speed(spec, x, p) + obs.speed) / 2.0
         s[i["trip.energy"]] += lon.battery_power * h
         s[i["trip.regen_energy"]] += lon.regen_power * self.powertrain.eta_regen * h
 

@@ -74,10 +74,18 @@ MODELS: dict[str, ModelSpec] = {"ks": KS, "st": ST, "std": STD, "mb": MB}
 
 
 def init_state(spec: ModelSpec, core: Sequence[float], p: VehicleParams) -> list:
-    """A model state from the core (x, y, delta, v, psi, yaw_rate, beta), as ``init_*``."""
+    """A model state from the core (x, y, delta, v, psi, yaw_rate, beta), as ``init_*``.
+
+    The core is referenced at the CoG (position, speed), as ST/STD/MB are; KS,
+    referenced at the rear axle, is shifted back by ``b`` and given the
+    rear-axle speed ``v cos(beta_kin)`` of the same kinematic motion.
+    """
     x0, y0, delta0, v0, psi0, r0, beta0 = (float(c) for c in core)
     if spec.name == "ks":
-        return [x0, y0, delta0, v0, psi0]
+        # KS is referenced at the rear axle and its v is the rear-axle speed
+        l_wb = p.a + p.b
+        cb = smath.cos(smath.atan(smath.tan(delta0) * p.b / l_wb))
+        return [x0 - p.b * smath.cos(psi0), y0 - p.b * smath.sin(psi0), delta0, v0 * cb, psi0]
     if spec.name == "st":
         return [x0, y0, delta0, v0, psi0, r0, beta0]
     if spec.name == "std":
@@ -135,16 +143,17 @@ def init_state(spec: ModelSpec, core: Sequence[float], p: VehicleParams) -> list
 def core_of(spec: ModelSpec, x: Sequence[float], p: VehicleParams) -> tuple:
     """The core (x, y, delta, v, psi, yaw_rate, beta) of a model state (for model swaps)."""
     if spec.name == "ks":
-        v = x[3]
         l_wb = p.a + p.b
+        t = smath.tan(x[2])
+        beta = smath.atan(t * p.b / l_wb)
         return (
-            x[0],
-            x[1],
+            x[0] + p.b * smath.cos(x[4]),
+            x[1] + p.b * smath.sin(x[4]),
             x[2],
-            v,
+            x[3] / smath.cos(beta),
             x[4],
-            v / l_wb * smath.tan(x[2]),
-            smath.atan(smath.tan(x[2]) * p.b / l_wb),
+            x[3] / l_wb * t,
+            beta,
         )
     if spec.name in ("st", "std"):
         return tuple(x[:7])
@@ -155,6 +164,16 @@ def core_of(spec: ModelSpec, x: Sequence[float], p: VehicleParams) -> tuple:
         speed = -speed
         beta = smath.atan2(-vy, -vx)
     return (x[0], x[1], x[2], speed, x[4], x[5], beta)
+
+
+def speed(spec: ModelSpec, x: Sequence[float], p: VehicleParams) -> float:
+    """Speed of the CoG [m/s] (KS: from its rear-axle speed; MB: from vx and vy)."""
+    if spec.name == "ks":
+        t = smath.tan(x[2])
+        return abs(x[3]) / smath.cos(smath.atan(t * p.b / (p.a + p.b)))
+    if spec.name == "mb":
+        return smath.sqrt(x[3] * x[3] + x[10] * x[10])
+    return abs(x[3])
 
 
 def project(spec: ModelSpec, x: list) -> None:
@@ -316,12 +335,33 @@ def observe(
         if name == "std":
             slips = _wheel_slips(spec, x, p)
     else:
+        # KS: rear-axle reference point and speed; report the CoG's
         v = x[3]
         l_wb = p.a + p.b
         t = smath.tan(x[2])
         r = v / l_wb * t
-        beta = smath.atan(t * p.b / l_wb)
-        a_f = a_r = 0.0
+        tb = t * p.b / l_wb
+        beta = smath.atan(tb)
+        sp = abs(v) / smath.cos(beta)
+        fy, fz = _quasi_static(p, sp, r, u[1])
+        return Observation(
+            x[0] + p.b * smath.cos(x[4]),
+            x[1] + p.b * smath.sin(x[4]),
+            x[4],
+            x[2],
+            v,
+            v * tb,
+            sp,
+            r,
+            beta,
+            0.0,
+            0.0,
+            slips,
+            fx_axle,
+            fy,
+            fz,
+            False,
+        )
     fy, fz = _quasi_static(p, abs(v), r, u[1])
     return Observation(
         x[0],
