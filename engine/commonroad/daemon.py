@@ -26,7 +26,9 @@ the previous detector metrics used for the rate thresholds). The hash is
 ``reset(model=, vehicle=)`` swaps model and/or vehicle in place, keeping the
 configured parameters (powertrain and safety overrides, steering gain, drift
 override) and the motion, SOC, trip, clock and step count; with
-``initial=`` it restarts from those initial conditions instead.
+``initial=`` it restarts from those initial conditions instead. Motion is
+carried as the CoG-referenced core (x, y, delta, v, psi, yaw rate, beta);
+KS, referenced at the rear axle, is converted on the way in and out.
 """
 
 from __future__ import annotations
