@@ -436,3 +436,13 @@ def test_swap_to_and_from_ks_keeps_the_cog_pose_and_speed():
     back = d.telemetry()
     assert back.pose.x == pytest.approx(before.pose.x, abs=1e-12)
     assert back.velocity.speed == pytest.approx(10.0, rel=1e-12)
+
+
+@pytest.mark.parametrize("model", ["st", "std", "mb"])
+def test_rolling_backwards_does_not_crash(model):
+    """Reverse (ADR 0062): the reference MB raises here; the daemon brakes the car to rest."""
+    d = CommonRoadDaemon(model, 2, initial={"speed": -3.0})
+    for _ in range(150):
+        tel = d.step({"brake": 0.5}, 0.01)
+        assert math.isfinite(tel.velocity.speed)
+    assert tel.velocity.speed < 0.2
