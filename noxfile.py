@@ -161,6 +161,17 @@ def bless(session: nox.Session) -> None:
     session.run("skidpad", "bless", *session.posargs)
 
 
+@nox.session
+def replay(session: nox.Session) -> None:
+    """``skidpad replay recordings/*.json``: the replay table vs hashes/ (exit 1 on a mismatch)."""
+    install_project(session)
+    recordings = sorted(str(p) for p in (ROOT / "recordings").glob("*.json"))
+    if not recordings:
+        session.error("replay: recordings/ is empty; create them with skidpad record (see README)")
+    hashes = str(ROOT / "hashes")
+    session.run("skidpad", "replay", *recordings, "--hashes", hashes, *session.posargs)
+
+
 def _define_runtime_sessions() -> None:
     interpreters = {minor: find_cpython(minor) for minor in CPYTHON_VERSIONS}
     for kind, selftest_only in (("selftest", True), ("replay", False)):
