@@ -156,7 +156,10 @@ def _reduce(ax: float) -> tuple[int, float, float]:
 
 
 def _ksincos(y0: float, y1: float) -> tuple[float, float, float, float]:
-    """``(sin hi, sin lo, cos hi, cos lo)`` of ``y0 + y1``, ``0 <= y0 <= pi/4 + small``."""
+    """``(sin hi, sin lo, cos hi, cos lo)`` of ``y0 + y1``, ``0 <= y0 <= pi/4 + small``.
+
+    The reference copy of the kernels that sin, cos, sincos and tan inline.
+    """
     k = int(y0 * 256.0 + 0.49999999999999994)
     a, sh, sl, ch, cl, chh, cx = _SC[k]
     d = y0 - a
@@ -428,7 +431,29 @@ def tan(x: float) -> float:
         y0 = -y0
         y1 = -y1
         neg = not neg
-    sh, st, ch, ct = _ksincos(y0, y1)
+    # inline _ksincos(y0, y1)
+    k = int(y0 * 256.0 + 0.49999999999999994)
+    a, sh, sl, ch, cl, chh, cx = _SC[k]
+    d = y0 - a
+    z = d * d
+    sp = d * z * (_S3 + z * _S5) + y1
+    cm = z * (_C2 + z * (_C4 + z * _C6))
+    if k == 0:
+        st = sp
+        sh = d
+        ct = cm
+        ch = 1.0
+    else:
+        dh = 134217729.0 * d
+        dh = dh - (dh - d)
+        p = chh * dh
+        s = sh + p
+        st = (p - (s - sh)) + chh * (d - dh) + cx * d + sl + sh * cm + ch * sp
+        p = sh * d
+        c = ch - p
+        ct = ((ch - c) - p) + cl + ch * cm - sh * sp - sl * d
+        sh = s
+        ch = c
     if q & 1:  # tan x = -cos y / sin y
         nh, nl, dh, dl = ch, ct, -sh, -st
     else:
