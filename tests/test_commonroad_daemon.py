@@ -255,6 +255,12 @@ def test_drift_toggle_flips_on_rising_edge():
     st = CommonRoadDaemon("st", 2)
     assert st.telemetry().safety.drift is False
     assert CommonRoadDaemon("st", 2, drift=True).telemetry().safety.drift is True
+    st.reset(drift=True)  # opt in at reset
+    assert st.telemetry().safety.drift is True
+    st.reset(model="mb")  # a swap keeps the flag
+    assert st.telemetry().safety.drift is True
+    st.reset(model="st", initial={})  # a restart applies the configured override
+    assert st.telemetry().safety.drift is True
 
 
 def test_drift_profile_tolerates_what_normal_does_not():

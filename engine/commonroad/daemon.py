@@ -236,16 +236,25 @@ class CommonRoadDaemon:
         model: str | None = None,
         vehicle: int | str | None = None,
         initial: dict | None = None,
+        drift: bool | None = None,
     ) -> None:
-        """Swap model and/or vehicle (keeping motion and configured parameters), or restart."""
+        """Swap model and/or vehicle (keeping motion and configured parameters), or restart.
+
+        ``drift`` opts in or out of the drift profile from now on (it becomes the
+        configured override); without it a swap keeps the current profile flag.
+        """
         spec = self.spec if model is None else _model_spec(model)
         vid = self.vehicle_id if vehicle is None else vehicle_id(vehicle)
+        if drift is not None:
+            self.drift_override = bool(drift)
         if initial is not None:
             self._configure(spec, vid)
             self._start(initial)
             return
         core = models.core_of(self.spec, self.state[: self._n_model], self.params)
         keep = {f.name: self.state[self._i[f.name]] for f in _DAEMON_FIELDS[:10]}
+        if drift is not None:
+            keep["safety.drift"] = 1 if drift else 0
         self._configure(spec, vid)
         self._build_state(core, keep)
 
