@@ -39,7 +39,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from math import sqrt
+from math import isfinite, sqrt
 
 from engine import (
     aero,
@@ -56,42 +56,35 @@ from engine import (
 from engine.definition import definition_hash, validate_definition
 from engine.errors import DefinitionError, SkidpadError
 from engine.inputs import CHANNELS, DEFAULTS, INPUT_VERSION, inputs_from_mapping, validate_inputs
-from engine.state import NonFiniteStateError, StateLayout
+from engine.state import NonFiniteStateError
 from engine.telemetry import Telemetry, build_telemetry
-
-#: Bumped whenever the state layout (fields, order, meaning) changes.
-LAYOUT_VERSION = 1
-
-LAYOUT = StateLayout(
+from engine.vehicle_layout import (  # noqa: E402,F401  (re-exported for callers)
+    I_AX,
+    I_AY,
+    I_DC_FL,
+    I_DC_FR,
+    I_HC,
+    I_HS,
+    I_OMEGA,
+    I_PITCH,
+    I_PITCH_RATE,
+    I_R,
+    I_ROLL,
+    I_ROLL_RATE,
+    I_THROTTLE,
+    I_UX,
+    I_UY,
+    I_VX,
+    I_VY,
+    I_X,
+    I_Y,
+    I_YAW,
+    LAYOUT,
     LAYOUT_VERSION,
-    body.FIELDS + suspension.FIELDS + steering.FIELDS + wheel.FIELDS + tire.FIELDS + drive.FIELDS,
+    WHEELS,
 )
 
 G = load_transfer.G
-WHEELS = ("FL", "FR", "RL", "RR")
-
-_I = LAYOUT.index
-I_X, I_Y, I_YAW, I_HC, I_HS = (
-    _I["body.x"],
-    _I["body.y"],
-    _I["body.yaw"],
-    _I["body.heading_c"],
-    _I["body.heading_s"],
-)
-I_VX, I_VY, I_R, I_AX, I_AY = (
-    _I["body.vx"],
-    _I["body.vy"],
-    _I["body.yaw_rate"],
-    _I["body.ax"],
-    _I["body.ay"],
-)
-I_ROLL, I_ROLL_RATE = _I["suspension.roll"], _I["suspension.roll_rate"]
-I_PITCH, I_PITCH_RATE = _I["suspension.pitch"], _I["suspension.pitch_rate"]
-I_DC_FL, I_DC_FR = _I["steer.FL.compliance"], _I["steer.FR.compliance"]
-I_OMEGA = tuple(_I[f"wheel.{w}.omega"] for w in WHEELS)
-I_UX = tuple(_I[f"tire.{w}.ux"] for w in WHEELS)
-I_UY = tuple(_I[f"tire.{w}.uy"] for w in WHEELS)
-I_THROTTLE = _I["drive.throttle"]
 
 #: Initial-condition keys: name -> (default, meaning).
 INITIAL_KEYS: dict[str, tuple[object, str]] = {
@@ -179,6 +172,7 @@ class Simulation:
         ini = self.initial
         h = 1.0 / self.substep_hz
         self.h = h
+        self.inv_h = float(self.substep_hz)
         lt = load_transfer.constants(d)
         self._lt = lt
         gx, gy, gn = body.road_gravity(G, ini["grade"], ini["cross_grade"])
@@ -186,6 +180,9 @@ class Simulation:
         self.g_normal = gn
         s_f, s_r = load_transfer.static_loads(lt, gn)
         self.static_loads = (s_f, s_f, s_r, s_r)
+        self._s_f, self._s_r = s_f, s_r
+        self._inv_m = 1.0 / lt["m"]
+        self._inv_iz = 1.0 / lt["iz"]
         self._lt_k = load_transfer.folded(lt)
         self._sus_k = suspension.folded(lt, gn)
         self.surface = tire.SURFACES[ini["surface"]]
@@ -299,28 +296,32 @@ class Simulation:
     def _substep(self, probe: object) -> None:  # noqa: C901  (the hot path, kept flat on purpose)
         st = self.state
         h = self.h
-        vx, vy, r = st[I_VX], st[I_VY], st[I_R]
-        hc, hs = st[I_HC], st[I_HS]
-        lt = self._lt
-        mass = lt["m"]
-        # 1. steering
-        dc_fl, dc_fr = st[I_DC_FL], st[I_DC_FR]
+        inv_h = self.inv_h
+        vx = st[I_VX]
+        vy = st[I_VY]
+        r = st[I_R]
+        hc = st[I_HC]
+        hs = st[I_HS]
+        # 1. steering: host-step angles rotated by the compliance states (series, no trig)
+        dc_fl = st[I_DC_FL]
+        dc_fr = st[I_DC_FR]
         (d_fl, c_fl, s_fl), (d_fr, c_fr, s_fr), rl, rr = self._host_angles
         cd, sd = steering.small_rotation(dc_fl)
-        c0, s0 = c_fl * cd - s_fl * sd, s_fl * cd + c_fl * sd
+        c0 = c_fl * cd - s_fl * sd
+        s0 = s_fl * cd + c_fl * sd
         cd, sd = steering.small_rotation(dc_fr)
-        c1, s1 = c_fr * cd - s_fr * sd, s_fr * cd + c_fr * sd
+        c1 = c_fr * cd - s_fr * sd
+        s1 = s_fr * cd + c_fr * sd
         cos_w = (c0, c1, rl[1], rr[1])
         sin_w = (s0, s1, rl[2], rr[2])
         if probe is not None:
             probe.stage("steering", (d_fl + dc_fl, d_fr + dc_fr, rl[0], rr[0]))
         # 2. load transfer
         drag, down_f, down_r = aero.forces(self._aero_k, vx)
-        s_f, _, s_r, _ = self.static_loads
         fz = load_transfer.wheel_loads(
             self._lt_k,
-            s_f,
-            s_r,
+            self._s_f,
+            self._s_r,
             st[I_AX],
             st[I_AY],
             st[I_ROLL],
@@ -333,79 +334,87 @@ class Simulation:
         )
         if probe is not None:
             probe.stage("load_transfer", fz)
-        # 3. tire spring forces and hub velocities
-        surface = self.surface
-        omega = [st[I_OMEGA[0]], st[I_OMEGA[1]], st[I_OMEGA[2]], st[I_OMEGA[3]]]
+        # drive torques from the (provisional) drive, fed the current wheel spins
+        w0, w1, w2, w3 = st[I_OMEGA[0]], st[I_OMEGA[1]], st[I_OMEGA[2]], st[I_OMEGA[3]]
+        omega = (w0, w1, w2, w3)
         theta = drive.update_throttle(self._drive_k, st[I_THROTTLE], self._pedal, h)
-        t_drive = drive.wheel_torques(self._drive_k, theta, omega[0], omega[1], omega[2], omega[3])
-        pre = []
+        t_drive = drive.wheel_torques(self._drive_k, theta, w0, w1, w2, w3)
+        # 3 + 4. per wheel: hub velocity, patch spring force, wheel solve, deflection update
+        surface = self.surface
+        caps = self._caps
+        derived = self._derived
+        spring = [0.0] * 8
+        out = [0.0] * 12  # omega', ux', uy' per wheel
+        forces = [0.0] * 12  # fx, fy, mz per wheel (wheel frame)
+        load_terms = tire.load_terms
+        shape = tire.shape
+        solve = wheel.bounded_solve
         for i in range(4):
-            pw = self._per_wheel[i]
-            x_i, y_i, k = pw[0], pw[1], pw[2]
-            c, s = cos_w[i], sin_w[i]
+            (
+                x_i,
+                y_i,
+                k,
+                rad,
+                _inertia,
+                a_i,
+                h_sx,
+                h_sy,
+                rho_cap,
+                c_shape,
+                c_x,
+                c_y,
+                inv_vf2,
+                t0,
+                inv_rt2,
+                rr_arm,
+                inv_sx,
+                e_shape,
+            ) = self._per_wheel[i]
+            c = cos_w[i]
+            s = sin_w[i]
             hvx = vx - r * y_i
             hvy = vy + r * x_i
             v_x = hvx * c + hvy * s
-            v_sy = -hvx * s + hvy * c
-            ux, uy = st[I_UX[i]], st[I_UY[i]]
+            v_sy = hvy * c - hvx * s
+            ux = st[I_UX[i]]
+            uy = st[I_UY[i]]
             f_z = fz[i]
+            w_i = omega[i]
+            t_d = t_drive[i]
             if f_z > 0.0:
-                dx, dy, kxs, kys = tire.load_terms(k, f_z, surface)
+                dx, dy, kxs, kys = load_terms(k, f_z, surface)
                 phx = kxs * ux
                 phy = kys * uy
                 rho = sqrt(phx * phx + phy * phy)
-                shp = tire.shape(pw[9], pw[17], rho)
-                pre.append((v_x, v_sy, dx * shp * phx, dy * shp * phy, kxs, kys, rho))
-            else:
-                pre.append((v_x, v_sy, 0.0, 0.0, 0.0, 0.0, -1.0))
-        if probe is not None:
-            probe.stage("tire_forces", tuple(v for p in pre for v in p[2:4]))
-        # 4. wheel solve
-        caps = self._caps
-        new_omega = [0.0, 0.0, 0.0, 0.0]
-        new_ux = [0.0, 0.0, 0.0, 0.0]
-        new_uy = [0.0, 0.0, 0.0, 0.0]
-        fx_w = [0.0, 0.0, 0.0, 0.0]
-        fy_w = [0.0, 0.0, 0.0, 0.0]
-        mz_w = [0.0, 0.0, 0.0, 0.0]
-        derived = self._derived
-        for i in range(4):
-            pw = self._per_wheel[i]
-            v_x, v_sy, fx0, fy0, kxs, kys, rho = pre[i]
-            rad, a_i = pw[3], pw[5]
-            ux, uy = st[I_UX[i]], st[I_UY[i]]
-            f_z = fz[i]
-            abs_v = abs(v_x)
-            if rho >= 0.0:
-                rho_cap = pw[8]
+                shp = shape(c_shape, e_shape, rho)
+                fx0 = dx * shp * phx
+                fy0 = dy * shp * phy
+                abs_v = v_x if v_x >= 0.0 else -v_x
                 if rho >= rho_cap * (1.0 - 1e-12):
                     cxd = 0.0
                     cyd = 0.0
                 else:
-                    fade = 1.0 / (1.0 + v_x * v_x * pw[12])
-                    cxd = pw[10] * fade
-                    cyd = pw[11] * fade
-                relax_x = 1.0 / (1.0 + abs_v * pw[6])
-                relax_y = 1.0 / (1.0 + abs_v * pw[7])
+                    fade = 1.0 / (1.0 + v_x * v_x * inv_vf2)
+                    cxd = c_x * fade
+                    cyd = c_y * fade
+                relax_x = 1.0 / (1.0 + abs_v * h_sx)
+                relax_y = 1.0 / (1.0 + abs_v * h_sy)
                 uy_n = relax_y * (uy - h * v_sy)
-                cap = caps[i] + pw[15] * f_z
-                w_i = omega[i]
-                t_d = t_drive[i]
-                rate_x = -v_x - abs_v * ux * pw[16]
+                cap = caps[i] + rr_arm * f_z
+                rate_x = -v_x - abs_v * ux * inv_sx
+                rho_cap2 = rho_cap * rho_cap
                 while True:
                     # Pass 1 with the low-speed damper; if the patch turns out to slide
                     # (deflection past the cap), pass 2 without it: a sliding patch does
                     # not deflect further, so the damper sees no rate and adds no force.
                     q = cxd * relax_x * rad
                     p = fx0 + cxd * relax_x * rate_x
-                    w_n, t_b, held = wheel.bounded_solve(
-                        a_i, w_i, t_d - rad * p, a_i + rad * q, cap
-                    )
+                    w_n, t_b, held = solve(a_i, w_i, t_d - rad * p, a_i + rad * q, cap)
                     ux_n = relax_x * (ux + h * (rad * w_n - v_x))
                     px = kxs * ux_n
                     py = kys * uy_n
                     r2 = px * px + py * py
-                    if r2 <= rho_cap * rho_cap:
+                    if r2 <= rho_cap2:
                         break
                     if cxd == 0.0 and cyd == 0.0:
                         scale = rho_cap / sqrt(r2)
@@ -415,93 +424,125 @@ class Simulation:
                     cxd = 0.0
                     cyd = 0.0
                 fx = p + q * w_n
-                fy = fy0 + cyd * (uy_n - uy) / h
-                mz = -pw[13] / (1.0 + rho * rho * pw[14]) * fy
+                fy = fy0 + cyd * (uy_n - uy) * inv_h
+                mz = -t0 / (1.0 + rho * rho * inv_rt2) * fy
             else:  # wheel off the ground: no force, the patch relaxes, the wheel spins freely
+                fx0 = fy0 = 0.0
                 cap = caps[i]
-                w_n, t_b, held = wheel.bounded_solve(a_i, omega[i], t_drive[i], a_i, cap)
+                w_n, t_b, held = solve(a_i, w_i, t_d, a_i, cap)
                 fx = fy = mz = ux_n = uy_n = 0.0
-            new_omega[i] = w_n
-            new_ux[i] = ux_n
-            new_uy[i] = uy_n
-            fx_w[i] = fx
-            fy_w[i] = fy
-            mz_w[i] = mz
+            spring[2 * i] = fx0
+            spring[2 * i + 1] = fy0
+            j = 3 * i
+            out[j] = w_n
+            out[j + 1] = ux_n
+            out[j + 2] = uy_n
+            forces[j] = fx
+            forces[j + 1] = fy
+            forces[j + 2] = mz
             j = 10 * i
-            derived[j : j + 10] = [
-                f_z,
-                fx,
-                fy,
-                mz,
-                t_b,
-                cap,
-                1.0 if held else 0.0,
-                t_drive[i],
-                v_x,
-                v_sy,
-            ]
+            derived[j : j + 10] = (f_z, fx, fy, mz, t_b, cap, 1.0 if held else 0.0, t_d, v_x, v_sy)
         if probe is not None:
+            probe.stage("tire_forces", tuple(spring))
             probe.stage(
                 "wheel_solve",
-                tuple(new_omega) + tuple(fx_w) + tuple(fy_w) + tuple(derived[6::10][:4]),
+                tuple(out[0::3])
+                + tuple(forces[0::3])
+                + tuple(forces[1::3])
+                + (derived[6], derived[16], derived[26], derived[36]),
             )
-        # 5. body integration
+        # 5. body integration (semi-implicit Euler)
         fx_tot = drag
         fy_tot = 0.0
         m_z = 0.0
+        pos = self.wheel_pos
         for i in range(4):
-            c, s = cos_w[i], sin_w[i]
-            fbx = fx_w[i] * c - fy_w[i] * s
-            fby = fx_w[i] * s + fy_w[i] * c
-            x_i, y_i = self._per_wheel[i][0], self._per_wheel[i][1]
+            c = cos_w[i]
+            s = sin_w[i]
+            j = 3 * i
+            fx = forces[j]
+            fy = forces[j + 1]
+            fbx = fx * c - fy * s
+            fby = fx * s + fy * c
+            x_i, y_i = pos[i]
             fx_tot += fbx
             fy_tot += fby
-            m_z += x_i * fby - y_i * fbx + mz_w[i]
+            m_z += x_i * fby - y_i * fbx + forces[j + 2]
         gx, gy = self.g_world
         gxb = gx * hc + gy * hs
-        gyb = -gx * hs + gy * hc
-        fxs = fx_tot / mass
-        fys = fy_tot / mass
-        vx_n = vx + h * (fxs + gxb + r * vy)
-        vy_n = vy + h * (fys + gyb - r * vx)
-        r_n = r + h * m_z / lt["iz"]
+        gyb = gy * hc - gx * hs
+        inv_m = self._inv_m
+        fxs = fx_tot * inv_m
+        fys = fy_tot * inv_m
+        dvx = fxs + gxb + r * vy
+        dvy = fys + gyb - r * vx
+        dr = m_z * self._inv_iz
+        vx_n = vx + h * dvx
+        vy_n = vy + h * dvy
+        r_n = r + h * dr
         hc_n, hs_n = body.rotate_heading(hc, hs, h * r_n)
         roll, roll_rate, pitch, pitch_rate = suspension.step(
             self._sus_k, h, fxs, fys, st[I_ROLL], st[I_ROLL_RATE], st[I_PITCH], st[I_PITCH_RATE]
         )
         sk = self._steer_k
-        st[I_X] = st[I_X] + h * (vx_n * hc_n - vy_n * hs_n)
-        st[I_Y] = st[I_Y] + h * (vx_n * hs_n + vy_n * hc_n)
-        st[I_YAW] = st[I_YAW] + h * r_n
-        st[I_HC], st[I_HS] = hc_n, hs_n
-        st[I_VX], st[I_VY], st[I_R] = vx_n, vy_n, r_n
-        st[I_AX], st[I_AY] = fxs, fys
-        st[I_ROLL], st[I_ROLL_RATE], st[I_PITCH], st[I_PITCH_RATE] = (
-            roll,
-            roll_rate,
-            pitch,
-            pitch_rate,
+        x_n = st[I_X] + h * (vx_n * hc_n - vy_n * hs_n)
+        y_n = st[I_Y] + h * (vx_n * hs_n + vy_n * hc_n)
+        yaw_n = st[I_YAW] + h * r_n
+        dc_fl = steering.update_compliance(sk, dc_fl, forces[2], h)
+        dc_fr = steering.update_compliance(sk, dc_fr, forces[5], h)
+        st[I_X] = x_n
+        st[I_Y] = y_n
+        st[I_YAW] = yaw_n
+        st[I_HC] = hc_n
+        st[I_HS] = hs_n
+        st[I_VX] = vx_n
+        st[I_VY] = vy_n
+        st[I_R] = r_n
+        st[I_AX] = fxs
+        st[I_AY] = fys
+        st[I_ROLL] = roll
+        st[I_ROLL_RATE] = roll_rate
+        st[I_PITCH] = pitch
+        st[I_PITCH_RATE] = pitch_rate
+        st[I_DC_FL] = dc_fl
+        st[I_DC_FR] = dc_fr
+        chk = (
+            x_n
+            + y_n
+            + yaw_n
+            + hc_n
+            + hs_n
+            + vx_n
+            + vy_n
+            + r_n
+            + fxs
+            + fys
+            + roll
+            + roll_rate
+            + pitch
+            + pitch_rate
+            + dc_fl
+            + dc_fr
+            + theta
         )
-        st[I_DC_FL] = steering.update_compliance(sk, dc_fl, mz_w[0], h)
-        st[I_DC_FR] = steering.update_compliance(sk, dc_fr, mz_w[1], h)
         for i in range(4):
-            st[I_OMEGA[i]] = new_omega[i]
-            st[I_UX[i]] = new_ux[i]
-            st[I_UY[i]] = new_uy[i]
+            j = 3 * i
+            w_n = out[j]
+            ux_n = out[j + 1]
+            uy_n = out[j + 2]
+            st[I_OMEGA[i]] = w_n
+            st[I_UX[i]] = ux_n
+            st[I_UY[i]] = uy_n
+            chk += w_n + ux_n + uy_n
         st[I_THROTTLE] = theta
-        derived[40], derived[41], derived[42] = (
-            fxs + gxb + r * vy,
-            fys + gyb - r * vx,
-            m_z / lt["iz"],
-        )
+        derived[40] = dvx
+        derived[41] = dvy
+        derived[42] = dr
         self.tick += 1
         if probe is not None:
-            probe.stage("body_integration", (fxs, fys, derived[42]))
-        # Any NaN/inf anywhere in the state makes this sum non-finite.
-        chk = 0.0
-        for v in st:
-            chk += v
-        if not math.isfinite(chk):
+            probe.stage("body_integration", (fxs, fys, dr))
+        # Any NaN/inf in the new state makes this sum non-finite (every field is in it).
+        if not isfinite(chk):
             LAYOUT.check_finite(st, f"tick {self.tick}")
         if probe is not None:
             probe.substep(self.tick, st)

@@ -54,6 +54,8 @@ def constants(s: dict, wheelbase: float, track_front: float, toe_rear_rad: float
         s["compliance_time_s"],
         s["jacking_n_per_rad"],
         toe_rear_rad,
+        (smath.cos(toe_f), smath.sin(toe_f)),
+        (smath.cos(toe_rear_rad), smath.sin(toe_rear_rad)),
     )
 
 
@@ -65,8 +67,8 @@ def host_angles(k: tuple, steer: float) -> tuple:
     """Per-host-step wheel angles: (δ_ref, (δ, cos δ, sin δ) for FL, FR, RL, RR)."""
     delta = steer * k[0]
     ack, wb, half_t, toe_f, toe_r = k[1], k[2], k[3], k[4], k[8]
-    ct_f, st_f = smath.cos(toe_f), smath.sin(toe_f)
-    ct_r, st_r = smath.cos(toe_r), smath.sin(toe_r)
+    ct_f, st_f = k[9]
+    ct_r, st_r = k[10]
     if delta == 0.0:
         fl = (-toe_f, ct_f, -st_f)
         fr = (toe_f, ct_f, st_f)

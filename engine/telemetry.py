@@ -20,15 +20,33 @@ constraint held the wheel exactly still, ``drive_torque`` (N·m),
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from math import sqrt
 
 from engine import smath
+from engine.vehicle_layout import (
+    I_AX,
+    I_AY,
+    I_DC_FL,
+    I_DC_FR,
+    I_OMEGA,
+    I_PITCH,
+    I_R,
+    I_ROLL,
+    I_THROTTLE,
+    I_UX,
+    I_UY,
+    I_VX,
+    I_VY,
+    I_X,
+    I_Y,
+    I_YAW,
+)
 
 V_REG = 0.5  # m/s, regularisation speed of the reported kinematic slips
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Telemetry:
     step: int
     tick: int
@@ -67,63 +85,63 @@ class Telemetry:
     def as_dict(self) -> dict:
         """Telemetry as a plain dict (tuples become lists)."""
         out = {}
-        for k, v in self.__dict__.items():
-            out[k] = list(v) if isinstance(v, tuple) else v
+        for f in fields(self):
+            v = getattr(self, f.name)
+            out[f.name] = list(v) if isinstance(v, tuple) else v
         return out
 
 
 def build_telemetry(sim) -> Telemetry:  # noqa: ANN001  (engine.simulation.Simulation)
     """Assemble telemetry from the simulation's state and last-substep derived values."""
-    from engine import simulation as S
-
     st = sim.state
     d = sim._derived
-    vx, vy = st[S.I_VX], st[S.I_VY]
-    per = [d[10 * i : 10 * i + 10] for i in range(4)]
-    omega = tuple(st[S.I_OMEGA[i]] for i in range(4))
-    radius = tuple(sim._per_wheel[i][3] for i in range(4))
-    slip_ratio = []
-    slip_angle = []
+    vx = st[I_VX]
+    vy = st[I_VY]
+    o = I_OMEGA
+    omega = (st[o[0]], st[o[1]], st[o[2]], st[o[3]])
+    pw = sim._per_wheel
+    slip_ratio = [0.0, 0.0, 0.0, 0.0]
+    slip_angle = [0.0, 0.0, 0.0, 0.0]
     for i in range(4):
-        v_x, v_sy = per[i][8], per[i][9]
+        j = 10 * i
+        v_x = d[j + 8]
         den = max(abs(v_x), V_REG)
-        slip_ratio.append((radius[i] * omega[i] - v_x) / den)
-        slip_angle.append(-smath.atan(v_sy / den))
-    angles = [a[0] for a in sim._host_angles]
-    angles[0] += st[S.I_DC_FL]
-    angles[1] += st[S.I_DC_FR]
+        slip_ratio[i] = (pw[i][3] * omega[i] - v_x) / den
+        slip_angle[i] = -smath.atan(d[j + 9] / den)
+    ha = sim._host_angles
+    ux, uy = I_UX, I_UY
     return Telemetry(
         step=sim.step_count,
         tick=sim.tick,
         time_s=sim.tick / sim.substep_hz,
-        x=st[S.I_X],
-        y=st[S.I_Y],
-        yaw=st[S.I_YAW],
+        x=st[I_X],
+        y=st[I_Y],
+        yaw=st[I_YAW],
         vx=vx,
         vy=vy,
         speed=sqrt(vx * vx + vy * vy),
-        yaw_rate=st[S.I_R],
+        yaw_rate=st[I_R],
         ax=d[40],
         ay=d[41],
-        accel_x=st[S.I_AX],
-        accel_y=st[S.I_AY],
+        accel_x=st[I_AX],
+        accel_y=st[I_AY],
         yaw_accel=d[42],
-        roll=st[S.I_ROLL],
-        pitch=st[S.I_PITCH],
+        roll=st[I_ROLL],
+        pitch=st[I_PITCH],
         steer_angle=sim._delta_ref,
-        throttle=st[S.I_THROTTLE],
-        fz=tuple(p[0] for p in per),
-        fx=tuple(p[1] for p in per),
-        fy=tuple(p[2] for p in per),
-        mz=tuple(p[3] for p in per),
+        throttle=st[I_THROTTLE],
+        fz=(d[0], d[10], d[20], d[30]),
+        fx=(d[1], d[11], d[21], d[31]),
+        fy=(d[2], d[12], d[22], d[32]),
+        mz=(d[3], d[13], d[23], d[33]),
         omega=omega,
-        wheel_angle=tuple(angles),
+        wheel_angle=(ha[0][0] + st[I_DC_FL], ha[1][0] + st[I_DC_FR], ha[2][0], ha[3][0]),
         slip_ratio=tuple(slip_ratio),
         slip_angle=tuple(slip_angle),
-        brake_torque=tuple(p[4] for p in per),
-        brake_capacity=tuple(p[5] for p in per),
-        locked=tuple(p[6] == 1.0 for p in per),
-        drive_torque=tuple(p[7] for p in per),
-        deflection_x=tuple(st[S.I_UX[i]] for i in range(4)),
-        deflection_y=tuple(st[S.I_UY[i]] for i in range(4)),
+        brake_torque=(d[4], d[14], d[24], d[34]),
+        brake_capacity=(d[5], d[15], d[25], d[35]),
+        locked=(d[6] == 1.0, d[16] == 1.0, d[26] == 1.0, d[36] == 1.0),
+        drive_torque=(d[7], d[17], d[27], d[37]),
+        deflection_x=(st[ux[0]], st[ux[1]], st[ux[2]], st[ux[3]]),
+        deflection_y=(st[uy[0]], st[uy[1]], st[uy[2]], st[uy[3]]),
     )
