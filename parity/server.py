@@ -7,7 +7,8 @@ table fixed when the server is built:
 * ``/pyodide/<name>``: the regular files at the top of the Pyodide
   distribution directory (``node_modules/pyodide/``) whose suffix is one of
   :data:`PYODIDE_SUFFIXES`;
-* ``/``, ``/index.html``, ``/harness.js``: the harness page (``parity/web/``);
+* ``/``, ``/index.html``, ``/harness.js``, ``/worker.js``: the harness page and
+  the Web Worker that runs Pyodide (``parity/web/``);
 * ``/wheel/<wheel file name>``: the one project wheel.
 
 Every other path (anything not literally in the table: other files, parent
