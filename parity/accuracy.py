@@ -140,9 +140,21 @@ def _ref_pow(x: mpf, y: mpf, xf: float, yf: float) -> mpf:
     if xf < 0.0:
         if yf != math.floor(yf):
             raise DomainError("pow(negative, non-integer)")
-        r = mpmath.power(-x, y)
+        r = _pow_positive(-x, y, yf)
         return -r if _is_odd_int(yf) else r
-    return mpmath.power(x, y)
+    return _pow_positive(x, y, yf)
+
+
+def _pow_positive(x: mpf, y: mpf, yf: float) -> mpf:
+    """``x**y`` for ``x > 0``. mpmath raises integer powers exactly (a 53-bit mantissa
+    to the 10**6th power has 53 million bits), so beyond small exponents use
+    ``exp(y log x)`` with enough extra bits that the product keeps REF_PREC + 32 bits
+    (no exact power with |y| > 64 can be a rounding midpoint)."""
+    if abs(yf) <= 64.0:
+        return mpmath.power(x, y)
+    extra = 32 + max(0, math.frexp(yf)[1]) + 12  # bits of y, and of log x up to 2**11
+    with mpmath.extraprec(extra):
+        return mpmath.exp(y * mpmath.log(x))
 
 
 def _ref(name: str, a: Sequence[mpf], f: Sequence[float]) -> mpf:

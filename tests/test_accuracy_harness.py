@@ -290,3 +290,17 @@ def test_json_output_is_strict_json_even_for_infinite_errors(monkeypatch, capsys
     text = capsys.readouterr().out
     doc = json.loads(text, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
     assert doc["functions"][0]["max_ulp"] == "inf" and doc["failed"] == ["cbrt"]
+
+
+@pytest.mark.parametrize(
+    ("x", "y"),
+    [(1.0000000000000002, 4503599627370496.0), (3.0, 400.0), (-1.5, 1001.0),
+     (0.999, -65.0), (2.0, -1074.0), (1.0000001, 1e9), (-2.0, 3.0), (10.0, 22.0)],
+)
+def test_pow_oracle_for_large_integer_exponents(x, y):
+    got = A.reference("pow", x, y)
+    with mpmath.workprec(4000):
+        want = mpmath.power(mpf(abs(x)), mpf(y))
+        if x < 0 and int(y) % 2:
+            want = -want
+        assert abs((got - want) / want) < mpf(2) ** -120
