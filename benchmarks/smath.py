@@ -4,8 +4,9 @@ Usage: ``python benchmarks/smath.py [--repeat R] [--number N] [--functions a,b] 
 
 Each function is called on a fixed list of 256 representative arguments (the
 range a vehicle model uses: angles of a few radians, slip ratios, speeds), in a
-plain ``for`` loop timed with ``timeit``; the best of ``--repeat`` runs is kept
-(the least disturbed by other processes on a shared machine). The bare loop
+plain ``for`` loop timed with ``timeit``; the best of ``--repeat`` short runs
+(a few ms each, so that one of them fits in a time slice) is kept: the least
+disturbed by other processes on a shared machine. The bare loop
 (``for x in xs: pass``) is timed too and subtracted, so a number is the cost
 of one call, call overhead included (a Python-level call costs ~30-50 ns more
 than a C builtin's, which is part of the price). ``ratio`` is strict / libm.
@@ -98,9 +99,9 @@ def format_table(rows: list[dict], overhead_note: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--repeat", type=int, default=5, help="timing runs, best kept (default 5)")
-    p.add_argument("--number", type=int, default=20,
-                   help="passes over the 256 arguments per run (default 20)")
+    p.add_argument("--repeat", type=int, default=30, help="timing runs, best kept (default 30)")
+    p.add_argument("--number", type=int, default=3,
+                   help="passes over the 256 arguments per run (default 3)")
     p.add_argument("--functions", default="", help="comma-separated subset (default: all)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
