@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from engine.errors import SkidpadError
+from engine.state import NonFiniteStateError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -65,24 +67,33 @@ def run(args: argparse.Namespace) -> int:
     hashes_dir = Path(args.hashes)
     loaded = [(f, recording.load(f), recording.file_sha256(f)) for f in files]
     olds = [read_golden(golden_path(hashes_dir, f)) for f in files]
-    hashes_dir.mkdir(parents=True, exist_ok=True)
-
     changes: list[str] = []
     math_hash = current_math_hash()
+    math_doc = None
     if math_hash is None:
         changes.append("math.json: engine.smath.selftest is not available; not written")
     else:
         old_math = read_math(hashes_dir)
-        write_math(hashes_dir, math_document(math_hash, list(smath.FUNCTIONS), engine.__version__))
+        math_doc = math_document(math_hash, list(smath.FUNCTIONS), engine.__version__)
         changes.append(
             f"math.json: math_hash {old_math} -> {math_hash}"
             if old_math != math_hash
             else f"math.json: unchanged ({math_hash})"
         )
+    # replay everything first, then write: a failing replay leaves hashes/ untouched
+    docs = []
+    for f, rec, sha in loaded:
+        try:
+            result = replay(rec, args.checkpoint_every)
+        except NonFiniteStateError as exc:
+            print(f"skidpad bless: {f}: the replay failed, nothing written: {exc}", file=sys.stderr)
+            return 1
+        docs.append(golden_document(f, sha, rec.preset, result, math_hash, engine.__version__))
+    hashes_dir.mkdir(parents=True, exist_ok=True)
+    if math_doc is not None:
+        write_math(hashes_dir, math_doc)
     out = []
-    for (f, rec, sha), old in zip(loaded, olds, strict=False):
-        result = replay(rec, args.checkpoint_every)
-        doc = golden_document(f, sha, rec.preset, result, math_hash, engine.__version__)
+    for (f, _, _), old, doc in zip(loaded, olds, docs, strict=True):
         write_golden(golden_path(hashes_dir, f), doc)
         lines = describe_change(old, doc)
         changes += lines

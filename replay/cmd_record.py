@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from engine.errors import SkidpadError
+from engine.state import NonFiniteStateError
 
 BUILTIN_DRIVES = ("scripted", "lap", "random:SEED")
 
@@ -138,7 +139,11 @@ def run(args: argparse.Namespace) -> int:
     results = []
     for preset, drive, definition, driver, target in jobs:
         t0 = time.perf_counter()
-        rec, sim = record_drive(definition, driver, preset=preset, substep_hz=args.substep_hz)
+        try:
+            rec, sim = record_drive(definition, driver, preset=preset, substep_hz=args.substep_hz)
+        except NonFiniteStateError as exc:  # the physics failed: a failed check, not bad input
+            print(f"skidpad record: {preset}, {drive}: the drive failed: {exc}", file=sys.stderr)
+            return 1
         wall = time.perf_counter() - t0
         text = recording.dumps(rec)
         verified = None

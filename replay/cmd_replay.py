@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 
 from engine.errors import SkidpadError
+from engine.state import NonFiniteStateError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -133,15 +134,20 @@ def run(args: argparse.Namespace) -> int:
     rows = []
     failed = math is not None and not math["ok"]
     for f, rec, sha, golden in loaded:
-        result = replay(
-            rec,
-            args.checkpoint_every,
-            use_preset=args.use_preset,
-            trace=args.trace,
-            progress=_progress(Path(f).name),
-            state_at=state_at,
-            detail_steps=detail,
-        )
+        try:
+            result = replay(
+                rec,
+                args.checkpoint_every,
+                use_preset=args.use_preset,
+                trace=args.trace,
+                progress=_progress(Path(f).name),
+                state_at=state_at,
+                detail_steps=detail,
+            )
+        except NonFiniteStateError as exc:  # the physics failed: a failed check, not bad input
+            failed = True
+            rows.append(_failed_row(f, rec, f"the replay failed: {exc}"))
+            continue
         cmp = compare(golden, result, sha)
         if golden is not None and golden["checkpoint_every"] != args.checkpoint_every:
             cmp.problems.append(
@@ -182,6 +188,20 @@ def run(args: argparse.Namespace) -> int:
             if "trace" in r:
                 print(f"  trace written to {r['trace']}")
     return 1 if failed else 0
+
+
+def _failed_row(f: str, rec, problem: str) -> dict:
+    return {
+        "recording": str(f),
+        "preset": rec.preset,
+        "steps": 0,
+        "final_hash": "-",
+        "match": "error",
+        "problems": [problem],
+        "wall_s": 0.0,
+        "realtime_factor": 0.0,
+        "checkpoints": [],
+    }
 
 
 def _math_here() -> str | None:

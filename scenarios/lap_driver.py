@@ -18,11 +18,13 @@ lateral offset ``e`` from the centreline, ``−k_e·e``, and a yaw damper
 Speed — a profile from curvature and grip, with braking points:
 ``v_corner(s) = sqrt(a_y/|κ(s)|)`` with ``a_y = 0.55·μ_y·g`` (the lesser axle
 μ), capped at ``v_max``; then a backward pass around the closed loop,
-``v(s) ≤ sqrt(v(s+ds)² + 2·a_x·ds)`` with ``a_x = 0.55·μ_x·g``, so the
+``v(s) ≤ sqrt(v(s+ds)² + 2·a_x·ds)`` with ``a_x = 0.55·b·μ_x·g`` (``b`` the
+share of the weight the brake bias can use before an axle locks), so the
 car brakes before each corner; the target is read ``0.4 s·v`` ahead.
 Pedals: ``throttle = clamp(k_t·(v_target − v))``, ``brake =
 clamp(k_b·(v − v_target − 0.3 m/s))``, never both; while the car slides
-(``|v_y| > 0.04·|v_x| + 0.2 m/s``) the throttle is capped at 0.25; each pedal
+(``|v_y| > 0.04·|v_x| + 0.2 m/s``) the throttle is capped at 0.25, and
+when a wheel's slip ratio drops below −0.08 the brake is eased; each pedal
 moves at most 0.1 per host step.
 
 The lap is finished when the car has covered the track length (progress is
@@ -43,10 +45,11 @@ LONG_GRIP = 0.55  # share of the longitudinal friction used for braking
 K_THROTTLE = 0.35  # 1/(m/s)
 K_BRAKE = 0.25  # 1/(m/s)
 K_LATERAL = 0.02  # rad of road-wheel angle per m of lateral offset
-K_YAW = 0.08  # rad of road-wheel angle per rad/s of yaw-rate error (damps a slide)
+K_YAW = 0.15  # rad of road-wheel angle per rad/s of yaw-rate error (damps a slide)
 PEDAL_RATE = 0.1  # max pedal change per host step
 SLIDE_VY_SHARE = 0.04  # lateral/forward speed ratio taken as the start of a slide
 SLIDE_THROTTLE = 0.25  # throttle cap while sliding
+LOCK_SLIP = -0.08  # slip ratio below which the driver eases the brake (a wheel about to lock)
 MAX_LAP_S = 400
 
 
@@ -71,6 +74,22 @@ def speed_profile(track: Track, lat_accel: float, long_accel: float, v_max: floa
     return tuple(v)
 
 
+def braking_limit(definition: dict) -> float:
+    """Share of ``μ·g`` the brakes can reach before one axle locks, from the brake bias β and the
+    static axle loads (a rear-only brake stops on the rear axle's share of the weight)."""
+    wheelbase = definition["geometry"]["wheelbase_m"]
+    a = definition["mass"]["cog_to_front_axle_m"]
+    front_load = (wheelbase - a) / wheelbase
+    rear_load = a / wheelbase
+    bias = definition["brakes"]["front_bias"]
+    limit = 1.0
+    if bias > 0.0:
+        limit = min(limit, front_load / bias)
+    if bias < 1.0:
+        limit = min(limit, rear_load / (1.0 - bias))
+    return limit
+
+
 def telemetry_pose(t: object) -> tuple[float, float, float, float, float]:
     """(x, y, cos yaw, sin yaw, forward speed) from ``engine.telemetry.Telemetry``."""
     yaw = t.yaw
@@ -92,7 +111,10 @@ class LapDriver:
         self.max_angle = definition["steering"]["max_angle_deg"] * 0.017453292519943295
         mu_y = min(tires["front"]["mu_y"], tires["rear"]["mu_y"])
         mu_x = min(tires["front"]["mu_x"], tires["rear"]["mu_x"])
-        self.profile = speed_profile(self.t, LAT_GRIP * mu_y * G, LONG_GRIP * mu_x * G, V_MAX)
+        brake_share = braking_limit(definition)
+        self.profile = speed_profile(
+            self.t, LAT_GRIP * mu_y * G, LONG_GRIP * brake_share * mu_x * G, V_MAX
+        )
         self.index = 0
         self.progress = 0  # samples covered, wrap-aware
         self.throttle = 0.0
@@ -121,7 +143,7 @@ class LapDriver:
         delta = delta + K_YAW * (v * kappa - yaw_rate)
         return _clamp(delta / self.max_angle, -1.0, 1.0)
 
-    def _pedals(self, v: float, vy: float) -> tuple[float, float]:
+    def _pedals(self, v: float, vy: float, min_slip: float) -> tuple[float, float]:
         t = self.t
         ahead = (self.index + int(0.4 * (v if v > 0.0 else 0.0) / t.ds)) % t.n
         target = self.profile[ahead]
@@ -132,6 +154,8 @@ class LapDriver:
             want_t = 0.0
         if abs(vy) > SLIDE_VY_SHARE * abs(v) + 0.2:  # sliding: ease off, do not power it round
             want_t = min(want_t, SLIDE_THROTTLE)
+        if min_slip < LOCK_SLIP:  # a wheel is about to lock: ease the brake as a driver would
+            want_b = min(want_b, self.brake - 2.0 * PEDAL_RATE)
         self.throttle = _clamp(want_t, self.throttle - PEDAL_RATE, self.throttle + PEDAL_RATE)
         self.brake = _clamp(want_b, self.brake - PEDAL_RATE, self.brake + PEDAL_RATE)
         return self.throttle, self.brake
@@ -160,7 +184,7 @@ class LapDriver:
             return {"throttle": self.throttle, "brake": 0.0, "steer": 0.0}
         xr, yr, c, s, v = self._observe(step, telemetry)
         steer = self._steer(xr, yr, c, s, v, telemetry.yaw_rate)
-        throttle, brake = self._pedals(v, telemetry.vy)
+        throttle, brake = self._pedals(v, telemetry.vy, min(telemetry.slip_ratio))
         return {"throttle": throttle, "brake": brake, "steer": steer}
 
     def finished(self, step: int, telemetry: object) -> bool:
