@@ -652,7 +652,12 @@ def atan2(y: float, x: float) -> float:
 
 
 def _sqrt_one_minus_sq(ax: float) -> tuple[float, float]:
-    """``sqrt(1 - ax*ax)`` as a double-double for ``0 <= ax < 1``."""
+    """``sqrt(1 - ax*ax)`` as a double-double for ``0 <= ax < 1`` (asin/acos inline it).
+
+    ``1 - ax*ax`` is exact as ``wh + wl`` (Dekker square; ``1 - p`` is exact by
+    Sterbenz when ``p >= 1/2`` and its error is recovered otherwise); one
+    Newton correction of ``sqrt(wh)`` gives the low part.
+    """
     c = 134217729.0 * ax
     h = c - (c - ax)
     lo = ax - h
@@ -695,7 +700,22 @@ def asin(x: float) -> float:
     if ax < 1.0:
         if ax < 1.4901161193847656e-08:
             return x
-        sh, sl = _sqrt_one_minus_sq(ax)
+        # inline _sqrt_one_minus_sq(ax)
+        c = 134217729.0 * ax
+        h = c - (c - ax)
+        lo = ax - h
+        p = ax * ax
+        wh = 1.0 - p
+        wl = ((1.0 - wh) - p) - (((h * h - p) + 2.0 * h * lo) + lo * lo)
+        c = wh + wl
+        wl = wl - (c - wh)
+        wh = c
+        sh = sqrt(wh)
+        c = 134217729.0 * sh
+        h = c - (c - sh)
+        lo = sh - h
+        p = sh * sh
+        sl = (((wh - p) - (((h * h - p) + 2.0 * h * lo) + lo * lo)) + wl) / (2.0 * sh)
         if ax <= sh:
             uh, ul = _div_dd(ax, 0.0, sh, sl)
             s = _atan_near(uh, ul)
@@ -716,7 +736,22 @@ def acos(x: float) -> float:
     """
     ax = -x if x < 0.0 else x
     if ax < 1.0:
-        sh, sl = _sqrt_one_minus_sq(ax)
+        # inline _sqrt_one_minus_sq(ax)
+        c = 134217729.0 * ax
+        h = c - (c - ax)
+        lo = ax - h
+        p = ax * ax
+        wh = 1.0 - p
+        wl = ((1.0 - wh) - p) - (((h * h - p) + 2.0 * h * lo) + lo * lo)
+        c = wh + wl
+        wl = wl - (c - wh)
+        wh = c
+        sh = sqrt(wh)
+        c = 134217729.0 * sh
+        h = c - (c - sh)
+        lo = sh - h
+        p = sh * sh
+        sl = (((wh - p) - (((h * h - p) + 2.0 * h * lo) + lo * lo)) + wl) / (2.0 * sh)
         if sh <= ax:
             if x > 0.0:
                 uh, ul = _div_dd(sh, sl, ax, 0.0)
