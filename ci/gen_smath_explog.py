@@ -14,20 +14,21 @@ rational is computed here with mpmath at ``PREC`` bits and written as
   on ``|r| <= ln2/(2N)`` (Chebyshev fit of ``(exp(r)-1-r)/r^2``);
   ``EXPM1_C``: c2..c6, the same one degree higher, accurate enough for the
   double-double kernels (pow, expm1, sinh, cosh, tanh).
-* log reduction: the leading 7 fraction bits of ``x = 2**e * m`` pick a cell
-  ``i`` of ``[1, 2)``; cells ``i >= LOG_HALVE`` are treated as ``m/2`` in
+* log reduction: the leading ``LOG_BITS = 8`` fraction bits of
+  ``x = 2**e * m`` pick a cell ``i`` of ``[1, 2)`` starting at
+  ``c0 = 1 + i/256``; cells ``i >= LOG_HALVE`` are treated as ``m/2`` in
   ``[0.70, 1)`` so that x near 1 from below never cancels against ``ln2``.
-  ``LOG_T[i] = (invc, logc_hi, logc_lo, ea)``: ``invc = 1/c = J * 2**-b``
-  with ``J`` an integer of at most 12 bits, chosen so that ``r = m*invc - 1``
-  is an integer below 2**53 times ``2**-(52+b)`` for every m of the cell, i.e.
-  exactly representable; with m split into 26-bit halves both partial
-  products are exact, so ``r = (m_hi*invc - 1) + m_lo*invc`` is computed
-  EXACTLY in binary64; ``logc_hi`` is log(c)
-  rounded to a multiple of 2**-42 (so ``k*LN2_HI + logc_hi`` is exact) and
-  ``logc_lo`` the rest; ``ea = eadj - 1023`` folds the exponent bias.
-  The cells containing 1 have c = 1 (and c = 2 for the halved last cell), so
-  ``r = x - 1`` exactly there.
-* ``LOG_Q`` (degree 5, for log/log1p) and ``POW_Q`` (degree 6, for pow) with
+  ``LOG_T[i] = (c0, invc, d, logc_hi, logc_lo, ea)``: ``invc = 1/c = J * 2**-b``
+  with ``J`` of at most 9 significant bits, chosen so that ``r = m*invc - 1``
+  is an integer below 2**53 times ``2**-(52+b)`` for every m of the cell,
+  i.e. exactly representable. ``m - c0`` is exact with at most 44 bits, so
+  ``(m - c0)*invc`` is exact, ``d = c0*invc - 1`` is exact, and
+  ``r = (m - c0)*invc + d`` is computed EXACTLY in binary64; ``logc_hi`` is
+  log(c) (log(c/2) for halved cells) rounded to a multiple of 2**-42 (so
+  ``k*LN2_HI + logc_hi`` is exact) and ``logc_lo`` the rest;
+  ``ea = eadj - 1023`` folds the exponent bias. The cells containing 1 have
+  c = 1 (and c = 2 for the halved last cell), so ``r = x - 1`` exactly there.
+* ``LOG_Q`` (degree 4, for log/log1p) and ``POW_Q`` (degree 5, for pow) with
   ``log1p(r) ~ r - r^2/2 + r^3*Q(r)`` on ``|r| <= LOG_RMAX``.
 * ``TANH_P``: ``tanh(x) ~ x + x^3 * P(x^2)`` for ``|x| <= TANH_SMALL``.
 * ``CBRT_P``: a rough cbrt on [1, 2] (Newton and a double-double correction
@@ -52,8 +53,11 @@ from mpmath import mpf
 
 PREC = 320
 EXP_N = 128
-LOG_N = 128
-LOG_HALVE = 53  # cells i >= 53 (m >= 1.4140625) use m/2 and exponent + 1
+LOG_BITS = 8
+LOG_N = 2**LOG_BITS
+LOG_HALVE = 106  # cells i >= 106 (m >= 1.4140625) use m/2 and exponent + 1
+LOG_Q_DEG = 4
+POW_Q_DEG = 5
 TANH_SMALL = 0.25
 TANH_DEG = 9  # terms of P in x^2
 CBRT_DEG = 5
@@ -170,7 +174,7 @@ def gen_log() -> dict:
     ln2_lo = _f(ln2 - mpf(ln2_hi))
     table = []
     rmax = mpf(0)
-    width = 2**45  # cell width in units of the 52-bit fraction
+    width = 2 ** (52 - LOG_BITS)  # cell width in units of the 52-bit fraction
     for i in range(LOG_N):
         f0 = i * width
         f1 = (i + 1) * width - 1
@@ -182,17 +186,20 @@ def gen_log() -> dict:
         else:
             centre = 1 + (mpf(i) + mpf(1) / 2) / LOG_N
             cands = []
-            for b in range(6, 12):
+            for b in range(6, 14):
                 j0 = int(mpmath.nint(mpf(2) ** b / centre))
                 for jj in (j0 - 1, j0, j0 + 1):
                     cands.append((jj, b))
         best = None
         for jj, b in cands:
+            sig = jj.bit_length() - ((jj & -jj).bit_length() - 1)
+            if sig > LOG_BITS + 1:  # (m - c0) has <= 52 - LOG_BITS bits: product exact
+                continue
             k = 2**52 * jj - 2 ** (52 + b)
             n0 = f0 * jj + k
             n1 = f1 * jj + k
             nmax = max(abs(n0), abs(n1))
-            if nmax >= 2**53:
+            if nmax >= 2**53:  # r = m*invc - 1 must be representable
                 continue
             rm = mpf(nmax) / mpf(2) ** (52 + b)
             key = (rm, b)
@@ -206,8 +213,11 @@ def gen_log() -> dict:
         logc_hi = _f(mpmath.nint(logc * mpf(2) ** 42) / mpf(2) ** 42)
         logc_lo = _f(logc - mpf(logc_hi))
         invc = _f(mpf(jj) * mpf(2) ** -b)
-        assert mpf(invc) == mpf(jj) * mpf(2) ** -b and jj < 2**12
-        table.append((invc, logc_hi, logc_lo, (1 if halve else 0) - 1023))
+        c0 = _f(1 + mpf(i) / LOG_N)
+        d = _f(mpf(c0) * mpf(invc) - 1)
+        assert mpf(invc) == mpf(jj) * mpf(2) ** -b
+        assert mpf(d) == mpf(c0) * mpf(invc) - 1
+        table.append((c0, invc, d, logc_hi, logc_lo, (1 if halve else 0) - 1023))
     rmax = rmax * (1 + mpf(2) ** -40)
 
     def q(r):
@@ -215,8 +225,8 @@ def gen_log() -> dict:
             return mpf(1) / 3
         return (mpmath.log1p(r) - r + r * r / 2) / (r * r * r)
 
-    q_log = _fit(q, -rmax, rmax, 5)
-    q_pow = _fit(q, -rmax, rmax, 6)
+    q_log = _fit(q, -rmax, rmax, LOG_Q_DEG)
+    q_pow = _fit(q, -rmax, rmax, POW_Q_DEG)
 
     def relerr(coeffs):
         return _max_err(
@@ -227,7 +237,7 @@ def gen_log() -> dict:
 
     e_log = relerr(q_log)
     e_pow = relerr(q_pow)
-    assert e_log < mpf(2) ** -64, _log2(e_log)
+    assert e_log < mpf(2) ** -62.5, _log2(e_log)
     assert e_pow < mpf(2) ** -69, _log2(e_pow)
     return {
         "LN2_HI": ln2_hi,
@@ -298,7 +308,7 @@ def render() -> str:
     ]
     for k in sorted(errs):
         lines.append(f"    {k}: {errs[k]:.2f}")
-    lines += ['"""', "", f"EXP_N = {EXP_N}", f"LOG_N = {LOG_N}", f"LOG_HALVE = {LOG_HALVE}",
+    lines += ['"""', "", f"EXP_N = {EXP_N}", f"LOG_BITS = {LOG_BITS}", f"LOG_HALVE = {LOG_HALVE}",
               f"TANH_SMALL = {TANH_SMALL!r}"]
     for name in sorted(parts):
         v = parts[name]

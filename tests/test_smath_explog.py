@@ -456,6 +456,13 @@ def test_integer_arguments_give_floats():
         assert v == getattr(math, name)(*args) or ulp_error(v, exact_value(name, args)) < 1.0
 
 
+def test_kernel_ranges_inside_fitted_intervals():
+    from engine.smath import _tables_explog as T
+
+    assert E._LOG1P_DIRECT <= T.LOG_RMAX  # log1p's direct polynomial
+    assert E._R0 <= math.log(2.0) / (2 * T.EXP_N)  # expm1's direct polynomial (k = 0)
+
+
 def test_generator_output_matches_committed_tables():
     path = ROOT / "ci" / "gen_smath_explog.py"
     spec = importlib.util.spec_from_file_location("gen_smath_explog", path)

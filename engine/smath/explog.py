@@ -99,10 +99,10 @@ _LN2_LO = _t.LN2_LO
 _LOG_T = _t.LOG_T
 # 2**(1023 - be) for the biased exponent be of a normal double: x * _RSCALE[be] is in [1, 2)
 _RSCALE = tuple(_POW2[1023 - be + 1074] if 1 <= be <= 2046 else 0.0 for be in range(2048))
-_Q0, _Q1, _Q2, _Q3, _Q4, _Q5 = _t.LOG_Q
-_W0, _W1, _W2, _W3, _W4, _W5, _W6 = _t.POW_Q
+_Q0, _Q1, _Q2, _Q3, _Q4 = _t.LOG_Q
+_W0, _W1, _W2, _W3, _W4, _W5 = _t.POW_Q
 
-_LOG1P_DIRECT = 0.0078125  # 2**-7 <= LOG_RMAX: the log1p(r) polynomial applies to x itself
+_LOG1P_DIRECT = 0.00390625  # 2**-8 <= LOG_RMAX: the log1p(r) polynomial applies to x itself
 _TANH_SMALL = _t.TANH_SMALL
 _P0, _P1, _P2, _P3, _P4, _P5, _P6, _P7, _P8 = _t.TANH_P
 _B0, _B1, _B2, _B3, _B4, _B5 = _t.CBRT_P
@@ -242,18 +242,16 @@ def log(x: float, base: float | None = None) -> float:
     """Natural logarithm (or log to ``base``, as math.log); ValueError for x <= 0."""
     ix = _unpack_q(_pack_d(x))[0]
     if _MIN_NORMAL_BITS <= ix < _INF_BITS and base is None:
-        i = ix >> 45
-        invc, lh, ll, ea = _LOG_T[i & 127]
-        be = i >> 7
+        i = ix >> 44
+        c0, invc, d, lh, ll, ea = _LOG_T[i & 255]
+        be = i >> 8
         m = x * _RSCALE[be]
-        c = _SPLIT * m
-        mh = c - (c - m)
-        r = (mh * invc - 1.0) + (m - mh) * invc  # exact
+        r = (m - c0) * invc + d  # exact
         k = be + ea
         hi = k * _LN2_HI + lh
         s = hi + r
         return s + (((hi - s) + r) + (ll + k * _LN2_LO) + r * r * (
-            -0.5 + r * (_Q0 + r * (_Q1 + r * (_Q2 + r * (_Q3 + r * (_Q4 + r * _Q5)))))))
+            -0.5 + r * (_Q0 + r * (_Q1 + r * (_Q2 + r * (_Q3 + r * _Q4))))))
     if base is not None:
         return _log_base(x, base)
     if ix == 0 or ix >= 0x8000000000000000:
@@ -268,28 +266,24 @@ def log(x: float, base: float | None = None) -> float:
 
 def _log_parts(x: float, kadj: int) -> tuple[float, float]:
     """log(x * 2**kadj) for a positive normal x: (s, lo), ~2**-64 relative."""
-    i = _unpack_q(_pack_d(x))[0] >> 45
-    invc, lh, ll, ea = _LOG_T[i & 127]
-    be = i >> 7
+    i = _unpack_q(_pack_d(x))[0] >> 44
+    c0, invc, d, lh, ll, ea = _LOG_T[i & 255]
+    be = i >> 8
     m = x * _RSCALE[be]
-    c = _SPLIT * m
-    mh = c - (c - m)
-    r = (mh * invc - 1.0) + (m - mh) * invc
+    r = (m - c0) * invc + d  # exact
     k = be + ea + kadj
     hi = k * _LN2_HI + lh
     s = hi + r
     return s, (((hi - s) + r) + (ll + k * _LN2_LO) + r * r * (
-        -0.5 + r * (_Q0 + r * (_Q1 + r * (_Q2 + r * (_Q3 + r * (_Q4 + r * _Q5)))))))
+        -0.5 + r * (_Q0 + r * (_Q1 + r * (_Q2 + r * (_Q3 + r * _Q4))))))
 
 
 def _log_dd(x: float, i: int, kadj: int) -> tuple[float, float]:
-    """log(x * 2**kadj) to ~2**-69 relative; x positive normal, i = its bits >> 45."""
-    invc, lh, ll, ea = _LOG_T[i & 127]
-    be = i >> 7
+    """log(x * 2**kadj) to ~2**-69 relative; x positive normal, i = its bits >> 44."""
+    c0, invc, d, lh, ll, ea = _LOG_T[i & 255]
+    be = i >> 8
     m = x * _RSCALE[be]
-    c = _SPLIT * m
-    mh = c - (c - m)
-    r = (mh * invc - 1.0) + (m - mh) * invc  # exact
+    r = (m - c0) * invc + d  # exact
     k = be + ea + kadj
     a = k * _LN2_HI + lh  # exact
     c = _SPLIT * r
@@ -302,7 +296,7 @@ def _log_dd(x: float, i: int, kadj: int) -> tuple[float, float]:
     e1 = (a - s1) + r
     s2 = s1 + hq
     e2 = (s1 - s2) + hq
-    t = r * sq * (_W0 + r * (_W1 + r * (_W2 + r * (_W3 + r * (_W4 + r * (_W5 + r * _W6))))))
+    t = r * sq * (_W0 + r * (_W1 + r * (_W2 + r * (_W3 + r * (_W4 + r * _W5)))))
     lo = e1 + e2 + (-0.5 * sql + t) + (ll + k * _LN2_LO)
     h = s2 + lo
     return h, (s2 - h) + lo
@@ -325,7 +319,7 @@ def _log_base(x: float, base: float) -> float:
 def _log_special_dd(x: float) -> tuple[float, float]:
     ix = _unpack_q(_pack_d(x))[0]
     if _MIN_NORMAL_BITS <= ix < _INF_BITS:
-        return _log_dd(x, ix >> 45, 0)
+        return _log_dd(x, ix >> 44, 0)
     if ix == 0 or ix >= 0x8000000000000000:
         if x != x:
             return x, 0.0
@@ -333,7 +327,7 @@ def _log_special_dd(x: float) -> tuple[float, float]:
     if ix >= _INF_BITS:
         return x, 0.0
     x = x * _TWO_P52
-    return _log_dd(x, _unpack_q(_pack_d(x))[0] >> 45, -52)
+    return _log_dd(x, _unpack_q(_pack_d(x))[0] >> 44, -52)
 
 
 def _two_prod(a: float, b: float) -> tuple[float, float]:
@@ -350,29 +344,27 @@ def _two_prod(a: float, b: float) -> tuple[float, float]:
 def log1p(x: float) -> float:
     """log(1 + x), accurate near 0; ValueError for x <= -1."""
     if -_LOG1P_DIRECT < x < _LOG1P_DIRECT:
-        # log1p(x) = x - x^2/2 + x^3*Q(x) directly (Q is fitted on |r| <= 2**-7)
+        # log1p(x) = x - x^2/2 + x^3*Q(x) directly (Q is fitted on |r| <= LOG_RMAX)
         if -_TWO_M54 < x < _TWO_M54:
             return float(x)
         return x + x * x * (
-            -0.5 + x * (_Q0 + x * (_Q1 + x * (_Q2 + x * (_Q3 + x * (_Q4 + x * _Q5))))))
+            -0.5 + x * (_Q0 + x * (_Q1 + x * (_Q2 + x * (_Q3 + x * _Q4)))))
     if -1.0 < x < _INF:
         u = 1.0 + x
         if -1.0 <= x <= 1.0:
             ul = (1.0 - u) + x
         else:
             ul = (x - u) + 1.0
-        i = _unpack_q(_pack_d(u))[0] >> 45
-        invc, lh, ll, ea = _LOG_T[i & 127]
-        be = i >> 7
+        i = _unpack_q(_pack_d(u))[0] >> 44
+        c0, invc, d, lh, ll, ea = _LOG_T[i & 255]
+        be = i >> 8
         m = u * _RSCALE[be]
-        c = _SPLIT * m
-        mh = c - (c - m)
-        r = (mh * invc - 1.0) + (m - mh) * invc
+        r = (m - c0) * invc + d  # exact
         k = be + ea
         hi = k * _LN2_HI + lh
         s = hi + r
         return s + (((hi - s) + r) + (ll + k * _LN2_LO + ul / u) + r * r * (
-            -0.5 + r * (_Q0 + r * (_Q1 + r * (_Q2 + r * (_Q3 + r * (_Q4 + r * _Q5)))))))
+            -0.5 + r * (_Q0 + r * (_Q1 + r * (_Q2 + r * (_Q3 + r * _Q4))))))
     if x == _INF or x != x:
         return x
     raise _domain()
@@ -393,13 +385,11 @@ def pow(x: float, y: float) -> float:
         if y == 0.5:
             return _sqrt(x)
         # log x in double-double (as _log_dd, inlined)
-        i = ix >> 45
-        invc, lh, ll, ea = _LOG_T[i & 127]
-        be = i >> 7
+        i = ix >> 44
+        c0, invc, d, lh, ll, ea = _LOG_T[i & 255]
+        be = i >> 8
         m = x * _RSCALE[be]
-        c = _SPLIT * m
-        mh = c - (c - m)
-        r = (mh * invc - 1.0) + (m - mh) * invc  # exact
+        r = (m - c0) * invc + d  # exact
         k = be + ea
         a = k * _LN2_HI + lh  # exact
         c = _SPLIT * r
@@ -411,7 +401,7 @@ def pow(x: float, y: float) -> float:
         s1 = a + r
         s2 = s1 + hq
         lo = ((a - s1) + r) + ((s1 - s2) + hq) + (-0.5 * sql + r * sq * (
-            _W0 + r * (_W1 + r * (_W2 + r * (_W3 + r * (_W4 + r * (_W5 + r * _W6)))))
+            _W0 + r * (_W1 + r * (_W2 + r * (_W3 + r * (_W4 + r * _W5))))
         )) + (ll + k * _LN2_LO)
         h = s2 + lo
         lo = (s2 - h) + lo
@@ -464,7 +454,7 @@ def _pow_outside(zh: float) -> float:
 
 
 def _pow_pos(x: float, i: int, kadj: int, y: float, negate: bool) -> float:
-    """(+-) exp(y * log(x * 2**kadj)), x positive normal with bits >> 45 = i, |y| < 2**64."""
+    """(+-) exp(y * log(x * 2**kadj)), x positive normal with bits >> 44 = i, |y| < 2**64."""
     h, lo = _log_dd(x, i, kadj)
     zh = y * h
     if zh != zh or zh == 0.0:  # y == 0 or x == 1 (h == 0)
@@ -543,8 +533,8 @@ def _pow_rare(x: float, y: float, ix: int) -> float:
     ixa = _unpack_q(_pack_d(x))[0]
     if ixa < _MIN_NORMAL_BITS:
         x = x * _TWO_P52
-        return _pow_pos(x, _unpack_q(_pack_d(x))[0] >> 45, -52, y, negate)
-    return _pow_pos(x, ixa >> 45, 0, y, negate)
+        return _pow_pos(x, _unpack_q(_pack_d(x))[0] >> 44, -52, y, negate)
+    return _pow_pos(x, ixa >> 44, 0, y, negate)
 
 
 def _is_integer(y: float) -> bool:
