@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import platform
 import sys
 import time
 from pathlib import Path
@@ -108,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({
             "math_hash": here,
+            "python": sys.version,
+            "platform": sys.platform,
             "selftest_version": SELFTEST_VERSION,
             "results": n_results,
             "functions": list(FUNCTIONS),
@@ -121,7 +124,9 @@ def run(args: argparse.Namespace) -> int:
         }, indent=1, allow_nan=False))
     else:
         print(f"math self-test v{SELFTEST_VERSION}: {n_results} results over "
-              f"{len(FUNCTIONS)} functions in {selftest_s * 1000:.0f} ms")
+              f"{len(FUNCTIONS)} functions in {selftest_s * 1000:.0f} ms "
+              f"({platform.python_implementation()} {platform.python_version()}, "
+              f"{sys.platform})")
         print(f"math hash  {here}")
         if golden is not None:
             verdict = "match" if match else "MISMATCH"
