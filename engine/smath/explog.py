@@ -20,14 +20,16 @@ Equations (all quantities dimensionless; ``N = 128``):
   same reduction with ``T_hi*r`` formed exactly (Dekker) and a degree-6
   polynomial; relative error ~2**-66.
 * log: ``x = 2**k * m``, ``m`` in [0.70, 1.41) with a cell ``c`` from the
-  leading 7 bits; ``1/c = J * 2**-b`` so ``r = m/c - 1`` is computed EXACTLY in
-  integers; ``log x = k*ln2 + log(c) + log1p(r)``, ``k*LN2_HI + logc_hi``
-  exact, ``log1p(r) = r - r^2/2 + r^3*Q(r)``. The cells around 1 have c = 1,
-  so ``r = x - 1`` exactly and log is accurate near 1 with no cancellation.
+  leading 8 fraction bits; ``1/c = J * 2**-b`` (J <= 9 bits) so
+  ``r = m/c - 1 = (m - c0)*invc + d`` is computed EXACTLY (c0 the cell's
+  start, d = c0*invc - 1 exact); ``log x = k*ln2 + log(c) + log1p(r)``,
+  ``k*LN2_HI + logc_hi`` exact, ``log1p(r) = r - r^2/2 + r^3*Q(r)``,
+  ``|r| <= 2**-8``. The cells around 1 have c = 1, so ``r = x - 1`` exactly
+  and log is accurate near 1 with no cancellation.
 * log1p: ``u = 1 + x`` with its exact rounding error ``ul``;
   ``log1p(x) = log(u) + ul/u``.
 * pow: ``x**y = exp(y * log x)`` with ``log x`` in double-double (relative
-  error ~2**-69), ``y * log x`` by Dekker's product, ``exp`` of the
+  error ~2**-70), ``y * log x`` by Dekker's product, ``exp`` of the
   double-double; integer ``y`` gives the sign for negative ``x``.
 * sinh/cosh/tanh from ``E = expm1(|x|)`` or ``exp(|x|)`` in double-double:
   ``sinh = (E + E/(E+1))/2``, ``cosh = (V + 1/V)/2``, ``tanh = E2/(E2+2)``
@@ -279,7 +281,7 @@ def _log_parts(x: float, kadj: int) -> tuple[float, float]:
 
 
 def _log_dd(x: float, i: int, kadj: int) -> tuple[float, float]:
-    """log(x * 2**kadj) to ~2**-69 relative; x positive normal, i = its bits >> 44."""
+    """log(x * 2**kadj) to ~2**-70 relative; x positive normal, i = its bits >> 44."""
     c0, invc, d, lh, ll, ea = _LOG_T[i & 255]
     be = i >> 8
     m = x * _RSCALE[be]
