@@ -14,6 +14,14 @@ anything failed: a mismatch, a runtime that is unavailable or failed, a recordin
 errored, or a missing golden file (the hash is printed and the file named, so the lead
 can bless it deliberately).
 
+On a mismatch it then finds where the runs parted (DESIGN §10): for each recording on
+which two runtimes disagree (at most three), it starts those two again, replays the
+recording with a hash per substep up to one interval past the first differing checkpoint,
+then once more with stage and state detail for the first differing host step, and prints
+``replay.diff.diff_traces`` of the two traces (step, substep, fields with ulps, stage).
+When every runtime agrees but ``hashes/`` does not, it diffs a native replay against the
+golden file instead.
+
 Runtime names: ``cpython3.11``, ``cpython3.12``, ``cpython3.13``, ``node`` (this file's
 siblings ``runtimes/cpython.py`` and ``runtimes/node.py``) and ``chromium``, ``firefox``,
 ``webkit`` (``runtimes/browser.py``, imported lazily: if it is missing those runtimes are
@@ -29,8 +37,11 @@ Entry points for other modules
     Start, self-test, replay, stop one runtime; never raises for runtime failures.
 ``compare_runs(runs, recordings, hashes_dir) -> Matrix``
     The verdicts; ``Matrix.ok`` is the overall result.
+``diagnose(matrix, runs, recordings, hashes_dir, factory) -> list[Divergence]``
+    The §10 diff of the disagreeing pairs (``factory(name) -> Runtime``).
 ``run_parity(names, ...) -> int``
     All of it, plus table and reports: what ``skidpad parity`` and the nox sessions call.
+    ``factory=`` swaps the adapters (the planted-mismatch tests use an in-process one).
 A new adapter needs only ``start``/``run``/``stop`` of ``parity.runtimes.base.Runtime`` and
 a branch in ``make_runtime``.
 """
