@@ -107,7 +107,8 @@ class CPythonRuntime(Runtime):
         self._scratch = tempfile.TemporaryDirectory(prefix=f"skidpad-{self.name}-")
         scratch = Path(self._scratch.name)
         extra = {"PYTHONIOENCODING": "utf-8"}
-        same = Path(python).resolve() == Path(sys.executable).resolve()
+        # not resolve(): a venv's python is a symlink to a base interpreter without its packages
+        same = os.path.abspath(python) == os.path.abspath(sys.executable)
         if same and installed_harness():
             source = f"installed ({Path(parity.__file__).resolve().parent.parent})"
         else:
@@ -124,7 +125,7 @@ class CPythonRuntime(Runtime):
             self.name,
             [python, "-s", "-m", "parity.worker", "--serve"],
             env,
-            Path(self._scratch.name),
+            scratch,
         )
         ready = self._proc.start(timeout_s)
         version = ready.get("implementation", "?").split(" ")[-1]

@@ -117,7 +117,7 @@ class LineProcess:
             item = self._replies.get(timeout=timeout_s)
         except queue.Empty:
             log = self.log()
-            self.stop()
+            self.stop(kill=True)  # it is busy or hung: waiting for a clean exit is pointless
             message = f"{what}: timed out after {timeout_s:g} s"
             raise RuntimeFailed(self.name, message, log) from None
         if item is _EOF:
@@ -136,11 +136,14 @@ class LineProcess:
             raise RuntimeFailed(self.name, f"{what}: reply is not a JSON object", self.log())
         return reply
 
-    def stop(self) -> None:
-        """Close stdin (the child exits on EOF), then kill it if it lingers. Idempotent."""
+    def stop(self, kill: bool = False) -> None:
+        """Close stdin (the child exits on EOF), then kill it if it lingers (at once with
+        ``kill``). Idempotent."""
         proc, self._proc = self._proc, None
         if proc is None:
             return
+        if kill:
+            proc.kill()
         try:
             if proc.stdin:
                 proc.stdin.close()
