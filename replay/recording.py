@@ -551,6 +551,16 @@ def dumps(rec: Recording) -> str:
     return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
+def _file_mode(path: Path) -> int:
+    """The mode a rewritten file keeps, or what a new file gets from the umask."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` to ``path`` atomically: temp file in the same directory, fsync, rename."""
     p = Path(path)
@@ -559,6 +569,7 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
         raise SkidpadError(f"{p}: directory {directory} does not exist")
     fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=directory)
     try:
+        os.chmod(tmp, _file_mode(p))  # mkstemp makes 0600; give the file its usual mode
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
             fh.flush()

@@ -113,3 +113,14 @@ def test_definition_for_replay_embedded_or_explicit_preset() -> None:
 def test_load_names_the_file() -> None:
     with pytest.raises(RecordingError, match="nope.json: no such file"):
         recording.load("nope.json")
+
+
+def test_saved_files_get_the_usual_permissions(tmp_path: Path) -> None:
+    umask = os.umask(0)
+    os.umask(umask)
+    target = tmp_path / "r.json"
+    recording.save(make_recording([frame()]), target)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's 0600
+    os.chmod(target, 0o640)
+    recording.save(make_recording([frame(brake=0.5)]), target)
+    assert target.stat().st_mode & 0o777 == 0o640  # a rewrite keeps the file's mode
