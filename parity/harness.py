@@ -665,6 +665,18 @@ def write_reports(
 # ------------------------------------------------------------------------------ main
 
 
+def _validate_recordings(recordings: Sequence[RecordingFile]) -> None:
+    """Load every recording here first: a bad file is bad input (one line, exit 2), found
+    before any runtime starts, never a row of per-runtime errors."""
+    from replay.recording import loads
+
+    for rec in recordings:
+        try:
+            loads(rec.text)
+        except SkidpadError as exc:
+            raise HarnessError(f"recording {rec.path}: {exc}") from None
+
+
 def _all_installed(names: Sequence[str]) -> bool:
     """True when every runtime asked for runs the installed package (no wheel needed)."""
     from parity.runtimes.cpython import installed_harness
@@ -703,6 +715,7 @@ def run_parity(
             f"unknown runtime(s) {', '.join(unknown)}; known: {', '.join(RUNTIME_NAMES)}"
         )
     recordings = [] if selftest_only else load_recordings(recording_paths, root)
+    _validate_recordings(recordings)
     if factory is None and wheel is None and not _all_installed(names):
         from parity.wheel import build_wheel
 

@@ -562,3 +562,29 @@ def test_node_replays_and_traces_like_native(node_runtime, short_recording):
     assert pyodide["trace"]["substep_hashes"] == native["trace"]["substep_hashes"]
     assert pyodide["trace"]["detail"] == native["trace"]["detail"]
     assert pyodide["trace"]["runtime"]["platform"] == "emscripten"
+
+
+def test_a_bad_recording_file_is_bad_input_before_any_runtime_starts(tmp_path):
+    from parity.harness import HarnessError
+
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "not-a-recording"}')
+    started: list[str] = []
+
+    def factory(name):
+        started.append(name)
+        return _InProcessRuntime(name)
+
+    with pytest.raises(HarnessError, match=r"recording .*bad\.json: /format"):
+        run_parity(
+            ["cpython3.11"],
+            root=ROOT,
+            recording_paths=[bad],
+            hashes_dir=tmp_path,
+            report_dir=tmp_path / "report",
+            out=lambda _l: None,
+            progress=lambda _m: None,
+            factory=factory,
+        )
+    assert started == []
+    assert not (tmp_path / "report").exists()
