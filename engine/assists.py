@@ -1,0 +1,197 @@
+"""Driving assists: ABS, traction control, stability control, steering assist.
+
+Each is a stateless stage between the input and the wheel solve, run every
+substep from the current state (wheel spins, hub velocities, speed, yaw
+rate); none keeps memory, so a replay reproduces it and the state hash sees
+its effect. All are off unless the definition's ``assists`` block (or the
+input switch) turns them on.
+
+Slips, with the wheel's forward hub speed V_x and V = max(|V_x|, 0.5 m/s):
+braking slip s_b = (V_x - R·ω)/V, drive slip s_d = (R·ω - V_x)/V.
+
+* **ABS** (:func:`abs_scale`): a wheel's brake capacity is scaled by
+  f(s_b) = 1 for s_b <= s_t (slip target, default 0.12), falling linearly to
+  the floor f_min (> 0: never releases the brake completely) at the release
+  slip s_r (0.3) and held there beyond; f = 1 when the car is slower than
+  ``abs_min_speed_mps`` (2 m/s), so the wheels can lock to a stop.
+* **Traction control** (:func:`tc_scale`): the same shape on the largest
+  driven-wheel drive slip, scaling the throttle to the power unit
+  (floor ``tc_floor``, may be 0).
+* **Stability control** (:func:`esc`): reference yaw rate
+  r_ref = V_x·tan δ/L, capped at μ·g/|V_x|; error e = r - r_ref. Past the
+  dead band d: oversteer (the car yaws more than the reference, in the
+  reference's sense) brakes the outer front wheel, understeer the inner
+  rear, with torque min(K·(|e| - d), T_max) added to that wheel's brake
+  capacity (so it goes through the ordinary bounded brake constraint and
+  the wheel can still lock exactly), and the throttle is cut by
+  max(0, 1 - c·(|e| - d)). The turn sense is the reference's, or the yaw
+  rate's when the reference is below :data:`ESC_REF_MIN`.
+* **Steering assist** (:func:`steer_scale`): caps the reference road-wheel
+  angle at δ_cap = L·a_lim/V² (V = max(speed, 0.1 m/s)); the scale
+  min(1, δ_cap/|δ|) multiplies the steer input.
+"""
+
+from __future__ import annotations
+
+from engine.errors import DefinitionError
+from engine.powertrain import _num
+
+V_REG = 0.5  # m/s, regularisation speed of the slips (as the telemetry's)
+ESC_REF_MIN = 0.02  # rad/s: below it the turn sense comes from the yaw rate
+V_STEER_MIN = 0.1  # m/s, speed floor of the steering assist's cap
+
+SWITCHES = ("abs", "traction_control", "stability_control", "steering_assist")
+PARAMS = {
+    "abs_slip_target": 0.12,
+    "abs_release_slip": 0.3,
+    "abs_floor": 0.1,
+    "abs_min_speed_mps": 2.0,
+    "tc_slip_target": 0.12,
+    "tc_release_slip": 0.3,
+    "tc_floor": 0.0,
+    "esc_dead_band_radps": 0.03,
+    "esc_gain_nm_per_radps": 6000.0,
+    "esc_max_torque_nm": 2000.0,
+    "esc_throttle_cut_per_radps": 4.0,
+    "esc_mu": 1.0,
+    "steer_assist_lat_accel_mps2": 8.0,
+}
+
+
+def validate(a: object, path: str = "assists") -> dict:
+    """A normalised copy of an assists block: switches 0/1 and optional parameters."""
+    if a is None:
+        a = {}
+    if not isinstance(a, dict):
+        raise DefinitionError(f"{path}: must be an object")
+    out: dict = {}
+    for key in a:
+        if key not in SWITCHES and key not in PARAMS:
+            raise DefinitionError(f"{path}.{key}: unknown parameter")
+    for key in SWITCHES:
+        v = a.get(key, 0)
+        if isinstance(v, bool) or v not in (0, 1):
+            raise DefinitionError(f"{path}.{key}: must be 0 (off) or 1 (on)")
+        out[key] = int(v)
+    for key, default in PARAMS.items():
+        out[key] = _num(f"{path}.{key}", a.get(key, default), strict=key not in ("tc_floor",))
+    for kind in ("abs", "tc"):
+        if out[f"{kind}_release_slip"] <= out[f"{kind}_slip_target"]:
+            raise DefinitionError(f"{path}.{kind}_release_slip: must be > {kind}_slip_target")
+        if out[f"{kind}_floor"] >= 1.0:
+            raise DefinitionError(f"{path}.{kind}_floor: must be < 1")
+    return out
+
+
+def constants(a: dict) -> tuple:
+    """Folded constants for the stages (switch flags first)."""
+    return (
+        a["abs"],
+        a["traction_control"],
+        a["stability_control"],
+        a["steering_assist"],
+        (
+            a["abs_slip_target"],
+            a["abs_floor"],
+            (1.0 - a["abs_floor"]) / (a["abs_release_slip"] - a["abs_slip_target"]),
+            a["abs_min_speed_mps"],
+        ),
+        (
+            a["tc_slip_target"],
+            a["tc_floor"],
+            (1.0 - a["tc_floor"]) / (a["tc_release_slip"] - a["tc_slip_target"]),
+        ),
+        (
+            a["esc_dead_band_radps"],
+            a["esc_gain_nm_per_radps"],
+            a["esc_max_torque_nm"],
+            a["esc_throttle_cut_per_radps"],
+            a["esc_mu"] * 9.80665,
+        ),
+        a["steer_assist_lat_accel_mps2"],
+    )
+
+
+def switch(preset_on: int, request: int) -> bool:
+    """An assist's state from the preset's switch and the input channel (-1 off, 0 preset, 1 on)."""
+    if request == 0:
+        return preset_on == 1
+    return request > 0
+
+
+def _ramp(slip: float, target: float, floor: float, slope: float) -> float:
+    if slip <= target:
+        return 1.0
+    f = 1.0 - (slip - target) * slope
+    return f if f > floor else floor
+
+
+def abs_scale(k: tuple, rad: float, omega: float, v_x: float, speed: float) -> float:
+    """ABS factor on a wheel's brake capacity (1 = untouched, never below the floor)."""
+    target, floor, slope, v_min = k
+    if speed < v_min:
+        return 1.0
+    av = v_x if v_x >= 0.0 else -v_x
+    den = av if av > V_REG else V_REG
+    slip = (v_x - rad * omega) / den
+    if v_x < 0.0:
+        slip = -slip
+    return _ramp(slip, target, floor, slope)
+
+
+def drive_slip(rad: float, omega: float, v_x: float) -> float:
+    """Drive slip (R·ω - V_x)/max(|V_x|, 0.5 m/s) of one wheel, signed with the travel."""
+    av = v_x if v_x >= 0.0 else -v_x
+    den = av if av > V_REG else V_REG
+    s = (rad * omega - v_x) / den
+    return -s if v_x < 0.0 else s
+
+
+def tc_scale(k: tuple, max_drive_slip: float) -> float:
+    """Traction-control factor on the throttle from the largest driven-wheel drive slip."""
+    target, floor, slope = k
+    return _ramp(max_drive_slip, target, floor, slope)
+
+
+def esc(k: tuple, vx: float, r: float, tan_delta_over_l: float) -> tuple[float, float, int, float]:
+    """ESC: (yaw error rad/s, brake torque N·m, wheel index or -1, throttle factor)."""
+    dead, gain, t_max, cut, mu_g = k
+    r_ref = vx * tan_delta_over_l
+    avx = vx if vx >= 0.0 else -vx
+    if avx > 0.1:
+        lim = mu_g / avx
+        if r_ref > lim:
+            r_ref = lim
+        elif r_ref < -lim:
+            r_ref = -lim
+    err = r - r_ref
+    if r_ref > ESC_REF_MIN or (r_ref >= -ESC_REF_MIN and r > 0.0):
+        sense = 1.0  # turning left
+    elif r_ref < -ESC_REF_MIN or r < 0.0:
+        sense = -1.0
+    else:
+        return err, 0.0, -1, 1.0
+    excess = sense * err
+    mag = excess if excess >= 0.0 else -excess
+    if mag <= dead:
+        return err, 0.0, -1, 1.0
+    over = mag - dead
+    torque = gain * over
+    if torque > t_max:
+        torque = t_max
+    if excess > 0.0:  # oversteer: outer front (FR in a left turn, FL in a right)
+        wheel = 1 if sense > 0.0 else 0
+    else:  # understeer: inner rear (RL in a left turn, RR in a right)
+        wheel = 2 if sense > 0.0 else 3
+    f = 1.0 - cut * over
+    return err, torque, wheel, (f if f > 0.0 else 0.0)
+
+
+def steer_scale(wheelbase: float, a_lim: float, delta: float, speed: float) -> float:
+    """Steering-assist factor on the steer input: min(1, L·a_lim/V² / |δ|)."""
+    ad = delta if delta >= 0.0 else -delta
+    if ad == 0.0:
+        return 1.0
+    v = speed if speed > V_STEER_MIN else V_STEER_MIN
+    cap = wheelbase * a_lim / (v * v)
+    return 1.0 if cap >= ad else cap / ad

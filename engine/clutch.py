@@ -1,0 +1,86 @@
+"""The launch clutch: a slipping friction clutch whose capacity is the bound of a constraint.
+
+The clutch sits between the power unit (speed ω_e) and the gearbox input
+(speed G·ω_o, G the signed overall ratio, ω_o the output speed). Like the
+brake (:mod:`engine.wheel`, ADR 0036) it is not a torque that is applied and
+then corrected: each substep :mod:`engine.differential` solves for the
+clutch torque T_c that makes the slip speed ω_e' - G·ω_o' zero at the end of
+the substep, given every other torque and inertia (the engine, the wheels
+with their tires and brakes). If ``|T_c| <= capacity`` the clutch is locked
+(no slip, the engine's inertia rides with the wheels: reflected through the
+gearbox as J_e·G², it is what the brakes must also stop, so the driven
+wheels lock after the undriven ones); otherwise it slips with
+``T_c = ±capacity`` in the sense of the requested torque.
+
+Capacity (N·m) = ``max_torque_nm`` · e · s, where
+
+* e, the engagement, rises linearly with the power unit's speed from 0 at
+  ``disengage_rpm`` to 1 at ``engage_rpm`` (an automatic's launch clutch,
+  or the kart's centrifugal clutch: with the engine at idle, below
+  ``disengage_rpm``, nothing is transmitted and the car does not creep;
+  when a locked wheel drags the engine down to it, the clutch lets go);
+* s, the shift factor from :mod:`engine.gearbox` (0 while a shift opens
+  the clutch, ramping back to 1 as it re-engages).
+
+A power unit without a clutch (the electric motor's fixed reduction) uses
+:data:`RIGID`, a capacity no torque reaches: always locked.
+"""
+
+from __future__ import annotations
+
+from engine.errors import DefinitionError
+from engine.powertrain import RPM, _num
+
+RIGID = 1.0e12  # N·m: the capacity of a shaft, never exceeded by a finite solve
+
+KEYS = ("max_torque_nm", "disengage_rpm", "engage_rpm")
+
+
+def validate(c: object, path: str = "drivetrain.clutch") -> dict:
+    """A normalised copy of a clutch block; DefinitionError names the bad parameter."""
+    if not isinstance(c, dict):
+        raise DefinitionError(f"{path}: must be an object")
+    for key in c:
+        if key not in KEYS:
+            raise DefinitionError(f"{path}.{key}: unknown parameter")
+    out = {}
+    for key in KEYS:
+        if key not in c:
+            raise DefinitionError(f"{path}.{key}: is missing")
+        out[key] = _num(f"{path}.{key}", c[key])
+    if out["engage_rpm"] <= out["disengage_rpm"]:
+        raise DefinitionError(f"{path}.engage_rpm: must be > disengage_rpm")
+    return out
+
+
+def constants(c: dict | None) -> tuple[float, float, float]:
+    """(max torque N·m, disengage speed rad/s, 1/(engage - disengage) s/rad); None = rigid."""
+    if c is None:
+        return (RIGID, -1.0e30, 0.0)
+    w0 = c["disengage_rpm"] * RPM
+    w1 = c["engage_rpm"] * RPM
+    return (c["max_torque_nm"], w0, 1.0 / (w1 - w0))
+
+
+def engagement(k: tuple, omega_e: float) -> float:
+    """Engagement 0..1 at power-unit speed ``omega_e`` (rad/s)."""
+    if k[2] == 0.0:
+        return 1.0
+    e = (omega_e - k[1]) * k[2]
+    if e <= 0.0:
+        return 0.0
+    return 1.0 if e >= 1.0 else e
+
+
+def capacity(k: tuple, omega_e: float, shift_factor: float) -> float:
+    """Torque capacity (N·m) of the clutch: max · engagement · shift factor."""
+    if k[2] == 0.0:
+        return k[0] if shift_factor > 0.0 else 0.0
+    return k[0] * engagement(k, omega_e) * shift_factor
+
+
+def bound(t_req: float, cap: float) -> tuple[float, bool]:
+    """The bounded constraint: (torque, locked) for requested ``t_req`` and capacity ``cap``."""
+    if -cap <= t_req <= cap:
+        return t_req, True
+    return (cap if t_req > 0.0 else -cap), False

@@ -1,0 +1,242 @@
+"""Differentials and the coupled driveline solve: power unit, clutch, gearbox, diffs, wheels.
+
+Wheel i obeys, inside one substep (:mod:`engine.wheel`):
+
+    d_i·ω_i' = b_i + x_i - T_b,i,     |T_b,i| <= C_i (brake: a bounded constraint, target 0)
+
+with ``b_i = I_i·ω_i/h + T_free,i`` (tire force at the start of the
+substep), ``d_i = I_i/h + R·Q`` and ``x_i`` the drive torque this module
+supplies. Sign convention: torques positive driving the wheel forward.
+
+**Driveline tree.** A centre split s (``front_share``) and one differential
+per axle give each driven wheel a weight k_i (k = s/2 per front wheel,
+(1-s)/2 per rear wheel, Σk = 1): the output speed is ω_o = Σ k_i·ω_i and an
+output torque T_o reaches wheel i as k_i·T_o — an open differential and an
+open centre differential with a fixed torque split (virtual work:
+T_o·ω_o = Σ k_i·T_o·ω_i). The gearbox gives engine speed ω_e = G·ω_o when the
+clutch is locked, and ``x_i = η·k_i·G·T_c`` from the clutch torque T_c.
+
+* ``open``: the two wheels of the axle are separate bodies sharing k.
+* ``locked`` (solid axle / spool: the kart): the two wheels are merged
+  into one body, d = d_L + d_R, b = b_L + b_R, C = C_L + C_R, k = k_L + k_R;
+  the bounded solve of the merged body gives one speed for both, exactly.
+  Each wheel's share of the shaft torque then follows from its own equation,
+  ``x_i = d_i·ω' - b_i + T_b,i`` (brake torque shared in proportion to
+  capacity): in a corner the inner wheel (slower ground speed) drives and the
+  outer one brakes, a yaw moment against the turn.
+* ``lsd`` (limited slip): after the open solve, an internal torque pair t
+  between the two wheels is a bounded constraint on their speed difference,
+  ``t_req = (ω_L' - ω_R')/(1/d_L + 1/d_R)`` (a wheel held by its brake
+  counts as infinitely stiff), capacity ``preload_nm + ratio·|x_L + x_R|``
+  with ``power_ratio`` when the axle is driven and ``coast_ratio`` when it
+  is braked by the engine; ``x_L -= t, x_R += t``.
+
+**Clutch solve** (the same bounded-constraint idea as the brake). The
+torque T_c that keeps the clutch locked solves
+
+    ω_e + h·(T_e - T_c)/J_e = G·Σ_free k_j·(b_j + η·k_j·G·T_c - T_b,j)/d_j
+
+over the bodies j not held by their brakes (a held body's speed stays 0).
+The brakes' modes (held, slipping forward, slipping backward) depend on
+T_c: guess T_c = T_e, classify each body, solve the linear equation above,
+reclassify, up to :data:`MAX_ITER` times (the constraint function is
+monotonic in T_c, so this converges in one or two passes). Then the
+clutch's bound: if ``|T_c| <= capacity`` it is locked and ω_e' = G·ω_o'
+exactly; otherwise T_c = ±capacity and the power unit spins on its own,
+ω_e' = ω_e + h·(T_e - T_c)/J_e. Every body is then solved with its final
+drive torque by the ordinary bounded brake solve, so a wheel locks exactly.
+"""
+
+from __future__ import annotations
+
+from engine.errors import DefinitionError
+from engine.powertrain import _num
+
+DIFF_TYPES = ("open", "lsd", "locked")
+MAX_ITER = 4
+
+
+def validate_diff(d: object, path: str) -> dict:
+    """A normalised copy of one differential block."""
+    if not isinstance(d, dict):
+        raise DefinitionError(f"{path}: must be an object")
+    kind = d.get("type")
+    if kind not in DIFF_TYPES:
+        raise DefinitionError(f"{path}.type: must be one of {', '.join(DIFF_TYPES)}, got {kind!r}")
+    keys = ("preload_nm", "power_ratio", "coast_ratio") if kind == "lsd" else ()
+    for key in d:
+        if key != "type" and key not in keys:
+            raise DefinitionError(f"{path}.{key}: unknown parameter")
+    out: dict = {"type": kind}
+    for key in keys:
+        if key not in d:
+            raise DefinitionError(f"{path}.{key}: is missing")
+        out[key] = _num(f"{path}.{key}", d[key], strict=False)
+    return out
+
+
+def validate(layout: object, path: str = "drivetrain.layout") -> dict:
+    """A normalised copy of the layout block (front share and the two axle differentials)."""
+    if not isinstance(layout, dict):
+        raise DefinitionError(f"{path}: must be an object")
+    for key in layout:
+        if key not in ("front_share", "front_diff", "rear_diff"):
+            raise DefinitionError(f"{path}.{key}: unknown parameter")
+    for key in ("front_share", "front_diff", "rear_diff"):
+        if key not in layout:
+            raise DefinitionError(f"{path}.{key}: is missing")
+    share = _num(f"{path}.front_share", layout["front_share"], strict=False)
+    if share > 1.0:
+        raise DefinitionError(f"{path}.front_share: must be <= 1")
+    return {
+        "front_share": share,
+        "front_diff": validate_diff(layout["front_diff"], f"{path}.front_diff"),
+        "rear_diff": validate_diff(layout["rear_diff"], f"{path}.rear_diff"),
+    }
+
+
+def constants(layout: dict) -> tuple:
+    """(bodies, lsd axles, weights): bodies (wheel indices, k); lsd axles (l, r, pre, pr, cr)."""
+    s = layout["front_share"]
+    weights = (0.5 * s, 0.5 * s, 0.5 * (1.0 - s), 0.5 * (1.0 - s))
+    bodies = []
+    lsds = []
+    for axle, (left, right), share in (("front", (0, 1), s), ("rear", (2, 3), 1.0 - s)):
+        diff = layout[f"{axle}_diff"]
+        if diff["type"] == "locked":
+            bodies.append(((left, right), share))
+            continue
+        bodies.append(((left,), 0.5 * share))
+        bodies.append(((right,), 0.5 * share))
+        if diff["type"] == "lsd" and share > 0.0:
+            lsds.append((left, right, diff["preload_nm"], diff["power_ratio"], diff["coast_ratio"]))
+    return (tuple(bodies), tuple(lsds), weights)
+
+
+def _body_terms(bodies: tuple, b: list, d: list, cap: list) -> list:
+    out = []
+    for idx, k in bodies:
+        if len(idx) == 1:
+            i = idx[0]
+            out.append((b[i], d[i], cap[i], k))
+        else:
+            i, j = idx
+            out.append((b[i] + b[j], d[i] + d[j], cap[i] + cap[j], k))
+    return out
+
+
+def _locking_torque(
+    terms: list, g: float, eta: float, omega_e: float, t_e: float, h_over_j: float, t_guess: float
+) -> float:
+    """The clutch torque that keeps the clutch locked, with the brakes' modes iterated."""
+    t = t_guess
+    prev = None
+    for _ in range(MAX_ITER):
+        modes = []
+        num = omega_e + h_over_j * t_e
+        den = h_over_j
+        for bj, dj, cj, kj in terms:
+            if kj == 0.0:
+                modes.append(2)
+                continue
+            req = bj + eta * kj * g * t
+            if -cj <= req <= cj:
+                modes.append(0)
+                continue
+            tb = cj if req > 0.0 else -cj
+            modes.append(1 if req > 0.0 else -1)
+            inv = 1.0 / dj
+            num -= g * kj * (bj - tb) * inv
+            den += eta * g * g * kj * kj * inv
+        t = num / den
+        if modes == prev:
+            break
+        prev = modes
+    return t
+
+
+def _solve_body(bj: float, dj: float, cj: float, x: float) -> tuple[float, float, bool]:
+    req = bj + x
+    if -cj <= req <= cj:
+        return 0.0, req, True
+    tb = cj if req > 0.0 else -cj
+    return (req - tb) / dj, tb, False
+
+
+def solve(
+    k: tuple,
+    b: list,
+    d: list,
+    cap: list,
+    g: float,
+    eta: float,
+    omega_e: float,
+    t_e: float,
+    inertia_e: float,
+    clutch_cap: float,
+    h: float,
+) -> tuple:
+    """The coupled driveline + brake solve of one substep.
+
+    Returns ``(omega', t_brake, held, x_drive, omega_e', t_clutch, clutch_locked, omega_out')``
+    with the first four per wheel (lists, order FL, FR, RL, RR).
+    """
+    bodies, lsds, weights = k
+    terms = _body_terms(bodies, b, d, cap)
+    h_over_j = h / inertia_e
+    if g == 0.0 or clutch_cap <= 0.0:
+        t_c = 0.0
+        locked = False
+    else:
+        guess = (
+            t_e if -clutch_cap <= t_e <= clutch_cap else (clutch_cap if t_e > 0.0 else -clutch_cap)
+        )
+        t_req = _locking_torque(terms, g, eta, omega_e, t_e, h_over_j, guess)
+        if -clutch_cap <= t_req <= clutch_cap:
+            t_c, locked = t_req, True
+        else:
+            t_c, locked = (clutch_cap if t_req > 0.0 else -clutch_cap), False
+    t_out = eta * g * t_c
+    x = [weights[0] * t_out, weights[1] * t_out, weights[2] * t_out, weights[3] * t_out]
+    omega = [0.0, 0.0, 0.0, 0.0]
+    t_b = [0.0, 0.0, 0.0, 0.0]
+    held = [False, False, False, False]
+    for left, right, pre, pr, cr in lsds:
+        wl, _tl, hl = _solve_body(b[left], d[left], cap[left], x[left])
+        wr, _tr, hr = _solve_body(b[right], d[right], cap[right], x[right])
+        gl = 0.0 if hl else 1.0 / d[left]
+        gr = 0.0 if hr else 1.0 / d[right]
+        if gl + gr == 0.0:
+            continue
+        t_req = (wl - wr) / (gl + gr)
+        axle_in = x[left] + x[right]
+        lim = pre + (pr if axle_in >= 0.0 else cr) * (axle_in if axle_in >= 0.0 else -axle_in)
+        t = t_req if -lim <= t_req <= lim else (lim if t_req > 0.0 else -lim)
+        x[left] -= t
+        x[right] += t
+    omega_out = 0.0
+    for n, (idx, kj) in enumerate(bodies):
+        if len(idx) == 1:
+            i = idx[0]
+            w, tb, hd = _solve_body(b[i], d[i], cap[i], x[i])
+            omega[i], t_b[i], held[i] = w, tb, hd
+            omega_out += kj * w
+            continue
+        bj, dj, cj, _ = terms[n]
+        i, j = idx
+        xb = x[i] + x[j]
+        w, tb, hd = _solve_body(bj, dj, cj, xb)
+        share_i = cap[i] / cj if cj > 0.0 else 0.5
+        tb_i = tb * share_i
+        tb_j = tb - tb_i
+        omega[i] = omega[j] = w
+        t_b[i], t_b[j] = tb_i, tb_j
+        held[i] = held[j] = hd
+        x[i] = d[i] * w - b[i] + tb_i
+        x[j] = d[j] * w - b[j] + tb_j
+        omega_out += kj * w
+    if locked:
+        omega_e_n = g * omega_out
+    else:
+        omega_e_n = omega_e + h_over_j * (t_e - t_c)
+    return omega, t_b, held, x, omega_e_n, t_c, locked, omega_out

@@ -1,0 +1,236 @@
+"""Gearboxes: manual, automatic and single-speed; gear and shift state in integer ticks.
+
+State (all integers, hashed): ``drivetrain.gear`` (-1 reverse, 0 neutral,
+1..n forward), ``drivetrain.shift_ticks`` (substeps left in the current
+shift, 0 when none), ``drivetrain.shift_up`` (1 while an upshift runs, else
+0), ``drivetrain.last_request`` (the gear request seen at the previous
+substep, so a held request acts once, on its edge).
+
+Overall signed ratio G = ratio[gear]·final_drive (reverse: -reverse_ratio·final,
+neutral 0): engine speed ω_e = G·ω_o when the clutch is locked, ω_o the
+output (driven-wheel) speed of :mod:`engine.differential`; wheel torque =
+η·G·T_clutch with the efficiency η.
+
+Gear requests (input channel ``gear_request``): 0 none, 1 up, 2 down,
+3 neutral, 4 reverse, 5 drive. ``manual``: up/down move one gear (up from
+neutral or reverse to 1st, down from 1st to neutral), neutral and reverse
+select them (reverse only below :data:`REVERSE_MAX_MPS`-equivalent output
+speed), drive selects 1st. ``automatic`` and ``single``: neutral, reverse and
+drive select the mode; up/down are ignored (the schedule chooses).
+
+A shift lasts ``shift_time_s`` (N ticks). The new gear is engaged at its
+start; the clutch is open for the first :data:`OPEN_FRACTION` of it and
+re-engages linearly over the rest (:func:`clutch_factor`, which scales the
+clutch capacity of :mod:`engine.clutch`). During an **upshift** the
+automatic also lifts the throttle by the same factor — the torque
+interruption (:func:`throttle_factor`) — so the engine falls towards the new
+gear's speed instead of flaring.
+
+Automatic schedule, from the engine speed the output speed implies in the
+current gear, n_g = |G_g|·ω_o (rpm in the definition), throttle θ:
+
+* upshift when n_g > up(θ) = up_light + θ·(up_full - up_light) (gear < n);
+* downshift when n_g < down(θ) likewise (gear > 1);
+* kickdown: θ >= ``kickdown_throttle`` and the next lower gear would turn
+  the engine below ``kickdown_rpm``: shift down now.
+
+No new shift starts while one runs. The definition must keep down(θ) below
+the speed an upshift lands on (up(θ)·ratio[g+1]/ratio[g]), or the box would
+hunt; :func:`validate` checks it.
+"""
+
+from __future__ import annotations
+
+from engine.errors import DefinitionError
+from engine.powertrain import RPM, _num
+from engine.state import Field
+
+FIELDS = (
+    Field("drivetrain.gear", "i", "1", "selected gear: -1 reverse, 0 neutral, 1..n forward"),
+    Field("drivetrain.shift_ticks", "i", "substep", "substeps left in the running shift"),
+    Field("drivetrain.shift_up", "i", "1", "1 while an upshift runs (torque interruption)"),
+    Field("drivetrain.last_request", "i", "1", "gear request seen at the previous substep"),
+)
+
+REQ_NONE, REQ_UP, REQ_DOWN, REQ_NEUTRAL, REQ_REVERSE, REQ_DRIVE = 0, 1, 2, 3, 4, 5
+OPEN_FRACTION = 0.5
+REVERSE_MAX_OMEGA = 2.0  # rad/s of output speed: reverse is refused above it (moving forward)
+
+TYPES = ("manual", "automatic", "single")
+_COMMON = ("ratios", "reverse_ratio", "final_drive", "efficiency", "shift_time_s")
+_AUTO = (
+    "upshift_rpm_light",
+    "upshift_rpm_full",
+    "downshift_rpm_light",
+    "downshift_rpm_full",
+    "kickdown_throttle",
+    "kickdown_rpm",
+)
+
+
+def validate(g: object, path: str = "drivetrain.gearbox") -> dict:
+    """A normalised copy of a gearbox block; DefinitionError names the bad parameter."""
+    if not isinstance(g, dict):
+        raise DefinitionError(f"{path}: must be an object")
+    kind = g.get("type")
+    if kind not in TYPES:
+        raise DefinitionError(f"{path}.type: must be one of {', '.join(TYPES)}, got {kind!r}")
+    keys = _COMMON + (_AUTO if kind == "automatic" else ())
+    for key in g:
+        if key != "type" and key not in keys:
+            raise DefinitionError(f"{path}.{key}: unknown parameter")
+    for key in keys:
+        if key not in g:
+            raise DefinitionError(f"{path}.{key}: is missing")
+    out: dict = {"type": kind}
+    ratios = g["ratios"]
+    if not isinstance(ratios, list) or not ratios:
+        raise DefinitionError(f"{path}.ratios: must be a non-empty list")
+    if kind == "single" and len(ratios) != 1:
+        raise DefinitionError(f"{path}.ratios: a single-speed box has exactly one ratio")
+    out["ratios"] = [_num(f"{path}.ratios[{i}]", r) for i, r in enumerate(ratios)]
+    for i in range(1, len(ratios)):
+        if out["ratios"][i] >= out["ratios"][i - 1]:
+            raise DefinitionError(f"{path}.ratios[{i}]: ratios must decrease")
+    for key in _COMMON[1:]:
+        out[key] = _num(f"{path}.{key}", g[key])
+    if out["efficiency"] > 1.0:
+        raise DefinitionError(f"{path}.efficiency: must be <= 1")
+    if kind == "automatic":
+        for key in _AUTO:
+            out[key] = _num(f"{path}.{key}", g[key])
+        if out["kickdown_throttle"] > 1.0:
+            raise DefinitionError(f"{path}.kickdown_throttle: must be <= 1")
+        r = out["ratios"]
+        for lo, hi in (
+            ("downshift_rpm_light", "upshift_rpm_light"),
+            ("downshift_rpm_full", "upshift_rpm_full"),
+        ):
+            for i in range(len(r) - 1):
+                if out[lo] >= out[hi] * r[i + 1] / r[i]:
+                    raise DefinitionError(
+                        f"{path}.{lo}: must be below {hi} x ratio step (the box would hunt)"
+                    )
+    return out
+
+
+def constants(g: dict, substep_hz: int) -> tuple:
+    """Folded constants (see the module docstring)."""
+    fd = g["final_drive"]
+    overall = tuple(r * fd for r in g["ratios"])
+    ticks = int(g["shift_time_s"] * substep_hz + 0.5)
+    if ticks < 1:
+        ticks = 1
+    open_ticks = int(ticks * OPEN_FRACTION)
+    auto = g["type"] == "automatic"
+    sched = (
+        tuple(g[k] * RPM for k in _AUTO[:4]) + (g["kickdown_throttle"], g["kickdown_rpm"] * RPM)
+        if auto
+        else None
+    )
+    return (
+        g["type"],
+        overall,
+        -g["reverse_ratio"] * fd,
+        g["efficiency"],
+        ticks,
+        ticks - open_ticks,  # ticks of the re-engagement ramp
+        sched,
+        len(overall),
+    )
+
+
+def ratio(k: tuple, gear: int) -> float:
+    """Signed overall ratio G (engine speed per output speed) of ``gear``; 0 in neutral."""
+    if gear > 0:
+        return k[1][gear - 1]
+    if gear < 0:
+        return k[2]
+    return 0.0
+
+
+def clutch_factor(k: tuple, shift_ticks: int) -> float:
+    """Scale on the clutch capacity during a shift: 0 while open, then a linear ramp to 1."""
+    if shift_ticks <= 0:
+        return 1.0
+    ramp = k[5]
+    if shift_ticks >= ramp:
+        return 0.0
+    return (ramp - shift_ticks) / ramp
+
+
+def throttle_factor(k: tuple, shift_ticks: int, shift_up: int) -> float:
+    """Throttle lift of the automatic's upshift (torque interruption); 1 otherwise."""
+    if shift_up == 0 or shift_ticks <= 0:
+        return 1.0
+    return clutch_factor(k, shift_ticks)
+
+
+def _start(k: tuple, gear: int, new_gear: int) -> tuple[int, int, int]:
+    up = 1 if (new_gear > gear and gear > 0) else 0
+    return new_gear, k[4], up
+
+
+def request(k: tuple, gear: int, req: int, omega_out: float) -> int:
+    """The gear a driver's request (on its edge) selects from ``gear``."""
+    if req == REQ_NEUTRAL:
+        return 0
+    if req == REQ_REVERSE:
+        return -1 if omega_out < REVERSE_MAX_OMEGA else gear
+    if req == REQ_DRIVE:
+        return 1 if gear <= 0 else gear
+    if k[0] != "manual":
+        return gear
+    if req == REQ_UP:
+        if gear <= 0:
+            return 1 if gear == 0 else 0
+        return gear + 1 if gear < k[7] else gear
+    if req == REQ_DOWN:
+        if gear > 0:
+            return gear - 1
+        if gear == 0 and omega_out < REVERSE_MAX_OMEGA:
+            return -1
+    return gear
+
+
+def schedule(k: tuple, gear: int, omega_out: float, theta: float) -> int:
+    """The automatic's choice of gear at output speed ``omega_out`` and throttle ``theta``."""
+    up_l, up_f, dn_l, dn_f, kd_th, kd_w = k[6]
+    overall = k[1]
+    w_out = omega_out if omega_out >= 0.0 else -omega_out
+    n = overall[gear - 1] * w_out
+    if gear < k[7] and n > up_l + theta * (up_f - up_l):
+        return gear + 1
+    if gear > 1:
+        if n < dn_l + theta * (dn_f - dn_l):
+            return gear - 1
+        if theta >= kd_th and overall[gear - 2] * w_out < kd_w:
+            return gear - 1
+    return gear
+
+
+def update(
+    k: tuple,
+    gear: int,
+    shift_ticks: int,
+    shift_up: int,
+    last_req: int,
+    req: int,
+    omega_out: float,
+    theta: float,
+) -> tuple[int, int, int, int]:
+    """One substep of the gearbox: (gear, shift_ticks, shift_up, last_request)."""
+    if shift_ticks > 0:
+        shift_ticks -= 1
+        if shift_ticks == 0:
+            shift_up = 0
+    new_gear = gear
+    if req != last_req and req != REQ_NONE:
+        new_gear = request(k, gear, req, omega_out)
+    elif shift_ticks == 0 and k[0] == "automatic" and gear > 0:
+        new_gear = schedule(k, gear, omega_out, theta)
+    if new_gear != gear:
+        gear, shift_ticks, shift_up = _start(k, gear, new_gear)
+        if k[0] != "automatic":
+            shift_up = 0
+    return gear, shift_ticks, shift_up, req

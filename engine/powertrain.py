@@ -1,0 +1,260 @@
+"""Power units: a combustion engine and an electric motor, as torque at the crank.
+
+Units: speeds ω in rad/s (rpm only in the definition: ω = rpm·2π/60),
+torques in N·m, positive driving the crank forward. The power unit's speed
+``drivetrain.engine_omega`` is a state integrated by :mod:`engine.differential`
+(it is coupled to the wheels through the clutch and gearbox); this module
+only gives the torque for a speed and a delivered throttle θ ∈ [0, 1].
+
+Delivered throttle (state ``drivetrain.throttle``) follows the commanded
+throttle with a first-order lag τ, integrated implicitly:
+``θ' = θ + (θ_cmd - θ)·h/(τ + h)``.
+
+Combustion engine (``type: "engine"``):
+
+    T(ω, θ) = θ_e·T_full(ω) + (1 - θ_e)·T_drag(ω)
+
+* ``T_full`` the full-load curve: piecewise linear through the points
+  (``torque_curve_rpm``, ``torque_curve_nm``), held flat beyond the ends.
+* ``T_drag`` the closed-throttle drag (engine braking), negative, linear in
+  speed from ``-drag_idle_nm`` at idle to ``-drag_redline_nm`` at the
+  redline (pumping and friction losses grow with speed), fading linearly to
+  0 below idle so a stopped engine has no drag.
+* Idle controller: θ_e = max(θ, g_i·(ω_idle - ω)/ω_idle) clamped to [0, 1]
+  (a proportional governor, gain ``idle_gain``); it holds the engine just
+  below ω_idle, where idle throttle balances drag, so a launch clutch that
+  starts to bite above idle never creeps the car.
+* Rev limiter: a stateless fuel cut, θ_e scaled linearly from 1 at
+  ``redline_rpm`` to 0 at ``redline_rpm·(1 + LIMITER_BAND)``.
+
+Electric motor (``type: "motor"``): forward torque limited by
+``max_torque_nm`` up to the base speed ω_b = P/T_max and by the constant
+power ``max_power_w`` above it (T = P/ω), cut linearly to 0 over the last
+5 % before ``max_rpm``. Regenerative braking on lift-off: at θ = 0 the
+motor brakes with ``regen_torque_fraction``·T_max, limited by
+``regen_max_power_w``/ω, faded to 0 below ``regen_fade_rpm`` (so it does
+not reverse the car at a standstill); between, T = θ·T_drive + (1-θ)·T_regen.
+In reverse (``direction = -1``) the motor drives the other way with the
+same limits on |ω|.
+"""
+
+from __future__ import annotations
+
+from math import isfinite
+
+from engine.errors import DefinitionError
+
+RPM = 0.10471975511965977  # rad/s per rpm (2π/60)
+LIMITER_BAND = 0.02  # fraction above the redline where the fuel cut reaches 0
+MOTOR_CUT_BAND = 0.05  # fraction below max_rpm where the motor's torque fades to 0
+
+ENGINE_KEYS = (
+    "idle_rpm",
+    "redline_rpm",
+    "inertia_kgm2",
+    "drag_idle_nm",
+    "drag_redline_nm",
+    "idle_gain",
+    "response_time_s",
+)
+MOTOR_KEYS = (
+    "max_torque_nm",
+    "max_power_w",
+    "max_rpm",
+    "inertia_kgm2",
+    "regen_torque_fraction",
+    "regen_max_power_w",
+    "regen_fade_rpm",
+    "response_time_s",
+)
+
+
+def _num(path: str, v: object, lo: float = 0.0, strict: bool = True) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not isfinite(v):
+        raise DefinitionError(f"{path}: must be a finite number")
+    f = float(v)
+    if (strict and f <= lo) or (not strict and f < lo):
+        raise DefinitionError(f"{path}: must be {'>' if strict else '>='} {lo:g}, got {f!r}")
+    return f
+
+
+def validate(p: object, path: str = "drivetrain.power_unit") -> dict:
+    """A normalised copy of a power-unit block; DefinitionError names the bad parameter."""
+    if not isinstance(p, dict):
+        raise DefinitionError(f"{path}: must be an object")
+    kind = p.get("type")
+    if kind == "engine":
+        keys = ENGINE_KEYS + ("torque_curve_rpm", "torque_curve_nm")
+    elif kind == "motor":
+        keys = MOTOR_KEYS
+    else:
+        raise DefinitionError(f"{path}.type: must be 'engine' or 'motor', got {kind!r}")
+    out: dict = {"type": kind}
+    for key in p:
+        if key != "type" and key not in keys:
+            raise DefinitionError(f"{path}.{key}: unknown parameter")
+    for key in keys:
+        if key not in p:
+            raise DefinitionError(f"{path}.{key}: is missing")
+    if kind == "engine":
+        for key in ENGINE_KEYS:
+            nonneg = key in ("drag_idle_nm", "drag_redline_nm")
+            out[key] = _num(f"{path}.{key}", p[key], strict=not nonneg)
+        if out["redline_rpm"] <= out["idle_rpm"]:
+            raise DefinitionError(f"{path}.redline_rpm: must be > idle_rpm")
+        rpm, nm = p["torque_curve_rpm"], p["torque_curve_nm"]
+        if not isinstance(rpm, list) or len(rpm) < 2:
+            raise DefinitionError(f"{path}.torque_curve_rpm: must be a list of >= 2 speeds")
+        if not isinstance(nm, list) or len(nm) != len(rpm):
+            raise DefinitionError(f"{path}.torque_curve_nm: must have one torque per speed")
+        out["torque_curve_rpm"] = [
+            _num(f"{path}.torque_curve_rpm[{i}]", v) for i, v in enumerate(rpm)
+        ]
+        out["torque_curve_nm"] = [
+            _num(f"{path}.torque_curve_nm[{i}]", v, strict=False) for i, v in enumerate(nm)
+        ]
+        for i in range(1, len(rpm)):
+            if out["torque_curve_rpm"][i] <= out["torque_curve_rpm"][i - 1]:
+                raise DefinitionError(f"{path}.torque_curve_rpm[{i}]: speeds must increase")
+    else:
+        for key in MOTOR_KEYS:
+            nonneg = key in ("regen_torque_fraction", "regen_max_power_w", "regen_fade_rpm")
+            out[key] = _num(f"{path}.{key}", p[key], strict=not nonneg)
+        if out["regen_torque_fraction"] > 1.0:
+            raise DefinitionError(f"{path}.regen_torque_fraction: must be <= 1")
+    return out
+
+
+def constants(p: dict) -> tuple:
+    """Folded constants: ('engine', ...) or ('motor', ...) (see :func:`torque`)."""
+    if p["type"] == "engine":
+        w = tuple(r * RPM for r in p["torque_curve_rpm"])
+        t = tuple(p["torque_curve_nm"])
+        slopes = tuple((t[i + 1] - t[i]) / (w[i + 1] - w[i]) for i in range(len(w) - 1))
+        w_idle = p["idle_rpm"] * RPM
+        w_red = p["redline_rpm"] * RPM
+        drag_slope = (p["drag_redline_nm"] - p["drag_idle_nm"]) / (w_red - w_idle)
+        return (
+            "engine",
+            w_idle,
+            w_red,
+            p["inertia_kgm2"],
+            p["response_time_s"],
+            w,
+            t,
+            slopes,
+            p["drag_idle_nm"],
+            drag_slope,
+            p["idle_gain"] / w_idle,
+            1.0 / (w_red * LIMITER_BAND),
+        )
+    t_max = p["max_torque_nm"]
+    w_max = p["max_rpm"] * RPM
+    return (
+        "motor",
+        0.0,
+        w_max,
+        p["inertia_kgm2"],
+        p["response_time_s"],
+        t_max,
+        p["max_power_w"],
+        w_max * (1.0 - MOTOR_CUT_BAND),
+        1.0 / (w_max * MOTOR_CUT_BAND),
+        p["regen_torque_fraction"] * t_max,
+        p["regen_max_power_w"],
+        p["regen_fade_rpm"] * RPM,
+    )
+
+
+def inertia(k: tuple) -> float:
+    """Rotating inertia of the power unit (kg·m²)."""
+    return k[3]
+
+
+def idle_omega(k: tuple) -> float:
+    """Idle speed (rad/s); 0 for a motor."""
+    return k[1]
+
+
+def update_throttle(k: tuple, theta: float, command: float, h: float) -> float:
+    """Delivered throttle after one substep ``h`` following ``command`` with the lag τ."""
+    return theta + (command - theta) * h / (k[4] + h)
+
+
+def full_load(k: tuple, omega: float) -> float:
+    """The engine's full-load torque (N·m) at ``omega`` (piecewise linear, flat beyond the ends)."""
+    w, t, sl = k[5], k[6], k[7]
+    if omega <= w[0]:
+        return t[0]
+    n = len(w) - 1
+    if omega >= w[n]:
+        return t[n]
+    i = 0
+    while omega > w[i + 1]:
+        i += 1
+    return t[i] + sl[i] * (omega - w[i])
+
+
+def engine_drag(k: tuple, omega: float) -> float:
+    """Closed-throttle drag torque (N·m, <= 0) at ``omega``."""
+    w_idle = k[1]
+    if omega <= 0.0:
+        return 0.0
+    if omega < w_idle:
+        return -k[8] * omega / w_idle
+    return -(k[8] + k[9] * (omega - w_idle))
+
+
+def engine_throttle(k: tuple, omega: float, theta: float) -> float:
+    """Throttle the engine actually burns: idle governor and rev-limiter fuel cut applied."""
+    gov = k[10] * (k[1] - omega)
+    th = theta if theta >= gov else gov
+    if th > 1.0:
+        th = 1.0
+    if omega > k[2]:
+        cut = 1.0 - (omega - k[2]) * k[11]
+        if cut < 0.0:
+            cut = 0.0
+        th *= cut
+    return th
+
+
+def motor_torque(k: tuple, omega: float, theta: float, direction: float) -> float:
+    """Electric motor torque (N·m) at signed ``omega`` for throttle θ; ``direction`` ±1."""
+    t_max, p_max, w_cut, inv_band, t_regen, p_regen, w_fade = (
+        k[5],
+        k[6],
+        k[7],
+        k[8],
+        k[9],
+        k[10],
+        k[11],
+    )
+    speed = direction * omega  # speed in the commanded sense
+    a = speed if speed >= 0.0 else -speed
+    drive = t_max
+    if a * drive > p_max:
+        drive = p_max / a
+    if a > w_cut:
+        f = 1.0 - (a - w_cut) * inv_band
+        drive *= f if f > 0.0 else 0.0
+    if speed < 0.0:
+        drive = t_max  # rolling against the command: full torque to stop it
+    regen = 0.0
+    if omega != 0.0 and t_regen > 0.0:
+        regen = t_regen
+        if a * regen > p_regen:
+            regen = p_regen / a
+        if a < w_fade:
+            regen *= a / w_fade
+        regen = -regen if omega > 0.0 else regen  # opposes the spin
+    return theta * direction * drive + (1.0 - theta) * regen
+
+
+def torque(k: tuple, omega: float, theta: float, direction: float = 1.0) -> tuple[float, float]:
+    """(crank torque N·m, throttle actually used) of the power unit at ``omega``."""
+    if k[0] == "engine":
+        th = engine_throttle(k, omega, theta)
+        full = full_load(k, omega) if omega > 0.0 else full_load(k, 0.0)
+        return th * full + (1.0 - th) * engine_drag(k, omega), th
+    return motor_torque(k, omega, theta, direction), theta

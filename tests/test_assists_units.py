@@ -1,0 +1,89 @@
+"""Unit tests of the assists' stateless stages (issue 4, seed 003's table)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import assists
+from engine.errors import DefinitionError
+
+
+def k():
+    return assists.constants(
+        assists.validate({"abs": 1, "traction_control": 1, "stability_control": 1})
+    )
+
+
+def test_abs_shape_from_the_slip_target_to_a_floor_at_the_release_slip():
+    a = k()[4]
+    r = 0.3
+    v = 20.0
+
+    def scale(slip):
+        return assists.abs_scale(a, r, v * (1.0 - slip) / r, v, v)
+
+    assert scale(0.0) == 1.0 and scale(0.12) == 1.0
+    assert scale(0.21) == pytest.approx(1.0 - 0.9 * 0.09 / 0.18, rel=1e-9)
+    assert scale(0.3) == pytest.approx(0.1, rel=1e-9)
+    assert scale(1.0) == 0.1  # a locked wheel: the brake is eased, never released to 0
+    # below 2 m/s the ABS stands down: the wheels may lock to a stop
+    assert assists.abs_scale(a, r, 0.0, 1.9, 1.9) == 1.0
+
+
+def test_traction_control_scales_throttle_on_the_largest_drive_slip():
+    t = k()[5]
+    assert assists.tc_scale(t, 0.05) == 1.0
+    assert assists.tc_scale(t, 0.21) == pytest.approx(0.5, rel=1e-9)
+    assert assists.tc_scale(t, 0.5) == 0.0
+    assert assists.drive_slip(0.3, 100.0, 20.0) == pytest.approx(0.5)
+    assert assists.drive_slip(0.3, 2.0, 0.0) == pytest.approx(1.2)  # launch: 0.5 m/s floor
+
+
+L = 2.5
+
+
+def test_esc_brakes_outer_front_on_oversteer_and_inner_rear_on_understeer():
+    e = k()[6]
+    tan_d = 0.05 / L  # left turn
+    vx = 20.0
+    r_ref = vx * tan_d
+    err, torque, wheel, thr = assists.esc(e, vx, r_ref + 0.2, tan_d)
+    assert wheel == 1 and torque == pytest.approx(6000.0 * (0.2 - 0.03), rel=1e-9)
+    assert thr == pytest.approx(1.0 - 4.0 * 0.17, rel=1e-9) and err == pytest.approx(0.2)
+    err, torque, wheel, thr = assists.esc(e, vx, r_ref - 0.1, tan_d)
+    assert wheel == 2 and torque > 0.0
+    err, torque, wheel, thr = assists.esc(e, vx, -r_ref - 0.2, -tan_d)  # right turn, oversteer
+    assert wheel == 0
+    err, torque, wheel, thr = assists.esc(e, vx, -r_ref + 0.1, -tan_d)
+    assert wheel == 3
+    err, torque, wheel, thr = assists.esc(e, vx, r_ref + 0.02, tan_d)  # in the dead band
+    assert (torque, wheel, thr) == (0.0, -1, 1.0)
+    _, torque, _, thr = assists.esc(e, vx, r_ref + 5.0, tan_d)
+    assert torque == 2000.0 and thr == 0.0
+
+
+def test_esc_reference_is_capped_by_friction():
+    e = k()[6]
+    vx = 30.0
+    tan_d = 0.2 / L  # asks for 2.4 rad/s, friction allows g/30 = 0.327 rad/s
+    err, _, _, _ = assists.esc(e, vx, 0.0, tan_d)
+    assert err == pytest.approx(-9.80665 / vx, rel=1e-12)
+
+
+@pytest.mark.parametrize("v", [10.0, 20.0, 40.0])
+def test_steering_assist_cap_holds(v):
+    delta = 0.4
+    s = assists.steer_scale(L, 8.0, delta, v)
+    assert delta * s == pytest.approx(L * 8.0 / (v * v), rel=1e-12)
+    assert assists.steer_scale(L, 8.0, 0.001, v) == 1.0
+
+
+def test_switches_and_validation():
+    assert assists.switch(1, 0) and not assists.switch(1, -1) and assists.switch(0, 1)
+    assert not assists.switch(0, 0)
+    with pytest.raises(DefinitionError, match="assists.abs: must be 0"):
+        assists.validate({"abs": 2})
+    with pytest.raises(DefinitionError, match="abs_release_slip: must be > abs_slip_target"):
+        assists.validate({"abs_release_slip": 0.1})
+    with pytest.raises(DefinitionError, match="assists.absx: unknown parameter"):
+        assists.validate({"absx": 1})
