@@ -123,7 +123,8 @@ class LapDriver:
         self.max_offset = 0.0  # largest |lateral offset| of the rear axle seen (m)
 
     def initial(self) -> dict:
-        return {}
+        """At rest with the centre of gravity on the start line, facing along the track."""
+        return {"x_m": self.t.x[0], "y_m": self.t.y[0], "yaw_rad": self.t.heading[0]}
 
     def max_steps(self) -> int:
         return MAX_LAP_S * self.host_hz
