@@ -220,8 +220,24 @@ def expm1(x: float) -> float:
             return float(x)
         return x + x * x * (_D2 + x * (_D3 + x * (_D4 + x * (_D5 + x * _D6))))
     if -38.0 < x < 709.0:
-        e, s, lo = _exp_dd(x, 0.0)
-        sc = _POW2[e + 1074]
+        # 2**e * (s + lo) = e**x in double-double (the kernel of _exp_dd, inlined)
+        kd = x * _EXP_INVL + _SHIFT
+        kd -= _SHIFT
+        t = x - kd * _L1
+        p = kd * _L2
+        r = t - p
+        rl = (t - r) - p
+        k = int(kd)
+        hi, lo, h1, h2 = _EXP_T[k & 127]
+        q = r * r * (_D2 + r * (_D3 + r * (_D4 + r * (_D5 + r * _D6)))) + rl
+        c = _SPLIT * r
+        r1 = c - (c - r)
+        r2 = r - r1
+        ah = hi * r
+        al = ((h1 * r1 - ah) + h1 * r2 + h2 * r1) + h2 * r2
+        s = hi + ah
+        lo = ((hi - s) + ah) + al + lo + hi * q + lo * r
+        sc = _POW2[(k >> 7) + 1074]
         big = s * sc
         lo *= sc
         h = big - 1.0
@@ -556,6 +572,16 @@ def _is_odd_integer(y: float) -> bool:
 def sinh(x: float) -> float:
     """Hyperbolic sine; OverflowError where the result is not finite."""
     a = abs(x)
+    if 3.0 <= a < 22.0:
+        # sinh a = (V - 1/V) / 2 with V = e**a >= 20: no cancellation, and the
+        # rounding error of 1/V is below 2**-60 of the result
+        e, s, lo = _exp_dd(a, 0.0)
+        sc = _POW2[e + 1074]
+        vh = s * sc
+        q = 1.0 / vh
+        h = vh - q
+        v = (h + (((vh - h) - q) + lo * sc)) * 0.5
+        return v if x > 0.0 else -v
     if a < 22.0:
         if a < _TWO_M26:
             return float(x)
@@ -604,6 +630,10 @@ def cosh(x: float) -> float:
         vl = lo * sc
         # cosh a = (V + 1/V) / 2 with V = e**a >= 1
         q = 1.0 / vh
+        if a >= 3.0:
+            # 1/V < cosh/200: its rounding error is below 2**-60 of the result
+            h = vh + q
+            return (h + (((vh - h) + q) + vl)) * 0.5
         c = _SPLIT * q
         q1 = c - (c - q)
         q2 = q - q1
