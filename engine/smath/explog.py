@@ -76,6 +76,10 @@ _POW2 = tuple(
     _float_from_bits((e + 1023) << 52) if e >= -1022 else _float_from_bits(1 << (e + 1074))
     for e in range(-1074, 1024)
 )
+# the same powers indexed by e itself for -1024 <= e <= 1023 (negative e wraps around)
+_P2E = tuple(_POW2[e + 1074] for e in range(0, 1024)) + tuple(
+    _POW2[e + 1074] for e in range(-1024, 0)
+)
 _TWO_P52 = _POW2[52 + 1074]
 _TWO_P54 = _POW2[54 + 1074]
 _TWO_P500 = _POW2[500 + 1074]
@@ -153,7 +157,7 @@ def exp(x: float) -> float:
         k = int(kd)
         hi, lo = _EXP_T2[k & 127]
         p = r + r * r * (_C2 + r * (_C3 + r * (_C4 + r * _C5)))
-        return (hi + (lo + hi * p)) * _POW2[(k >> 7) + 1074]
+        return (hi + (lo + hi * p)) * _P2E[k >> 7]
     return _exp_rare(x)
 
 
@@ -237,7 +241,7 @@ def expm1(x: float) -> float:
         al = ((h1 * r1 - ah) + h1 * r2 + h2 * r1) + h2 * r2
         s = hi + ah
         lo = ((hi - s) + ah) + al + lo + hi * q + lo * r
-        sc = _POW2[(k >> 7) + 1074]
+        sc = _P2E[k >> 7]
         big = s * sc
         lo *= sc
         h = big - 1.0
@@ -454,7 +458,7 @@ def pow(x: float, y: float) -> float:
         lo = ((hi - s) + ah) + al + lo + hi * q + lo * r
         e = k >> 7
         if -1000 < e < 1023:
-            return (s + lo) * _POW2[e + 1074]
+            return (s + lo) * _P2E[e]
         v = _scale(s, lo, e)
         if v == _INF:
             raise _range()
@@ -684,7 +688,7 @@ def tanh(x: float) -> float:
         al = ((h1 * r1 - ah) + h1 * r2 + h2 * r1) + h2 * r2
         s = hi + ah
         lo = ((hi - s) + ah) + al + lo + hi * qq + lo * r
-        sc = _POW2[(k >> 7) + 1074]
+        sc = _P2E[k >> 7]
         big = s * sc
         eh = big - 1.0
         el = ((big - eh) - 1.0) + lo * sc
