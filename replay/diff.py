@@ -337,17 +337,26 @@ def diff_recordings(
     def hook(fixed: Any, factory: Any) -> Any:
         return factory() if factory is not None else fixed
 
-    ra = replay(rec_a, checkpoint_every, hook=hook(hook_a, hook_factory_a))
-    rb = replay(rec_b, checkpoint_every, hook=hook(hook_b, hook_factory_b))
+    # pass 1: checkpoints and a hash per substep (which also sees a difference that rounding
+    # absorbs again before the next checkpoint)
+    ra = replay(rec_a, checkpoint_every, trace=True, hook=hook(hook_a, hook_factory_a))
+    rb = replay(rec_b, checkpoint_every, trace=True, hook=hook(hook_b, hook_factory_b))
     names, kinds = ra.layout.names, ra.layout.kinds
     if ra.layout.names != rb.layout.names or ra.layout.version != rb.layout.version:
         report.notes.append("the state layouts differ; fields cannot be compared one to one")
     eq, first = first_differing_checkpoint(ra.checkpoints, rb.checkpoints)
-    if first is None and ra.final_hash == rb.final_hash:
+    same_substeps = ra.substep_hashes == rb.substep_hashes
+    if first is None and ra.final_hash == rb.final_hash and same_substeps:
         report.identical = True
         report.equal_checkpoint = eq
         return report
     report.equal_checkpoint, report.differing_checkpoint = eq, first
+    if first is None and ra.final_hash == rb.final_hash:
+        report.transient = True
+        report.notes.append(
+            "every checkpoint and the final hash agree, but substep hashes differ: "
+            "the runs parted and met again (a difference absorbed by rounding)"
+        )
     if first == 0:  # the initial states differ: compare them directly
         from replay.replayer import build_simulation
 
@@ -357,10 +366,15 @@ def diff_recordings(
             "the runs differ before the first step (initial conditions or definition)"
         )
         return report
-    start = eq or 0
-    stop = first if first is not None else min(ra.steps, rb.steps)
-    # a little past the segment, so the first stage to differ after the substep can be named
-    stop = min(stop + LATER_STAGE_STEPS, min(ra.steps, rb.steps))
+    steps = min(ra.steps, rb.steps)
+    i = first_differing_index(ra.substep_hashes or [], rb.substep_hashes or [])
+    if i is not None and i < min(len(ra.substep_hashes), len(rb.substep_hashes)):
+        start = step_of_tick(i, ra.host_hz, ra.substep_hz)
+    else:
+        start = eq or 0
+    # pass 2: full detail from that host step, a little further on, so the first stage to
+    # differ after the substep can be named
+    stop = min(start + 1 + LATER_STAGE_STEPS, steps)
     window = range(start, stop)
     da = replay(
         rec_a,

@@ -76,14 +76,20 @@ def test_planted_divergence_is_found_exactly(rec, field: str, tick: int) -> None
     assert report.tick == tick
     assert report.step == step
     assert report.substep_in_step == (tick - 1) % 10 and report.substeps_in_step == 10
-    assert report.differing_checkpoint == (step // 100 + 1) * 100
-    assert report.equal_checkpoint == (step // 100) * 100
+    if report.transient:  # rounding absorbed the nudge before the next checkpoint
+        assert report.differing_checkpoint is None
+    else:
+        assert report.differing_checkpoint == (step // 100 + 1) * 100
+        assert report.equal_checkpoint == (step // 100) * 100
     assert [f.name for f in report.fields] == [field]
     (f,) = report.fields
     assert f.ulps == 1
     assert f.b == next_up(f.a)
     assert report.stage is None  # every stage of that substep agreed
-    assert report.later_stage is not None and report.later_stage.tick > tick
+    if not report.transient:  # the runs stayed apart: some stage must differ later on
+        assert report.later_stage is not None
+    if report.later_stage is not None:
+        assert report.later_stage.tick > tick
     text = report.text()
     assert f"tick {tick}" in text and field in text and float.hex(f.a) in text and "1 ulp" in text
 
