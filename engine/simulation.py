@@ -56,7 +56,7 @@ from engine import (
 from engine.definition import definition_hash, validate_definition
 from engine.errors import DefinitionError, SkidpadError
 from engine.inputs import CHANNELS, DEFAULTS, INPUT_VERSION, inputs_from_mapping, validate_inputs
-from engine.state import NonFiniteStateError
+from engine.state import NonFiniteStateError, float_bits
 from engine.telemetry import Telemetry, build_telemetry
 from engine.vehicle_layout import (  # noqa: E402,F401  (re-exported for callers)
     I_AX,
@@ -162,6 +162,8 @@ class Simulation:
         self._build_constants()
         self.state = self._initial_state()
         self.inputs: tuple = DEFAULTS
+        self._steer_in = 0.0
+        self._host_angles = None
         self._host_update(DEFAULTS)
         self._derived: list = self._derived_zero()
         LAYOUT.check_finite(self.state, "initial state")
@@ -260,9 +262,14 @@ class Simulation:
     # ------------------------------------------------------------------ stepping
     def _host_update(self, inputs: tuple) -> None:
         throttle, brake, steer, handbrake = inputs[0], inputs[1], inputs[2], inputs[3]
-        delta, angles = steering.host_angles(self._steer_k, steer)
-        self._delta_ref = delta
-        self._host_angles = angles
+        # The steering geometry depends on the steer input only: recompute it when it changes.
+        # (compared bit for bit: -0.0 and 0.0 are different inputs)
+        if self._host_angles is None or float_bits(steer) != float_bits(self._steer_in):
+            delta, angles = steering.host_angles(self._steer_k, steer)
+            self._delta_ref = delta
+            self._host_angles = angles
+            self._steer_in = steer
+        delta = self._delta_ref
         self._caps = brakes.capacities(self._brake_k, brake, handbrake)
         self._pedal = throttle
         self._jack = self._steer_k[7] * delta
