@@ -1,0 +1,82 @@
+"""Unit checks of the tire law and the bounded wheel solve (engine/tire.py, engine/wheel.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import tire, wheel
+from engine.definition import load_preset
+from engine.load_transfer import G
+
+T = load_preset("hatchbackFwd")["tires"]["front"]
+FZ = 4000.0
+K = tire.constants(T, FZ, G)
+
+
+def forces(ux: float, uy: float, surface: float = 1.0, fz: float = FZ) -> tuple[float, float]:
+    dx, dy, kxs, kys = tire.load_terms(K, fz, surface)
+    phx, phy = kxs * ux, kys * uy
+    rho = (phx * phx + phy * phy) ** 0.5
+    shp = tire.shape(T["shape_c"], T["shape_e"], rho)
+    return dx * shp * phx, dy * shp * phy
+
+
+def test_slip_stiffnesses_at_zero_slip() -> None:
+    e = 1e-7
+    sx, sy = T["relaxation_length_x_m"], T["relaxation_length_y_m"]
+    fx, _ = forces(e * sx, 0.0)  # slip ratio e
+    _, fy = forces(0.0, e * sy)  # tan(slip angle) e
+    assert fx / e == pytest.approx(T["long_stiffness_per_load"] * FZ, rel=1e-6)
+    assert fy / e == pytest.approx(tire.cornering_stiffness(T, FZ), rel=1e-6)
+    # load sensitivity of the cornering stiffness: 2q/(1+q²) peaks at K_y2·F_z0
+    peak = T["cornering_stiffness_peak_load"] * T["nominal_load_n"]
+    assert tire.cornering_stiffness(T, peak) > tire.cornering_stiffness(T, 0.9 * peak)
+    assert tire.cornering_stiffness(T, peak) > tire.cornering_stiffness(T, 1.1 * peak)
+
+
+def test_force_peaks_then_falls_to_the_sliding_force() -> None:
+    dx, _, kxs, _ = tire.load_terms(K, FZ, 1.0)
+    curve = [forces(u / kxs, 0.0)[0] for u in [0.1 * i for i in range(1, 21)]]  # ρ 0.1..2.0
+    peak = max(curve)
+    assert peak == pytest.approx(dx, rel=1e-3)  # the peak is D = μ_x·F_z
+    assert curve.index(peak) not in (0, len(curve) - 1)
+    slide = curve[-1]  # ρ = sliding_slip = 2
+    assert slide == pytest.approx(tire.sliding_ratio(T) * dx, rel=1e-12)
+    assert slide / FZ == pytest.approx(tire.sliding_mu(T, FZ)[0], rel=1e-12)
+    assert 0.6 < slide / peak < 0.95
+
+
+def test_surface_scales_friction_not_stiffness() -> None:
+    e = 1e-7 * T["relaxation_length_x_m"]
+    assert forces(e, 0.0, 0.12)[0] == pytest.approx(forces(e, 0.0, 1.0)[0], rel=1e-5)
+    big = 10.0 * T["relaxation_length_x_m"]
+    assert forces(big, 0.0, 0.12)[0] < 0.13 * forces(big, 0.0, 1.0)[0]
+
+
+def test_combined_slip_stays_inside_the_friction_ellipse() -> None:
+    dx, dy, kxs, kys = tire.load_terms(K, FZ, 1.0)
+    for ux, uy in ((1.0, 1.0), (2.0, 0.5), (0.3, 3.0), (-1.5, 1.5)):
+        fx, fy = forces(ux / kxs, uy / kys)
+        assert (fx / dx) ** 2 + (fy / dy) ** 2 <= 1.0 + 1e-12
+        pure_x, _ = forces(ux / kxs, 0.0)
+        assert abs(fx) < abs(pure_x)  # lateral slip costs longitudinal force
+
+
+def test_steady_lateral_trail_and_sign() -> None:
+    fy, mz = tire.steady_lateral(K, FZ, 1.0, 0.02)
+    assert fy > 0.0 and mz < 0.0  # positive slip angle: force left, aligning torque clockwise
+    assert -mz / fy == pytest.approx(T["pneumatic_trail_m"], rel=0.05)
+    fy2, mz2 = tire.steady_lateral(K, FZ, 1.0, 0.3)
+    assert -mz2 / fy2 < 0.5 * T["pneumatic_trail_m"]  # the trail collapses towards sliding
+
+
+def test_bounded_solve_holds_exactly_inside_the_bound() -> None:
+    a = 1.2 / 0.001
+    w, tb, held = wheel.bounded_solve(a, 0.003, -150.0, a + 10.0, 500.0)
+    assert held and w == 0.0 and tb == pytest.approx(a * 0.003 - 150.0)
+    w, tb, held = wheel.bounded_solve(a, 80.0, 100.0, a + 10.0, 500.0)
+    assert not held and tb == 500.0 and 0.0 < w < 80.0  # slows, does not cross zero
+    w, tb, held = wheel.bounded_solve(a, -80.0, 0.0, a, 500.0)
+    assert not held and tb == -500.0 and -80.0 < w < 0.0  # opposes backward spin too
+    w, tb, held = wheel.bounded_solve(a, 5.0, 0.0, a, 1e9, target=3.0)
+    assert held and w == 3.0  # a non-zero target (the clutch / locked differential)
