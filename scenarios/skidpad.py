@@ -105,7 +105,9 @@ def circle_point(
     for k in range(n_settle + n_meas):
         tel = sim.step(drv.inputs(tel))
         if k >= n_settle:
-            for j, v in enumerate((tel.speed, tel.yaw_rate, tel.steer_angle, tel.accel_y, 0.0, 0.0)):
+            for j, v in enumerate(
+                (tel.speed, tel.yaw_rate, tel.steer_angle, tel.accel_y, 0.0, 0.0)
+            ):
                 acc[j] += v
     n = float(n_meas)
     v, r, d, ay_acc = acc[0] / n, acc[1] / n, acc[2] / n, acc[3] / n

@@ -136,7 +136,9 @@ def ice_stop(request: pytest.FixtureRequest) -> dict:
 
 def _check(run: dict, surface: float) -> None:
     probe = run["probe"]
-    assert probe.releases_moving == 0, f"lock chatter: {probe.releases_moving} releases while moving"
+    assert probe.releases_moving == 0, (
+        f"lock chatter: {probe.releases_moving} releases while moving"
+    )
     for i, braked in enumerate(probe.braked):
         if braked:
             assert probe.locks[i] >= 1, f"braked wheel {i} never locked"

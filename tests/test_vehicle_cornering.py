@@ -32,8 +32,13 @@ def gradients(request: pytest.FixtureRequest) -> dict:
     d = load_preset(request.param)
     fw, pts = understeer_four_wheel(d, settle_s=5.0, measure_s=1.5)
     st, _ = understeer(d)
-    return {"name": request.param, "four_wheel": fw, "single_track": st,
-            "linear": linear_understeer(d), "points": pts}
+    return {
+        "name": request.param,
+        "four_wheel": fw,
+        "single_track": st,
+        "linear": linear_understeer(d),
+        "points": pts,
+    }
 
 
 def test_driver_holds_the_circle(gradients: dict) -> None:

@@ -22,7 +22,12 @@ from engine.simulation import LAYOUT, Simulation
 
 def test_six_presets_load_and_validate() -> None:
     assert PRESET_NAMES == (
-        "hatchbackFwd", "sportsRwd", "kart", "pickup4x4", "crossoverEv", "openWheeler",
+        "hatchbackFwd",
+        "sportsRwd",
+        "kart",
+        "pickup4x4",
+        "crossoverEv",
+        "openWheeler",
     )
     hashes = set()
     for name in PRESET_NAMES:

@@ -27,11 +27,7 @@ CASES = (
     ("handbrake20", 0.2, 0.0, 1.0),
 )
 
-PARAMS = [
-    pytest.param(p, c, id=f"{p}-{c[0]}")
-    for p in PRESET_NAMES
-    for c in CASES
-]
+PARAMS = [pytest.param(p, c, id=f"{p}-{c[0]}") for p in PRESET_NAMES for c in CASES]
 
 
 def run_park(preset: str, grade: float, brake: float, handbrake: float) -> dict:
@@ -48,8 +44,14 @@ def run_park(preset: str, grade: float, brake: float, handbrake: float) -> dict:
         drift = max(drift, math.hypot(sim.state[I_X] - x5, sim.state[I_Y] - y5))
     last = speeds[500:]
     rms = math.sqrt(math.fsum(v * v for v in last) / len(last))
-    return {"max_speed": max(speeds), "drift": drift, "rms_last": rms,
-            "max_first": max(speeds[:500]), "max_last": max(last), "x5": x5}
+    return {
+        "max_speed": max(speeds),
+        "drift": drift,
+        "rms_last": rms,
+        "max_first": max(speeds[:500]),
+        "max_last": max(last),
+        "x5": x5,
+    }
 
 
 @pytest.mark.parametrize(("preset", "case"), PARAMS)

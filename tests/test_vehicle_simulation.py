@@ -61,7 +61,9 @@ def test_nan_raises_at_the_substep_naming_the_field() -> None:
     run(sim, DRIVE[:3])
     # A NaN arising inside a substep: a wheel inertia of inf makes the wheel solve
     # produce NaN spin (inf/inf); it is caught at that very substep.
-    sim._per_wheel = (sim._per_wheel[0][:5] + (float("inf"),) + sim._per_wheel[0][6:],) + sim._per_wheel[1:]
+    sim._per_wheel = (
+        sim._per_wheel[0][:5] + (float("inf"),) + sim._per_wheel[0][6:],
+    ) + sim._per_wheel[1:]
     with pytest.raises(NonFiniteStateError) as err:
         sim.step((0.0, 0.0, 0.0, 0.0))
     assert err.value.where == "tick 31"  # the first substep of host step 3
