@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Install what Skidpad's checks need on a Debian 12 machine (root; pyenv's CPython 3.11 as
+# `python3`, Node.js + npm, pip): nox and hatchling (PyPI), Pyodide (npm, as pinned in
+# package-lock.json), the CPython versions of the matrix (checked; pyenv installs a missing
+# one), and the browser runtimes (ci/install_browsers.sh: Debian's browsers, Playwright,
+# Selenium). Idempotent: every step checks first; re-running installs nothing new.
+# Registries only (PyPI, npm, Debian): nothing is downloaded from anywhere else.
+#
+#   bash ci/setup.sh            (PYTHON=... to use another interpreter than python3)
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+say() { printf '[setup] %s\n' "$*"; }
+die() { printf '[setup] ERROR: %s\n' "$*" >&2; exit 1; }
+
+# --- Python and its tools -------------------------------------------------------------
+PY=${PYTHON:-python3}
+command -v "$PY" >/dev/null 2>&1 || die "$PY not found: Skidpad needs CPython 3.11+ (pyenv's 3.11.7)"
+"$PY" -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+    || die "$PY is $("$PY" -V 2>&1); Skidpad needs CPython 3.11+"
+say "python: $("$PY" -c 'import sys; print(sys.executable, sys.version.split()[0])')"
+if ! "$PY" -m pip --version >/dev/null 2>&1; then
+    say "pip missing: bootstrapping it with ensurepip"
+    "$PY" -m ensurepip --upgrade
+fi
+# nox runs the sessions; hatchling builds the project wheel without an isolated env.
+if "$PY" -c 'import nox, hatchling' >/dev/null 2>&1; then
+    say "nox and hatchling already installed"
+else
+    say "pip install nox hatchling"
+    "$PY" -m pip install --disable-pip-version-check -q 'nox>=2024.3' 'hatchling>=1.21'
+fi
+if command -v pyenv >/dev/null 2>&1; then
+    pyenv rehash 2>/dev/null || true   # a freshly pip-installed nox needs its shim
+fi
+if ! command -v nox >/dev/null 2>&1; then
+    say "note: nox is not on PATH; add $("$PY" -c 'import sysconfig; print(sysconfig.get_path("scripts"))') to PATH"
+fi
+
+# --- The CPython versions of the matrix (DESIGN §9: pyenv 3.11.7, 3.12.1, 3.13.0) -------
+for version in 3.11.7 3.12.1 3.13.0; do
+    minor=${version%.*}
+    override_var="SKIDPAD_PYTHON${minor/./_}"
+    if [ -n "${!override_var:-}" ]; then
+        say "CPython $minor: ${!override_var} (from $override_var)"
+    elif command -v pyenv >/dev/null 2>&1 && pyenv prefix "$version" >/dev/null 2>&1; then
+        say "CPython $minor: $(pyenv prefix "$version")/bin/python$minor"
+    elif command -v pyenv >/dev/null 2>&1; then
+        say "CPython $version missing: pyenv install $version"
+        pyenv install -s "$version" \
+            || die "pyenv install $version failed; install CPython $version or set $override_var to a python$minor"
+    else
+        die "CPython $version not found and pyenv is not installed; install it or set $override_var"
+    fi
+done
+
+# --- Node.js and Pyodide ----------------------------------------------------------------
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    say "node/npm missing: apt-get install nodejs npm"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm
+fi
+say "node: $(node --version), npm: $(npm --version)"
+want=$(node -p 'require("./package-lock.json").packages["node_modules/pyodide"].version')
+have=$(node -p 'try { require("./node_modules/pyodide/package.json").version } catch (e) { "" }')
+if [ "$have" = "$want" ]; then
+    say "pyodide $have already in node_modules"
+else
+    say "npm ci (pyodide $want from package-lock.json)"
+    npm ci --no-audit --no-fund
+fi
+
+# --- The browser runtimes -----------------------------------------------------------------
+if [ "${SKIDPAD_NO_BROWSERS:-}" = 1 ]; then
+    say "SKIDPAD_NO_BROWSERS=1: not installing the browser runtimes"
+else
+    bash ci/install_browsers.sh "$PY"
+fi
+say "done"
