@@ -165,7 +165,12 @@ def native_math_hash() -> str:
     return selftest_hash()
 
 
-@pytest.fixture(scope="module", params=browser.RUNTIME_NAMES)
+# One browser start per browser: under pytest-xdist with ``--dist loadgroup`` every test of
+# a browser runs in the same worker (other --dist modes may start it once per worker).
+BROWSER_PARAMS = [pytest.param(n, marks=pytest.mark.xdist_group(n)) for n in browser.RUNTIME_NAMES]
+
+
+@pytest.fixture(scope="module", params=BROWSER_PARAMS)
 def runtime(request: pytest.FixtureRequest, project_wheel: Path):
     """One started browser per module and parameter: launch, page load, Pyodide boot."""
     name = request.param
