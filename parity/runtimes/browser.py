@@ -375,6 +375,9 @@ class BrowserRuntime(Runtime):
         if reason is not None:
             raise RuntimeUnavailable(f"{self.name}: {reason}")
         t0 = time.monotonic()
+        self._broken = False
+        with self._lock:
+            self.console = []
         wheel = self.wheel if self.wheel is not None else default_wheel()
         try:
             self.server = LoopbackServer(wheel, self.pyodide_dir)
@@ -432,6 +435,8 @@ class BrowserRuntime(Runtime):
             raise
         except Exception as exc:
             raise self.fail(f"request failed: {type(exc).__name__}: {exc}") from exc
+        if result.get("fatal"):
+            raise self.fail(f"the page's Pyodide worker is gone: {result.get('error')}")
         if "error" in result:
             # Python raised inside the page: the page still works
             raise self.fail(f"worker raised in the page:\n{result['error']}", broken=False)

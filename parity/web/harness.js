@@ -12,6 +12,7 @@
 //   window.skidpad.log                  page + worker console, Python stdout/stderr
 //   window.skidpadSubmit(id, json)      send a request to the worker, return at once
 //   window.skidpad.results[id]          {done:false} until {done:true, ok:json} | {done:true, error}
+//                                       (with fatal:true when the worker is gone)
 //   window.skidpadRun(json)             Promise<responseJson> (rejects with the error)
 //   window.skidpadAbort(reason)         terminate the worker (after a time limit)
 
@@ -74,7 +75,7 @@ function fail(error) {
   for (const [id, entry] of waiting) entry.reject(new Error(error));
   waiting.clear();
   for (const id of Object.keys(state.results)) {
-    if (!state.results[id].done) state.results[id] = { done: true, error };
+    if (!state.results[id].done) state.results[id] = { done: true, error, fatal: true };
   }
 }
 
@@ -116,7 +117,11 @@ let nextPromiseId = 0;
 
 window.skidpadSubmit = (id, json) => {
   if (state.phase !== "ready") {
-    state.results[id] = { done: true, error: `harness not ready (phase ${state.phase}): ${state.error}` };
+    state.results[id] = {
+      done: true,
+      error: `harness not ready (phase ${state.phase}): ${state.error}`,
+      fatal: true,
+    };
     return false;
   }
   state.results[id] = { done: false };
