@@ -14,4 +14,4 @@ class DefinitionError(SkidpadError, ValueError):
 
 
 class InputError(SkidpadError, ValueError):
-    """A host-step input is missing, not finite or outside its range; the message names the channel."""
+    """A host-step input is missing, not finite or out of range; the message names the channel."""
