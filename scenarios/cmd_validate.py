@@ -1,0 +1,122 @@
+"""``skidpad validate``: the standard manoeuvres for every preset, against the golden results.
+
+    skidpad validate [--preset P ...] [--scenario S ...] [--json] [--bless] [--jobs N] [--docs]
+
+Runs every (preset, scenario) task — in ``--jobs`` worker processes when N > 1
+— with progress on stderr, prints the results table (seed 000's columns) or
+JSON, and exits 1 when any result breaks its scenario's criteria or leaves
+its golden tolerance. ``--bless`` rewrites ``scenarios/golden/validation.json``
+from this run (atomically) and prints what changed instead of comparing.
+``--docs`` regenerates ``docs/validation.md`` and ``docs/validation/*.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time  # strict: allow banned-import -- wall time of the run, reported, never fed to physics
+
+from engine.definition import PRESET_NAMES
+from engine.errors import SkidpadError
+from scenarios.validation import run as vrun  # strict: allow layering -- own package
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--preset", action="append", metavar="P",
+                        help=f"preset(s) to run (default all: {', '.join(PRESET_NAMES)})")
+    parser.add_argument("--scenario", action="append", metavar="S",
+                        help=f"scenario(s) to run (default all: {', '.join(vrun.SCENARIOS)})")
+    parser.add_argument("--json", action="store_true", help="print figures and verdicts as JSON")
+    parser.add_argument("--bless", action="store_true",
+                        help="write the golden file from this run and print what changed")
+    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes")
+    parser.add_argument("--docs", action="store_true",
+                        help="regenerate docs/validation.md and docs/validation/*.png")
+
+
+def _task(args: tuple) -> tuple:
+    preset, name = args
+    t0 = time.perf_counter()
+
+    def progress(msg: str) -> None:
+        print(f"[{preset}] {msg}", file=sys.stderr, flush=True)
+
+    try:
+        res = vrun.run_scenario(preset, name, progress)
+    except SkidpadError as exc:
+        return preset, name, None, f"{type(exc).__name__}: {exc}", time.perf_counter() - t0
+    return preset, name, res, None, time.perf_counter() - t0
+
+
+def _check_names(given: list | None, known: tuple, what: str) -> list:
+    if not given:
+        return list(known)
+    for g in given:
+        if g not in known:
+            raise SkidpadError(f"unknown {what} {g!r}; known: {', '.join(known)}")
+    return [k for k in known if k in given]
+
+
+def run(args: argparse.Namespace) -> int:
+    presets = _check_names(args.preset, PRESET_NAMES, "preset")
+    names = _check_names(args.scenario, tuple(vrun.SCENARIOS), "scenario")
+    if args.jobs < 1:
+        raise SkidpadError("--jobs: must be >= 1")
+    golden = vrun.load_golden()
+    tasks = [(p, n) for p in presets for n in names]
+    # the longest tasks first so the workers finish together
+    order = ("timestep_sweep", "lane_change", "parking", "surfaces", "iso4138")
+    tasks.sort(key=lambda t: order.index(t[1]) if t[1] in order else len(order))
+    t0 = time.perf_counter()
+    if args.jobs > 1:
+        import multiprocessing  # strict: allow banned-import -- runs whole tasks in parallel; each is deterministic
+
+        with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
+            done = pool.map(_task, tasks, chunksize=1)
+    else:
+        done = [_task(t) for t in tasks]
+    wall = time.perf_counter() - t0
+    results: dict = {}
+    problems: list[str] = []
+    timings: dict = {}
+    for preset, name, res, err, dt in done:
+        timings[f"{preset}/{name}"] = round(dt, 2)
+        if err is not None:
+            problems.append(f"{preset} {name}: {err}")
+            continue
+        results.setdefault(preset, {})[name] = res
+    if args.bless:
+        if problems:
+            for p in problems:
+                print(p, file=sys.stderr)
+            print("skidpad validate: not blessing a run with errors", file=sys.stderr)
+            return 1
+        for line in vrun.bless(results):
+            print(line)
+    else:
+        for preset, scen in results.items():
+            for name, r in scen.items():
+                problems.extend(vrun.check(preset, name, r, golden))
+    if args.docs:
+        from scenarios.validation import report  # strict: allow layering -- own package
+
+        for path in report.write(results, wall):
+            print(f"wrote {path}", file=sys.stderr)
+    if args.json:
+        out = {
+            "presets": {
+                p: {n: vrun.figures(n, r) for n, r in scen.items()} for p, scen in results.items()
+            },
+            "problems": problems,
+            "wall_s": round(wall, 1),
+            "task_wall_s": timings,
+        }
+        print(json.dumps(out, indent=1, sort_keys=True))
+    elif not args.bless:
+        print(vrun.table(results))
+        for p in problems:
+            print(f"FAIL {p}")
+    print(f"validation wall time {wall:.1f} s ({len(tasks)} tasks, {args.jobs} job(s))",
+          file=sys.stderr)
+    return 1 if problems else 0

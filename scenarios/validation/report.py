@@ -1,0 +1,210 @@
+"""Generate ``docs/validation.md`` and its plots from a validation run (never edited by hand).
+
+``write(results, wall_s)`` takes ``{preset: {scenario: result}}`` (the full
+results of :mod:`scenarios.validation.run`, traces included) and writes:
+
+* ``docs/validation.md``: the results table in seed 000's columns and a
+  section per scenario saying how it is measured;
+* ``docs/validation/iso4138.png``: steer angle over lateral acceleration per
+  preset (four-wheel points left and right, single-track line);
+* ``docs/validation/step_steer.png``: yaw-rate response of the step steer;
+* ``docs/validation/lane_change.png``: the best path at the highest passing
+  speed and at the first failing one through the cones, per preset.
+
+Files are written atomically (temp + rename). matplotlib (Agg) is imported
+here only.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from engine.smath.selftest import selftest_hash
+from scenarios.validation import run as vrun  # strict: allow layering -- own package
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "validation.md"
+PNG_DIR = ROOT / "docs" / "validation"
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _save(fig: object, path: Path) -> None:
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, metadata={"Software": None})
+    _atomic_write(path, buf.getvalue())
+
+
+def _plots(results: dict) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    written = []
+    presets = [p for p in results if "iso4138" in results[p]]
+    if presets:
+        fig, axes = plt.subplots(2, 3, figsize=(13, 7.5), squeeze=False)
+        for ax, p in zip(axes.flat, presets, strict=False):
+            r = results[p]["iso4138"]
+            for side, mk in (("left", "o"), ("right", "s")):
+                pts = r[f"points_{side}"]
+                ax.plot([abs(q["ay_mps2"]) for q in pts], [abs(q["steer_deg"]) for q in pts],
+                        mk, label=f"four-wheel, {side}")
+            st = r["single_track_points"]
+            ax.plot([q["ay_mps2"] for q in st], [q["steer_deg"] for q in st], "-",
+                    label="single-track")
+            ax.set_title(f"{p}: K_us {r['kus_four_wheel_deg_per_g']:.2f} deg/g")
+            ax.set_xlabel("lateral acceleration (m/s²)")
+            ax.set_ylabel("road-wheel angle (deg)")
+            ax.grid(True, alpha=0.3)
+        axes.flat[0].legend(fontsize=8)
+        fig.suptitle("ISO 4138 constant radius 40 m: steer angle over lateral acceleration")
+        fig.tight_layout()
+        path = PNG_DIR / "iso4138.png"
+        _save(fig, path)
+        plt.close(fig)
+        written.append(path)
+    presets = [p for p in results if "step_steer" in results[p]]
+    if presets:
+        fig, ax = plt.subplots(figsize=(8, 5))
+        for p in presets:
+            r = results[p]["step_steer"]
+            ss = r["steady_yaw_rate_radps"]
+            ax.plot(r["trace_t_s"], [v / ss for v in r["trace_yaw_rate_radps"]], label=p)
+        ax.axhline(0.9, color="grey", lw=0.8, ls=":")
+        ax.set_xlim(-0.1, 2.0)
+        ax.set_xlabel("time from 50 % steer (s)")
+        ax.set_ylabel("yaw rate / steady state")
+        ax.set_title("ISO 7401 step steer at 80 km/h, 4 m/s² linear-theory angle")
+        ax.legend(fontsize=8)
+        ax.grid(True, alpha=0.3)
+        fig.tight_layout()
+        path = PNG_DIR / "step_steer.png"
+        _save(fig, path)
+        plt.close(fig)
+        written.append(path)
+    presets = [p for p in results if "lane_change" in results[p]]
+    if presets:
+        fig, axes = plt.subplots(len(presets), 1, figsize=(12, 2.2 * len(presets)), squeeze=False)
+        for ax, p in zip(axes.flat, presets, strict=False):
+            r = results[p]["lane_change"]
+            for x0, x1, yc, half in r["lanes"]:
+                for y in (yc - half, yc + half):
+                    ax.plot([x0, x1], [y, y], "o", color="orange", ms=3)
+            for kmh, a in r["speeds"].items():
+                path_xy = a["path"]
+                ok = "pass" if a["passed"] else "fail"
+                ax.plot([q[0] for q in path_xy], [q[1] for q in path_xy], lw=1,
+                        label=f"{kmh} km/h ({ok}, {a['runs']} runs)")
+            ax.set_title(f"{p}: passes up to {r['pass_speed_kmh']} km/h", fontsize=9)
+            ax.set_ylabel("y (m)")
+            ax.legend(fontsize=6, ncol=4, loc="upper right")
+            ax.set_xlim(-10, r["course_length_m"] + 10)
+        axes.flat[-1].set_xlabel("x along the course (m)")
+        fig.suptitle("ISO 3888-1 double lane change: CoG paths of the best run per speed")
+        fig.tight_layout()
+        path = PNG_DIR / "lane_change.png"
+        _save(fig, path)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+TEXT = """
+## How each column is measured
+
+All scenarios live in `scenarios/validation/` (one module per manoeuvre); every
+one is a closed-loop or scripted driver whose inputs could be recorded and
+replayed bit for bit. `skidpad validate` runs them, `--bless` writes
+`scenarios/golden/validation.json` (every figure with its tolerance), and the
+tests `tests/test_validation_results.py` fail when a figure leaves its tolerance.
+
+- **Kus four-wheel / single-track / linear theory** — ISO 4138 constant radius,
+  40 m, 4–12 m/s in 2 m/s steps, turning left and right, by the closed-loop circle
+  driver of `scenarios/skidpad.py`. Each point's reference steer angle is reduced
+  by the Ackermann angle of the path actually driven, L·r/V, before the
+  least-squares fit over a_y = V·r; the four-wheel figure is the mean of the two
+  directions. Single-track: the steady-state bicycle model from the same
+  definition (`engine/single_track.py`); linear theory: K_us = (m/L')(b'/C_f − a'/C_r)
+  with trail-corrected arms and compliance-corrected front stiffness.
+- **0–100 km/h** — full throttle from rest through the preset's drivetrain.
+- **100–0 km/h, locked / ABS; mean decel** — full brake from 100 km/h with the ABS
+  switched off, then on (the definition's `assists.abs`); distance to the first host
+  step below 0.01 m/s; mean deceleration = 100 km/h / stop time (locked stop).
+- **Wheels lock** — on the locked stop: when the last wheel locked, releases while
+  moving (lock chatter, counted at substep resolution), the relative RMS ripple of
+  the deceleration about its 0.2 s moving average over the sliding phase, and the
+  speed after the brake is held 2 s past the stop (must be < 0.1 mm/s).
+- **Parks on slopes** — flat; 10/20/30 % uphill on the service brake; 10/20 % on
+  the handbrake alone; across a 20 % slope with both. 5 s settle, then < 0.1 mm/s,
+  < 1 mm drift over 10 s, speed RMS < 0.1 mm/s over the last 5 s. Worst creep = the
+  largest of each case's speed after the settle and its net drift / 10 s.
+- **Timestep sweep** — skidpad at 4, 8, 12 m/s (2.5 s settle, 1 s average), the
+  locked stop (1 s hold) and the 30 % park (2 s + 2 s) at substep 250/500/1000/2000 Hz
+  × host 30/60/120/240 Hz against the reference cell (the definition's substep rate,
+  100 Hz host): every cell finite, parks, stops without chatter and at rest,
+  |ΔK_us| ≤ 0.05 deg/g and braking distance within 1 %. Shown: the largest deviations.
+- **Step steer** — ISO 7401 at 80 km/h: road-wheel angle ramped over 0.1 s to the
+  linear-theory angle for 4 m/s², held 5 s at the throttle that held 80 km/h before
+  the step. Time from 50 % steer to the first reach of 90 % of the steady yaw rate,
+  and the overshoot past it; the golden file also has the steady yaw-rate gain, the
+  lateral-acceleration response time, steady side slip and roll.
+- **Lane change** — ISO 3888-1: sections 15/30/25/25/15 m, lanes 1.1/1.2/1.3 × W +
+  0.25 m (W = track + 0.25 m), 3.5 m offset. Driver: pure pursuit on a smooth
+  centreline with curvature feedforward from the linear understeer gradient and a
+  yaw damper, up to four practice runs per speed learning a correction of its aim
+  along the course from the previous run's path error. A speed passes when every
+  wheel (centre ± 0.125 m) stayed inside the lanes of sections 1, 3 and 5; the sweep
+  50–110 km/h stops at the first speed that fails.
+- **100–0 km/h on ice, locked / ABS** — the same stop on ice (the engine's surface
+  friction scale 0.12); wet, gravel and snow are in the golden file. "spins" when the
+  car swapped ends (heading change past 90°), with the distances to where it stopped.
+- **Scripted drive hash** — the state hash after the fixed 30 s drive of
+  `scenarios/scripted.py` at the definition's substep rate and 100 Hz host.
+"""
+
+
+def markdown(results: dict, wall_s: float | None) -> str:
+    head = [
+        "# Validation",
+        "",
+        "Generated by `skidpad validate --docs` from `scenarios/validation/` "
+        "(do not edit by hand).",
+        "",
+        f"Math self-test hash `{selftest_hash()}`.",
+        "",
+        "## Results",
+        "",
+        vrun.table(results),
+        "",
+    ]
+    if wall_s is not None:
+        head.append(f"Wall time of the run that generated this page: {wall_s:.0f} s.")
+        head.append("")
+    head.append("![ISO 4138](validation/iso4138.png)")
+    head.append("![Step steer](validation/step_steer.png)")
+    head.append("![Lane change](validation/lane_change.png)")
+    return "\n".join(head) + "\n" + TEXT
+
+
+def write(results: dict, wall_s: float | None = None) -> list[Path]:
+    paths = _plots(results)
+    _atomic_write(DOC, markdown(results, wall_s).encode("utf-8"))
+    return [DOC, *paths]

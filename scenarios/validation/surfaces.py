@@ -1,0 +1,35 @@
+"""Surfaces: the 100–0 km/h stop on wet, gravel, snow and ice, locked (no ABS) and with ABS.
+
+The stop of :mod:`.straight_line` on the surface (``initial.surface``: the
+engine's friction scale, :data:`engine.tire.SURFACES`). A car that swaps ends
+(heading change past 90°) is flagged ``spins``; its distance is then how far
+from the start it came to rest. The hold after the stop is shortened to
+0.5 s (the rest check belongs to the dry stop).
+"""
+
+from __future__ import annotations
+
+from scenarios.validation.straight_line import stop  # strict: allow layering -- own package
+
+SURFACES = ("wet", "gravel", "snow", "ice")
+HOLD_S = 0.5
+
+
+def run(definition: dict, progress: object = None, surfaces: tuple = SURFACES,
+        modes: tuple = ("locked", "abs")) -> dict:
+    out = {}
+    for surface in surfaces:
+        row = {}
+        for mode in modes:
+            if progress:
+                progress(f"100-0 km/h on {surface}, {mode}")
+            r = stop(definition, abs_on=(mode == "abs"), surface=surface, hold_s=HOLD_S,
+                     probe_locks=False)
+            row[mode] = None if r is None else {
+                "distance_m": r["distance_m"],
+                "time_s": r["time_s"],
+                "spins": r["spins"],
+                "heading_change_deg": r["heading_change_deg"],
+            }
+        out[surface] = row
+    return out
