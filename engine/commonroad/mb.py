@@ -272,9 +272,11 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
         - F_RAR / c6 * (h_s - x[11] - R_w + x[21] - (p.h_rar - R_w) * c18)
     )
     sumZ_s = (F_SLF + F_SLR + F_SRF + F_SRR) * c6 - (F_RAF + F_RAR) * s6
-    sumM_s = pa * (F_SLF + F_SRF) - pb * (F_SLR + F_SRR) + (
-        Fx_f * cd - Fy_f * sd + F_x_LR + F_x_RR
-    ) * (h_s - x[11])
+    sumM_s = (
+        pa * (F_SLF + F_SRF)
+        - pb * (F_SLR + F_SRR)
+        + (Fx_f * cd - Fy_f * sd + F_x_LR + F_x_RR) * (h_s - x[11])
+    )
 
     # unsprung masses
     sumL_uf = (

@@ -98,8 +98,9 @@ def run_drive(model: str, vehicle: int | str, duration_us: int = DURATION_US) ->
     return d
 
 
-def drive_checkpoints(model: str, vehicle: int | str, every: int = 100,
-                      duration_us: int = DURATION_US) -> tuple[list[tuple[int, str]], str]:
+def drive_checkpoints(
+    model: str, vehicle: int | str, every: int = 100, duration_us: int = DURATION_US
+) -> tuple[list[tuple[int, str]], str]:
     """(checkpoint hashes ``[(host step, hash), ...]`` every ``every`` steps, final hash)."""
     d = CommonRoadDaemon(model=model, vehicle=vehicle, initial=dict(INITIAL))
     checkpoints = []

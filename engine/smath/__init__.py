@@ -19,9 +19,24 @@ from .explog import cbrt, cosh, exp, expm1, hypot, log, log1p, pow, sinh, tanh
 from .trig import acos, asin, atan, atan2, cos, sin, tan
 
 __all__ = [
-    "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
-    "exp", "expm1", "log", "log1p", "pow",
-    "sinh", "cosh", "tanh", "hypot", "cbrt", "sqrt",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "atan2",
+    "exp",
+    "expm1",
+    "log",
+    "log1p",
+    "pow",
+    "sinh",
+    "cosh",
+    "tanh",
+    "hypot",
+    "cbrt",
+    "sqrt",
     "FUNCTIONS",
 ]
 

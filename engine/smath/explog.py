@@ -272,8 +272,11 @@ def log(x: float, base: float | None = None) -> float:
         k = be + ea
         hi = k * _LN2_HI + lh
         s = hi + r
-        return s + (((hi - s) + r) + (ll + k * _LN2_LO) + r * r * (
-            -0.5 + r * (_Q0 + r * (_Q1 + r * (_Q2 + r * (_Q3 + r * _Q4))))))
+        return s + (
+            ((hi - s) + r)
+            + (ll + k * _LN2_LO)
+            + r * r * (-0.5 + r * (_Q0 + r * (_Q1 + r * (_Q2 + r * (_Q3 + r * _Q4)))))
+        )
     if base is not None:
         return _log_base(x, base)
     if ix == 0 or ix >= 0x8000000000000000:
@@ -296,8 +299,11 @@ def _log_parts(x: float, kadj: int) -> tuple[float, float]:
     k = be + ea + kadj
     hi = k * _LN2_HI + lh
     s = hi + r
-    return s, (((hi - s) + r) + (ll + k * _LN2_LO) + r * r * (
-        -0.5 + r * (_Q0 + r * (_Q1 + r * (_Q2 + r * (_Q3 + r * _Q4))))))
+    return s, (
+        ((hi - s) + r)
+        + (ll + k * _LN2_LO)
+        + r * r * (-0.5 + r * (_Q0 + r * (_Q1 + r * (_Q2 + r * (_Q3 + r * _Q4)))))
+    )
 
 
 def _log_dd(x: float, i: int, kadj: int) -> tuple[float, float]:
@@ -369,8 +375,7 @@ def log1p(x: float) -> float:
         # log1p(x) = x - x^2/2 + x^3*Q(x) directly (Q is fitted on |r| <= LOG_RMAX)
         if -_TWO_M54 < x < _TWO_M54:
             return float(x)
-        return x + x * x * (
-            -0.5 + x * (_Q0 + x * (_Q1 + x * (_Q2 + x * (_Q3 + x * _Q4)))))
+        return x + x * x * (-0.5 + x * (_Q0 + x * (_Q1 + x * (_Q2 + x * (_Q3 + x * _Q4)))))
     if -1.0 < x < _INF:
         u = 1.0 + x
         if -1.0 <= x <= 1.0:
@@ -385,8 +390,11 @@ def log1p(x: float) -> float:
         k = be + ea
         hi = k * _LN2_HI + lh
         s = hi + r
-        return s + (((hi - s) + r) + (ll + k * _LN2_LO + ul / u) + r * r * (
-            -0.5 + r * (_Q0 + r * (_Q1 + r * (_Q2 + r * (_Q3 + r * _Q4))))))
+        return s + (
+            ((hi - s) + r)
+            + (ll + k * _LN2_LO + ul / u)
+            + r * r * (-0.5 + r * (_Q0 + r * (_Q1 + r * (_Q2 + r * (_Q3 + r * _Q4)))))
+        )
     if x == _INF or x != x:
         return x
     raise _domain()
@@ -422,9 +430,15 @@ def pow(x: float, y: float) -> float:
         hq = -0.5 * sq
         s1 = a + r
         s2 = s1 + hq
-        lo = ((a - s1) + r) + ((s1 - s2) + hq) + (-0.5 * sql + r * sq * (
-            _W0 + r * (_W1 + r * (_W2 + r * (_W3 + r * (_W4 + r * _W5))))
-        )) + (ll + k * _LN2_LO)
+        lo = (
+            ((a - s1) + r)
+            + ((s1 - s2) + hq)
+            + (
+                -0.5 * sql
+                + r * sq * (_W0 + r * (_W1 + r * (_W2 + r * (_W3 + r * (_W4 + r * _W5)))))
+            )
+            + (ll + k * _LN2_LO)
+        )
         h = s2 + lo
         lo = (s2 - h) + lo
         # z = y * log x (Dekker product)
@@ -667,8 +681,15 @@ def tanh(x: float) -> float:
         if a < _TWO_M28:
             return float(x)
         x2 = x * x
-        return x + x * x2 * (_P0 + x2 * (_P1 + x2 * (_P2 + x2 * (_P3 + x2 * (
-            _P4 + x2 * (_P5 + x2 * (_P6 + x2 * (_P7 + x2 * _P8))))))))
+        return x + x * x2 * (
+            _P0
+            + x2
+            * (
+                _P1
+                + x2
+                * (_P2 + x2 * (_P3 + x2 * (_P4 + x2 * (_P5 + x2 * (_P6 + x2 * (_P7 + x2 * _P8))))))
+            )
+        )
     if a < 22.0:
         # E = expm1(2a) in double-double (the kernel of _exp_dd, inlined)
         a2 = a + a

@@ -53,8 +53,17 @@ from math import copysign, sqrt
 from . import _tables_trig as _t
 
 __all__ = [
-    "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
-    "sincos", "sin_small", "cos_small", "sincos_small",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "atan2",
+    "sincos",
+    "sin_small",
+    "cos_small",
+    "sincos_small",
 ]
 
 _SC = _t.SC_TABLE
@@ -369,8 +378,14 @@ def sin_small(x: float) -> float:
     dh = dh - (dh - d)
     p = chh * dh
     s = sh + p
-    s = s + ((p - (s - sh)) + chh * (d - dh) + cx * d + sl
-             + sh * (z * (_C2 + z * (_C4 + z * _C6))) + ch * (d * z * (_S3 + z * _S5)))
+    s = s + (
+        (p - (s - sh))
+        + chh * (d - dh)
+        + cx * d
+        + sl
+        + sh * (z * (_C2 + z * (_C4 + z * _C6)))
+        + ch * (d * z * (_S3 + z * _S5))
+    )
     return -s if x < 0.0 else s
 
 
@@ -385,8 +400,13 @@ def cos_small(x: float) -> float:
     z = d * d
     p = sh * d
     s = ch - p
-    return s + (((ch - s) - p) + cl + ch * (z * (_C2 + z * (_C4 + z * _C6)))
-                - sh * (d * z * (_S3 + z * _S5)) - sl * d)
+    return s + (
+        ((ch - s) - p)
+        + cl
+        + ch * (z * (_C2 + z * (_C4 + z * _C6)))
+        - sh * (d * z * (_S3 + z * _S5))
+        - sl * d
+    )
 
 
 def sincos_small(x: float) -> tuple[float, float]:
@@ -617,8 +637,7 @@ def atan2(y: float, x: float) -> float:
         dh = c - (c - den)
         dl = den - dh
         p = uh * den
-        ul = (((num - p) - (((hh * dh - p) + hh * dl + (uh - hh) * dh) + (uh - hh) * dl))
-              / den)
+        ul = ((num - p) - (((hh * dh - p) + hh * dl + (uh - hh) * dh) + (uh - hh) * dl)) / den
         # ... then inline _atan_near(uh, ul)
         k = int(uh * 256.0 + 0.49999999999999994)
         c, ah, al, _bh, _bl = _AT[k]
