@@ -45,6 +45,7 @@ def _kind(path: Path) -> tuple[str, str]:
     for fmt, kind in (
         ("skidpad-trace", "trace"),
         ("skidpad-recording", "recording"),
+        ("skidpad-commonroad-recording", "recording"),
         ("skidpad-golden", "golden"),
     ):
         if f'"format": "{fmt}"' in head or f'"format":"{fmt}"' in head:

@@ -2,15 +2,20 @@
 
     skidpad record --preset sportsRwd --drive scripted -o sportsRwd-scripted.json
     skidpad record --preset all --drive scripted,lap -o recordings/
+    skidpad record --drive commonroad:st:2,commonroad:mb:2 -o recordings/
 
 ``--drive`` is ``scripted`` (the fixed 30 s drive), ``lap`` (one lap of the
 sandbox track, closed loop), ``random:SEED`` (a smooth random drive from an
 integer PRNG) or the name of a module ``scenarios/<name>.py`` that provides
-``make_driver(definition, host_hz)``. With several presets or drives (``all``, comma
-lists), ``-o`` is a directory and each file is named ``<preset>-<drive>.json``
-(``random:7`` becomes ``random-7``). After recording, the file is read back
-and replayed, and its final hash must equal the live run's (``--no-verify``
-skips that). Files are written atomically; nothing is written on failure.
+``make_driver(definition, host_hz)``, or ``commonroad:MODEL:VEHICLE`` (the
+30 s scripted drive of ``engine.commonroad.scripted`` for that CommonRoad model,
+ks/st/std/mb, and vehicle 1-3, written as a CommonRoad recording, ADR 0090; it needs no
+``--preset`` and ``--duration`` shortens it). With several presets or drives (``all``,
+comma lists), ``-o`` is a directory and each file is named ``<preset>-<drive>.json``
+(``random:7`` becomes ``random-7``; a CommonRoad drive
+``commonroad-<model>-v<vehicle>.json``). After recording, the file is read back and
+replayed, and its final hash must equal the live run's (``--no-verify`` skips that).
+Files are written atomically; nothing is written on failure.
 """
 
 from __future__ import annotations
@@ -29,11 +34,17 @@ BUILTIN_DRIVES = ("scripted", "lap", "random:SEED")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--preset", required=True, help="preset name, comma list, or 'all'")
+    p.add_argument(
+        "--preset",
+        default=None,
+        help="preset name, comma list, or 'all' (needed by every drive but commonroad:...)",
+    )
     p.add_argument(
         "--drive",
         required=True,
-        help="scripted | lap | random:SEED | a scenario name (comma list allowed)",
+        help="scripted | lap | random:SEED | a scenario name | commonroad:MODEL:VEHICLE "
+        "(the CommonRoad daemon's scripted drive: MODEL ks/st/std/mb, VEHICLE 1-3) "
+        "(comma list allowed)",
     )
     p.add_argument("-o", "--output", required=True, help="output file (or directory for several)")
     p.add_argument("--host-hz", type=int, default=100, help="host steps per second (default 100)")
@@ -44,7 +55,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="physics substeps per second (default: the definition's)",
     )
     p.add_argument(
-        "--duration", type=float, default=None, help="seconds, for random drives (default 30)"
+        "--duration",
+        type=float,
+        default=None,
+        help="seconds, for random and commonroad drives (default 30)",
     )
     p.add_argument("--no-verify", action="store_true", help="skip replaying the written file")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -107,6 +121,13 @@ def _file_name(preset: str, drive: str) -> str:
     return f"{preset}-{drive.replace(':', '-')}.json"
 
 
+def _sim_s(rec) -> float:
+    """Simulated seconds of a recording (a CommonRoad recording sums its host dt)."""
+    from replay.commonroad import CommonRoadRecording
+
+    return rec.sim_s if isinstance(rec, CommonRoadRecording) else rec.steps / rec.host_hz
+
+
 def run(args: argparse.Namespace) -> int:
     from engine import definition as engine_definition
     from replay import recording
@@ -117,30 +138,56 @@ def run(args: argparse.Namespace) -> int:
         raise SkidpadError("--host-hz and --substep-hz must be positive integers")
     if args.duration is not None and not (0 < args.duration <= 3600):
         raise SkidpadError("--duration must be in (0, 3600] seconds")
-    presets = _presets(args.preset)
     drives = [d for d in args.drive.split(",") if d]
     if not drives:
         raise SkidpadError("--drive: no drive given")
-    many = len(presets) * len(drives) > 1
+    cr_drives = [d for d in drives if d.startswith("commonroad:")]
+    drives = [d for d in drives if not d.startswith("commonroad:")]
+    if drives and args.preset is None:
+        raise SkidpadError(f"--drive {drives[0]}: needs --preset (a preset name, list or 'all')")
+    presets = _presets(args.preset) if drives else []
+    many = len(presets) * len(drives) + len(cr_drives) > 1
     out = Path(args.output)
     if many and not out.is_dir():
         raise SkidpadError(
             f"-o {out}: with several presets or drives, -o must be an existing directory"
         )
+
+    def target_for(name: str) -> Path:
+        target = out / name if (many or out.is_dir()) else out
+        if not target.parent.is_dir():
+            raise SkidpadError(f"-o {target}: directory {target.parent} does not exist")
+        return target
+
+    # every job is (preset column, drive, target, a function that records the drive)
     jobs = []
     for preset in presets:
         definition = engine_definition.validate_definition(engine_definition.load_preset(preset))
         for drive in drives:
             driver = make_driver(drive, definition, args.host_hz, args.duration)
-            target = out / _file_name(preset, drive) if (many or out.is_dir()) else out
-            if not target.parent.is_dir():
-                raise SkidpadError(f"-o {target}: directory {target.parent} does not exist")
-            jobs.append((preset, drive, definition, driver, target))
+
+            def run_job(definition=definition, driver=driver, preset=preset):
+                return record_drive(definition, driver, preset=preset, substep_hz=args.substep_hz)[
+                    0
+                ]
+
+            jobs.append((preset, drive, target_for(_file_name(preset, drive)), run_job))
+    for drive in cr_drives:
+        from replay import commonroad
+
+        model, vehicle = commonroad.parse_drive(drive)
+        duration_us = None if args.duration is None else round(args.duration * 1_000_000)
+
+        def run_cr(model=model, vehicle=vehicle, duration_us=duration_us):
+            return commonroad.record_scripted(model, vehicle, duration_us)[0]
+
+        name = f"commonroad-{model}-v{vehicle}.json"
+        jobs.append((f"commonroad:{model}:{vehicle}", "scripted", target_for(name), run_cr))
     results = []
-    for preset, drive, definition, driver, target in jobs:
+    for preset, drive, target, run_job in jobs:
         t0 = time.perf_counter()
         try:
-            rec, sim = record_drive(definition, driver, preset=preset, substep_hz=args.substep_hz)
+            rec = run_job()
         except NonFiniteStateError as exc:  # the physics failed: a failed check, not bad input
             print(f"skidpad record: {preset}, {drive}: the drive failed: {exc}", file=sys.stderr)
             return 1
@@ -163,7 +210,7 @@ def run(args: argparse.Namespace) -> int:
             "preset": preset,
             "drive": drive,
             "steps": rec.steps,
-            "sim_s": rec.steps / rec.host_hz,
+            "sim_s": _sim_s(rec),
             "final_hash": rec.final_hash,
             "wall_s": round(wall, 3),
             "verified": verified,

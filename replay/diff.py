@@ -31,6 +31,7 @@ Three sources of runs:
 
 from __future__ import annotations
 
+import bisect
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -251,13 +252,38 @@ def compare_stages(
     return None
 
 
-def _locate(report: DiffReport, host_hz: int, substep_hz: int, tick_base: int) -> None:
+def _step_of(index: int, host_hz: int, substep_hz: int, step_ticks: Sequence[int] | None) -> int:
+    """The host step (0-based) running substep ``index`` (0-based).
+
+    ``step_ticks`` (substeps done after each host step) is given for a run whose host
+    steps have different lengths (the CommonRoad daemon, ADR 0090), else the rates decide.
+    """
+    if step_ticks is not None:
+        return bisect.bisect_right(step_ticks, index)
+    return step_of_tick(index, host_hz, substep_hz)
+
+
+def _before(k: int, host_hz: int, substep_hz: int, step_ticks: Sequence[int] | None) -> int:
+    """Substeps done before host step ``k`` (0-based)."""
+    if step_ticks is not None:
+        k = min(k, len(step_ticks))
+        return step_ticks[k - 1] if k > 0 else 0
+    return k * substep_hz // host_hz
+
+
+def _locate(
+    report: DiffReport,
+    host_hz: int,
+    substep_hz: int,
+    tick_base: int,
+    step_ticks: Sequence[int] | None = None,
+) -> None:
     index = report.tick - tick_base
-    k = step_of_tick(index, host_hz, substep_hz)
-    first = k * substep_hz // host_hz
+    k = _step_of(index, host_hz, substep_hz, step_ticks)
+    first = _before(k, host_hz, substep_hz, step_ticks)
     report.step = k
     report.substep_in_step = index - first
-    report.substeps_in_step = (k + 1) * substep_hz // host_hz - first
+    report.substeps_in_step = _before(k + 1, host_hz, substep_hz, step_ticks) - first
 
 
 def _from_detail(
@@ -295,11 +321,18 @@ def _from_detail(
 
 
 def _describe_inputs(rec_a: Recording, rec_b: Recording, notes: list[str]) -> None:
-    if rec_a.definition_hash != rec_b.definition_hash:
-        notes.append(
-            f"the vehicle definitions differ ({rec_a.definition_hash} vs {rec_b.definition_hash})"
-        )
-    for k in ("host_hz", "substep_hz", "steps", "initial"):
+    if type(rec_a) is not type(rec_b):
+        notes.append("the recordings are of different kinds (four-wheel vs CommonRoad)")
+        return
+    if isinstance(rec_a, Recording):
+        what, ha, hb = "vehicle definitions", rec_a.definition_hash, rec_b.definition_hash
+        keys: tuple[str, ...] = ("host_hz", "substep_hz", "steps", "initial")
+    else:
+        what, ha, hb = "embedded parameters", rec_a.parameters_hash, rec_b.parameters_hash
+        keys = ("model", "vehicle", "drift", "steps", "initial")
+    if ha != hb:
+        notes.append(f"the {what} differ ({ha} vs {hb})")
+    for k in keys:
         if getattr(rec_a, k) != getattr(rec_b, k):
             notes.append(f"{k} differs: {getattr(rec_a, k)!r} vs {getattr(rec_b, k)!r}")
     for n, (x, y) in enumerate(zip(rec_a.inputs(), rec_b.inputs(), strict=False)):
@@ -358,10 +391,9 @@ def diff_recordings(
             "the runs parted and met again (a difference absorbed by rounding)"
         )
     if first == 0:  # the initial states differ: compare them directly
-        from replay.replayer import build_simulation
-
-        sa, sb = build_simulation(rec_a), build_simulation(rec_b)
-        report.fields = compare_states(names, kinds, sa.state, sb.state)
+        sa, sb = _fresh(rec_a), _fresh(rec_b)
+        if ra.layout.names == rb.layout.names:
+            report.fields = compare_states(names, kinds, sa.state, sb.state)
         report.notes.append(
             "the runs differ before the first step (initial conditions or definition)"
         )
@@ -369,7 +401,7 @@ def diff_recordings(
     steps = min(ra.steps, rb.steps)
     i = first_differing_index(ra.substep_hashes or [], rb.substep_hashes or [])
     if i is not None and i < min(len(ra.substep_hashes), len(rb.substep_hashes)):
-        start = step_of_tick(i, ra.host_hz, ra.substep_hz)
+        start = _step_of(i, ra.host_hz, ra.substep_hz, getattr(ra, "step_ticks", None))
     else:
         start = eq or 0
     # pass 2: full detail from that host step, a little further on, so the first stage to
@@ -391,8 +423,9 @@ def diff_recordings(
         stop_after=stop,
     )
     if _from_detail(report, names, kinds, da.detail or [], db.detail or []):
-        base = _tick_base(da.detail or [], window, da.host_hz, da.substep_hz)
-        _locate(report, da.host_hz, da.substep_hz, base)
+        ticks = getattr(da, "step_ticks", None)
+        base = _tick_base(da.detail or [], window, da.host_hz, da.substep_hz, ticks)
+        _locate(report, da.host_hz, da.substep_hz, base, ticks)
     elif ra.steps != rb.steps:
         report.notes.append(
             f"the runs have different lengths ({ra.steps} vs {rb.steps} host steps)"
@@ -404,13 +437,28 @@ def diff_recordings(
     return report
 
 
+def _fresh(rec: Any) -> Any:
+    """The simulation (or CommonRoad daemon) a replay of ``rec`` starts from."""
+    if isinstance(rec, Recording):
+        from replay.replayer import build_simulation
+
+        return build_simulation(rec)
+    from replay.commonroad import build_daemon
+
+    return build_daemon(rec)
+
+
 def _tick_base(
-    detail: Sequence[SubstepDetail], window: range, host_hz: int, substep_hz: int
+    detail: Sequence[SubstepDetail],
+    window: range,
+    host_hz: int,
+    substep_hz: int,
+    step_ticks: Sequence[int] | None = None,
 ) -> int:
     """The engine's tick number of substep index 0, from the first detailed substep."""
     if not detail:
         return 1
-    return detail[0].tick - window.start * substep_hz // host_hz
+    return detail[0].tick - _before(window.start, host_hz, substep_hz, step_ticks)
 
 
 # ----------------------------------------------------------------------------- trace files
@@ -477,7 +525,7 @@ def diff_traces(a: dict, b: dict, a_label: str = "A", b_label: str = "B") -> Dif
         return report
     base = a.get("first_tick") or 1
     report.tick = base + i
-    _locate(report, a["host_hz"], a["substep_hz"], base)
+    _locate(report, a["host_hz"], a["substep_hz"], base, a.get("step_ticks"))
     names = [n for n, _ in fa]
     kinds = [k for _, k in fa]
     dta, dtb = a.get("detail"), b.get("detail")

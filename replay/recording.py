@@ -53,6 +53,8 @@ from engine.errors import DefinitionError, InputError, SkidpadError
 
 FORMAT_NAME = "skidpad-recording"
 FORMAT_VERSION = 1
+#: The CommonRoad daemon's recordings (``replay.commonroad``, ADR 0090).
+CR_FORMAT_NAME = "skidpad-commonroad-recording"
 
 #: Files larger than this are refused before they are read (bytes).
 MAX_BYTES = 64 * 1024 * 1024
@@ -344,10 +346,15 @@ def _validate_json_data(v: Any, path: str, depth: int = 0) -> None:
 
 
 def from_document(doc: Any) -> Recording:
-    """Validate a parsed JSON document and build the :class:`Recording`."""
+    """Validate a parsed JSON document and build the :class:`Recording` (or, for the
+    CommonRoad format, the :class:`replay.commonroad.CommonRoadRecording`)."""
     if not isinstance(doc, dict):
         raise _err("", f"a recording is a JSON object, not {_type_name(doc)}")
     fmt = doc.get("format")
+    if fmt == CR_FORMAT_NAME:  # a drive of the CommonRoad daemon (ADR 0090)
+        from replay import commonroad
+
+        return commonroad.from_document(doc)
     if fmt != FORMAT_NAME:
         if "format" not in doc:
             raise _err(
@@ -355,7 +362,9 @@ def from_document(doc: Any) -> Recording:
                 f"missing: this is not a Skidpad recording (expected format {FORMAT_NAME!r})",
             )
         raise _err(
-            "/format", f"{str(fmt)[:60]!r} is not a Skidpad recording (expected {FORMAT_NAME!r})"
+            "/format",
+            f"{str(fmt)[:60]!r} is not a Skidpad recording "
+            f"(expected {FORMAT_NAME!r} or {CR_FORMAT_NAME!r})",
         )
     version = doc.get("version")
     if version != FORMAT_VERSION or not _is_int(version):
@@ -538,6 +547,10 @@ def _dump(v: Any, indent: int | None = None) -> str:
 
 def dumps(rec: Recording) -> str:
     """The recording as JSON text: one header field per line, one frame per line."""
+    if not isinstance(rec, Recording):  # a CommonRoad recording writes itself
+        from replay import commonroad
+
+        return commonroad.dumps(rec)
     doc = to_document(rec)
     lines = []
     for k in KEYS:

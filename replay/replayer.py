@@ -106,6 +106,20 @@ def replay(
         raise RecordingError(
             f"checkpoint interval must be a positive integer, not {checkpoint_every!r}"
         )
+    if not isinstance(rec, Recording):  # a drive of the CommonRoad daemon (ADR 0090)
+        from replay import commonroad
+
+        return commonroad.replay(
+            rec,
+            checkpoint_every,
+            use_preset,
+            trace,
+            progress,
+            state_at=state_at,
+            detail_steps=detail_steps,
+            hook=hook,
+            stop_after=stop_after,
+        )
     sim = build_simulation(rec, use_preset)
     layout = sim.layout
     want_states = {int(s) for s in state_at}

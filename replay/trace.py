@@ -22,6 +22,7 @@ A trace file (``skidpad replay --trace -o FILE``) is JSON::
      "math_hash": ..., "layout": {"version": v, "fields": [[name, kind], ...]},
      "host_hz", "substep_hz", "checkpoint_every", "checkpoints": [[step, hash], ...],
      "final": hash, "steps": n, "substep_hashes": ["hash for tick 1", ...] or null,
+     "step_ticks": [substeps done after host step 1, 2, ...] or null (CommonRoad runs),
      "states": {"step": {name: value}},
      "detail": {"from_step", "to_step", "substeps": [...]} or null}
 
@@ -179,6 +180,8 @@ def trace_document(result: Any, recording_info: dict, math_hash: str | None) -> 
         if result.substep_hashes is not None
         else None,
         "first_tick": result.substep_hashes[0][0] if result.substep_hashes else None,
+        # a CommonRoad replay's host steps differ in length: substeps done after each one
+        "step_ticks": getattr(result, "step_ticks", None),
         "states": {
             str(k): {n: _enc(v) for n, v in s.items()} for k, s in (result.states or {}).items()
         },
