@@ -182,7 +182,8 @@ def run(args: argparse.Namespace) -> int:
             return commonroad.record_scripted(model, vehicle, duration_us)[0]
 
         name = f"commonroad-{model}-v{vehicle}.json"
-        jobs.append((f"commonroad:{model}:{vehicle}", "scripted", target_for(name), run_cr))
+        label = "scripted" if duration_us is None else f"scripted {args.duration:g} s"
+        jobs.append((f"commonroad:{model}:{vehicle}", label, target_for(name), run_cr))
     results = []
     for preset, drive, target, run_job in jobs:
         t0 = time.perf_counter()

@@ -55,6 +55,7 @@ from engine.commonroad import models, params, powertrain, safety
 from engine.commonroad.daemon import INPUT_NAMES, INPUTS, CommonRoadDaemon, validate_inputs
 from engine.commonroad.scheduler import MAX_HOST_DT_US, MIN_DT_US, plan_steps
 from engine.errors import DefinitionError, InputError, SkidpadError
+from engine.state import hash_bytes
 from replay.recording import (
     MAX_DURATION_S,
     RecordingError,
@@ -141,8 +142,6 @@ class CommonRoadRecording:
 
 def parameters_hash(parameters: dict) -> str:
     """hash_bytes of the canonical JSON of ``parameters`` (sorted keys, compact, UTF-8)."""
-    from engine.state import hash_bytes
-
     text = json.dumps(
         parameters, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
     )
