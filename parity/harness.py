@@ -536,7 +536,7 @@ def _cell_text(cell: Cell, wall_s: float | None = None) -> str:
     text = _MARK.get(cell.status, cell.status)
     if cell.status == "mismatch" and cell.first_step is not None:
         text += f" @{cell.first_step}"
-    if cell.ok and wall_s is not None:
+    if cell.status not in ("error", "skipped") and wall_s is not None:
         text += f" {wall_s:.1f}s"
     return text
 
