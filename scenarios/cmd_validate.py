@@ -23,16 +23,30 @@ from scenarios.validation import run as vrun  # strict: allow layering -- own pa
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--preset", action="append", metavar="P",
-                        help=f"preset(s) to run (default all: {', '.join(PRESET_NAMES)})")
-    parser.add_argument("--scenario", action="append", metavar="S",
-                        help=f"scenario(s) to run (default all: {', '.join(vrun.SCENARIOS)})")
+    parser.add_argument(
+        "--preset",
+        action="append",
+        metavar="P",
+        help=f"preset(s) to run (default all: {', '.join(PRESET_NAMES)})",
+    )
+    parser.add_argument(
+        "--scenario",
+        action="append",
+        metavar="S",
+        help=f"scenario(s) to run (default all: {', '.join(vrun.SCENARIOS)})",
+    )
     parser.add_argument("--json", action="store_true", help="print figures and verdicts as JSON")
-    parser.add_argument("--bless", action="store_true",
-                        help="write the golden file from this run and print what changed")
+    parser.add_argument(
+        "--bless",
+        action="store_true",
+        help="write the golden file from this run and print what changed",
+    )
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes")
-    parser.add_argument("--docs", action="store_true",
-                        help="regenerate docs/validation.md and docs/validation/*.png")
+    parser.add_argument(
+        "--docs",
+        action="store_true",
+        help="regenerate docs/validation.md and docs/validation/*.png",
+    )
 
 
 def _task(args: tuple) -> tuple:
@@ -70,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     tasks.sort(key=lambda t: order.index(t[1]) if t[1] in order else len(order))
     t0 = time.perf_counter()
     if args.jobs > 1:
-        import multiprocessing  # strict: allow banned-import -- runs whole tasks in parallel; each is deterministic
+        import multiprocessing  # strict: allow banned-import -- whole deterministic tasks
 
         with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
             done = pool.map(_task, tasks, chunksize=1)
@@ -117,6 +131,8 @@ def run(args: argparse.Namespace) -> int:
         print(vrun.table(results))
         for p in problems:
             print(f"FAIL {p}")
-    print(f"validation wall time {wall:.1f} s ({len(tasks)} tasks, {args.jobs} job(s))",
-          file=sys.stderr)
+    print(
+        f"validation wall time {wall:.1f} s ({len(tasks)} tasks, {args.jobs} job(s))",
+        file=sys.stderr,
+    )
     return 1 if problems else 0

@@ -178,10 +178,3 @@ def moving_average(xs: Sequence[float], half: int) -> list[float]:
         hi = min(n, i + half + 1)
         out.append((prefix[hi] - prefix[lo]) / (hi - lo))
     return out
-
-
-def rnd(x: float | None, digits: int = 6) -> float | None:
-    """A figure rounded for the golden file and the table (None stays None)."""
-    if x is None:
-        return None
-    return float(f"{x:.{digits}g}")

@@ -17,7 +17,11 @@ Pass: no release while moving, ripple below :data:`RIPPLE_MAX`, at rest.
 
 from __future__ import annotations
 
-from scenarios.validation.common import mean, moving_average, rms  # strict: allow layering -- own package
+from scenarios.validation.common import (  # strict: allow layering -- own package
+    mean,
+    moving_average,
+    rms,
+)
 
 REST_MPS = 1e-4
 RIPPLE_MAX = 0.01  # 1 % relative RMS

@@ -24,7 +24,11 @@ from __future__ import annotations
 
 from math import sqrt
 
-from scenarios.validation.common import Run, make_inputs, rms  # strict: allow layering -- own package
+from scenarios.validation.common import (  # strict: allow layering -- own package
+    Run,
+    make_inputs,
+    rms,
+)
 
 HOST_HZ = 100
 SETTLE_S = 5.0

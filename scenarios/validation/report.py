@@ -52,10 +52,10 @@ def _save(fig: object, path: Path) -> None:
 
 
 def _plots(results: dict) -> list[Path]:
-    import matplotlib
+    import matplotlib  # strict: allow layering -- plots for the docs, not physics
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # strict: allow layering -- plots for the docs
 
     written = []
     presets = [p for p in results if "iso4138" in results[p]]
@@ -65,11 +65,16 @@ def _plots(results: dict) -> list[Path]:
             r = results[p]["iso4138"]
             for side, mk in (("left", "o"), ("right", "s")):
                 pts = r[f"points_{side}"]
-                ax.plot([abs(q["ay_mps2"]) for q in pts], [abs(q["steer_deg"]) for q in pts],
-                        mk, label=f"four-wheel, {side}")
+                ax.plot(
+                    [abs(q["ay_mps2"]) for q in pts],
+                    [abs(q["steer_deg"]) for q in pts],
+                    mk,
+                    label=f"four-wheel, {side}",
+                )
             st = r["single_track_points"]
-            ax.plot([q["ay_mps2"] for q in st], [q["steer_deg"] for q in st], "-",
-                    label="single-track")
+            ax.plot(
+                [q["ay_mps2"] for q in st], [q["steer_deg"] for q in st], "-", label="single-track"
+            )
             ax.set_title(f"{p}: K_us {r['kus_four_wheel_deg_per_g']:.2f} deg/g")
             ax.set_xlabel("lateral acceleration (m/s²)")
             ax.set_ylabel("road-wheel angle (deg)")
@@ -111,8 +116,12 @@ def _plots(results: dict) -> list[Path]:
             for kmh, a in r["speeds"].items():
                 path_xy = a["path"]
                 ok = "pass" if a["passed"] else "fail"
-                ax.plot([q[0] for q in path_xy], [q[1] for q in path_xy], lw=1,
-                        label=f"{kmh} km/h ({ok}, {a['runs']} runs)")
+                ax.plot(
+                    [q[0] for q in path_xy],
+                    [q[1] for q in path_xy],
+                    lw=1,
+                    label=f"{kmh} km/h ({ok}, {a['runs']} runs)",
+                )
             ax.set_title(f"{p}: passes up to {r['pass_speed_kmh']} km/h", fontsize=9)
             ax.set_ylabel("y (m)")
             ax.legend(fontsize=6, ncol=4, loc="upper right")

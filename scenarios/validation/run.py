@@ -1,4 +1,4 @@
-"""Run the validation scenarios per preset; figures, tolerances, criteria, the golden file, the table.
+"""Run the validation scenarios per preset: figures, tolerances, criteria, golden file, table.
 
 A *scenario* (:data:`SCENARIOS`) runs on one definition and returns its full
 result (figures plus traces for the plots). :func:`figures` flattens the
@@ -106,8 +106,14 @@ def figures(name: str, r: dict) -> dict:
     elif name == "lane_change":
         out["pass_speed_kmh"] = r["pass_speed_kmh"]
         for kmh, a in r["speeds"].items():
-            for k in ("passed", "runs", "best_overlap_m", "peak_lat_accel_mps2",
-                      "peak_yaw_rate_radps", "peak_side_slip_deg"):
+            for k in (
+                "passed",
+                "runs",
+                "best_overlap_m",
+                "peak_lat_accel_mps2",
+                "peak_yaw_rate_radps",
+                "peak_side_slip_deg",
+            ):
                 out[f"{kmh}.{k}"] = a[k]
     elif name == "surfaces":
         for surface, row in r.items():
@@ -226,9 +232,7 @@ def golden_for(golden: dict, preset: str, name: str) -> dict | None:
     return golden.get("presets", {}).get(preset, {}).get(name)
 
 
-def bless(
-    results: dict, path: Path = GOLDEN_PATH, extra: dict | None = None
-) -> list[str]:
+def bless(results: dict, path: Path = GOLDEN_PATH, extra: dict | None = None) -> list[str]:
     """Write the figures of ``results`` ({preset: {scenario: result}}) into the golden file.
 
     Scenarios not in ``results`` keep their golden entries. Returns lines saying
@@ -349,9 +353,13 @@ def row(preset: str, res: dict) -> list[str]:
         ice = res["surfaces"]["ice"]
         lk, ab = ice.get("locked"), ice.get("abs")
         if lk and lk["spins"] or ab and ab["spins"]:
-            cells[12] = f"spins ({_f(lk and lk['distance_m'], '.0f')} / {_f(ab and ab['distance_m'], '.0f')})"
+            d_lk = _f(lk and lk["distance_m"], ".0f")
+            d_ab = _f(ab and ab["distance_m"], ".0f")
+            cells[12] = f"spins ({d_lk} / {d_ab})"
         else:
-            cells[12] = f"{_f(lk and lk['distance_m'], '.0f')} / {_f(ab and ab['distance_m'], '.0f')}"
+            cells[12] = (
+                f"{_f(lk and lk['distance_m'], '.0f')} / {_f(ab and ab['distance_m'], '.0f')}"
+            )
     if "scripted" in res:
         cells[13] = res["scripted"]["hash"]
     return cells

@@ -24,8 +24,8 @@ from engine import smath
 from engine.single_track import linear_understeer
 from engine.steering import DEG
 from scenarios.validation.common import (  # strict: allow layering -- own package
-    G,
     KMH,
+    G,
     Run,
     clamp,
     drive_start_inputs,

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from math import sqrt
 
-
 from scenarios.validation.common import (  # strict: allow layering -- own package
     V100,
     LockProbe,
@@ -78,12 +77,12 @@ class StopDriver:
         extra: dict | None = None,
         surface: str = "dry",
         hold_s: float = HOLD_S,
-        grade: float = 0.0,
+        yaw_rate: float = 0.0,
     ) -> None:
         self.host_hz = host_hz
+        self.yaw_rate = yaw_rate
         self.v0 = v0
         self.surface = surface
-        self.grade = grade
         values = drive_start_inputs()
         values.update(extra or {})
         values["brake"] = 1.0
@@ -95,6 +94,8 @@ class StopDriver:
         ini = {"speed_mps": self.v0}
         if self.surface != "dry":
             ini["surface"] = self.surface
+        if self.yaw_rate != 0.0:
+            ini["yaw_rate_radps"] = self.yaw_rate
         return ini
 
     def max_steps(self) -> int:
@@ -129,6 +130,7 @@ def stop(
     host_hz: int = HOST_HZ,
     hold_s: float = HOLD_S,
     probe_locks: bool = True,
+    yaw_rate: float = 0.0,
 ) -> dict | None:
     """One 100–0 km/h stop; None when the engine has no ABS to switch on.
 
@@ -140,7 +142,7 @@ def stop(
     if setup is None:
         return None
     d, extra = setup
-    drv = StopDriver(V100, host_hz, extra, surface, hold_s)
+    drv = StopDriver(V100, host_hz, extra, surface, hold_s, yaw_rate)
     probe = LockProbe() if probe_locks else None
     run = Run(d, drv, substep_hz=substep_hz, probe=probe)
     if probe is not None:
@@ -183,9 +185,7 @@ def stop(
     }
     if probe is not None:
         sub = run.sim.substep_hz
-        out["lock_time_s"] = [
-            None if t is None else t / sub for t in probe.first_lock_tick
-        ]
+        out["lock_time_s"] = [None if t is None else t / sub for t in probe.first_lock_tick]
         out["releases_moving"] = list(probe.releases_moving)
         out["lock_changes"] = list(probe.changes)
     return out
@@ -203,6 +203,3 @@ def run(definition: dict, progress: object = None) -> dict:
         progress("100-0 km/h ABS")
     with_abs = stop(definition, abs_on=True)
     return {"accel_0_100_s": t100, "locked": locked, "abs": with_abs}
-
-
-
