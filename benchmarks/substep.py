@@ -9,7 +9,11 @@ beside it), best of ``--repeat`` runs, and the real-time factor
 ``1e6 / (µs · substep_hz)`` from the CPU figure. DESIGN §14 target: >= 10x in
 CPython 3.11.
 
-    python benchmarks/substep.py [--seconds 3] [--repeat 3] [--json]
+    python benchmarks/substep.py [--seconds 3] [--repeat 3] [--assists on|off|preset] [--json]
+
+``--assists on`` (the default) switches ABS, traction control, stability
+control and the steering assist on for every preset through the input
+channels (issue 4 measures the substep with all of them on).
 """
 
 from __future__ import annotations
@@ -27,29 +31,33 @@ from engine.definition import PRESET_NAMES, load_preset  # noqa: E402
 from engine.simulation import Simulation  # noqa: E402
 
 
-def drive(k: int, host_hz: int) -> tuple[float, float, float, float]:
+def drive(k: int, host_hz: int, switches: tuple = ()) -> tuple:
     t = k / host_hz
     phase = t % 3.0
     if phase < 1.5:
-        return (0.6, 0.0, 0.15, 0.0)
+        return (0.6, 0.0, 0.15, 0.0) + switches
     if phase < 2.2:
-        return (0.0, 0.6, -0.1, 0.0)
-    return (0.0, 0.0, 0.0, 0.0)
+        return (0.0, 0.6, -0.1, 0.0) + switches
+    return (0.0, 0.0, 0.0, 0.0) + switches
 
 
-def measure(name: str, seconds: float, repeat: int, host_hz: int = 100) -> dict:
+def measure(
+    name: str, seconds: float, repeat: int, host_hz: int = 100, assists: str = "preset"
+) -> dict:
+    # gear request 0, then the four assist switches: -1 off, 0 as the preset ships, 1 on
+    switches = {"preset": (), "on": (0, 1, 1, 1, 1), "off": (0, -1, -1, -1, -1)}[assists]
     best = None
     best_wall = None
     ticks = 0
     for _ in range(repeat):
         sim = Simulation(load_preset(name), host_hz=host_hz, initial={"speed_mps": 15.0})
         for k in range(20):
-            sim.step(drive(k, host_hz))
+            sim.step(drive(k, host_hz, switches))
         w0 = time.perf_counter()
         t0 = time.process_time()
         tick0 = sim.tick
         for k in range(20, 20 + int(seconds * host_hz)):
-            sim.step(drive(k, host_hz))
+            sim.step(drive(k, host_hz, switches))
         dt = time.process_time() - t0
         dw = time.perf_counter() - w0
         ticks = sim.tick - tick0
@@ -73,12 +81,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs per preset (best is kept)")
     ap.add_argument("--preset", action="append", help="only these presets")
     ap.add_argument("--json", action="store_true", help="print JSON")
+    ap.add_argument(
+        "--assists",
+        choices=("preset", "on", "off"),
+        default="on",
+        help="ABS, traction and stability control, steering assist: all on (default), "
+        "all off, or as each preset ships them",
+    )
     args = ap.parse_args(argv)
-    rows = [measure(n, args.seconds, args.repeat) for n in (args.preset or PRESET_NAMES)]
+    rows = [
+        measure(n, args.seconds, args.repeat, assists=args.assists)
+        for n in (args.preset or PRESET_NAMES)
+    ]
     if args.json:
         print(json.dumps({"python": sys.version, "platform": platform.platform(), "rows": rows}))
         return 0
-    print(f"Python {platform.python_version()} ({platform.python_implementation()})")
+    print(
+        f"Python {platform.python_version()} ({platform.python_implementation()}),"
+        f" assists: {args.assists}"
+    )
     print(f"{'preset':14s} {'us/substep':>10s} {'x real time':>12s} {'wall us':>9s}")
     for r in rows:
         print(

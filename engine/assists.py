@@ -27,11 +27,16 @@ braking slip s_b = (V_x - R·ω)/V, drive slip s_d = (R·ω - V_x)/V.
   max(0, 1 - c·(|e| - d)). The turn sense is the reference's, or the yaw
   rate's when the reference is below :data:`ESC_REF_MIN`.
 * **Steering assist** (:func:`steer_scale`): caps the reference road-wheel
-  angle at δ_cap = L·a_lim/V² (V = max(speed, 0.1 m/s)); the scale
-  min(1, δ_cap/|δ|) multiplies the steer input.
+  angle at δ_cap = L·a_lim/V² (V = max(speed, 0.1 m/s), rounded *up* to a
+  multiple of :data:`V_STEER_STEP` so the steering geometry, whose strict
+  trigonometry is the costly part, is recomputed only when the cap moves by
+  a step: the cap still holds, and lies within 2·step/V of the exact one);
+  the scale min(1, δ_cap/|δ|) multiplies the steer input.
 """
 
 from __future__ import annotations
+
+from math import ceil
 
 from engine.errors import DefinitionError
 from engine.powertrain import _num
@@ -39,6 +44,7 @@ from engine.powertrain import _num
 V_REG = 0.5  # m/s, regularisation speed of the slips (as the telemetry's)
 ESC_REF_MIN = 0.02  # rad/s: below it the turn sense comes from the yaw rate
 V_STEER_MIN = 0.1  # m/s, speed floor of the steering assist's cap
+V_STEER_STEP = 0.02  # m/s, the steering assist's speed is rounded up to this step
 
 SWITCHES = ("abs", "traction_control", "stability_control", "steering_assist")
 PARAMS = {
@@ -126,25 +132,49 @@ def _ramp(slip: float, target: float, floor: float, slope: float) -> float:
     return f if f > floor else floor
 
 
-def abs_scale(k: tuple, rad: float, omega: float, v_x: float, speed: float) -> float:
-    """ABS factor on a wheel's brake capacity (1 = untouched, never below the floor)."""
+def abs_scales(k: tuple, rads: tuple, omegas: tuple, vxs: list, speed: float) -> list:
+    """ABS factors on the brake capacities of the wheels (1 = untouched, never below the floor)."""
     target, floor, slope, v_min = k
+    n = len(rads)
     if speed < v_min:
-        return 1.0
-    av = v_x if v_x >= 0.0 else -v_x
-    den = av if av > V_REG else V_REG
-    slip = (v_x - rad * omega) / den
-    if v_x < 0.0:
-        slip = -slip
-    return _ramp(slip, target, floor, slope)
+        return [1.0] * n
+    out = [1.0] * n
+    for i in range(n):
+        v_x = vxs[i]
+        av = v_x if v_x >= 0.0 else -v_x
+        den = av if av > V_REG else V_REG
+        slip = (v_x - rads[i] * omegas[i]) / den
+        if v_x < 0.0:
+            slip = -slip
+        if slip > target:
+            f = 1.0 - (slip - target) * slope
+            out[i] = f if f > floor else floor
+    return out
+
+
+def abs_scale(k: tuple, rad: float, omega: float, v_x: float, speed: float) -> float:
+    """ABS factor on one wheel's brake capacity (see :func:`abs_scales`)."""
+    return abs_scales(k, (rad,), (omega,), (v_x,), speed)[0]
+
+
+def max_drive_slip(rads: tuple, omegas: tuple, vxs: list, wheels: tuple) -> float:
+    """The largest drive slip over ``wheels`` (indices), see :func:`drive_slip`."""
+    worst = -1.0e30
+    for i in wheels:
+        v_x = vxs[i]
+        av = v_x if v_x >= 0.0 else -v_x
+        den = av if av > V_REG else V_REG
+        s = (rads[i] * omegas[i] - v_x) / den
+        if v_x < 0.0:
+            s = -s
+        if s > worst:
+            worst = s
+    return worst
 
 
 def drive_slip(rad: float, omega: float, v_x: float) -> float:
     """Drive slip (R·ω - V_x)/max(|V_x|, 0.5 m/s) of one wheel, signed with the travel."""
-    av = v_x if v_x >= 0.0 else -v_x
-    den = av if av > V_REG else V_REG
-    s = (rad * omega - v_x) / den
-    return -s if v_x < 0.0 else s
+    return max_drive_slip((rad,), (omega,), (v_x,), (0,))
 
 
 def tc_scale(k: tuple, max_drive_slip: float) -> float:
@@ -193,5 +223,6 @@ def steer_scale(wheelbase: float, a_lim: float, delta: float, speed: float) -> f
     if ad == 0.0:
         return 1.0
     v = speed if speed > V_STEER_MIN else V_STEER_MIN
+    v = ceil(v / V_STEER_STEP) * V_STEER_STEP
     cap = wheelbase * a_lim / (v * v)
     return 1.0 if cap >= ad else cap / ad

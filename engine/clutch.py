@@ -15,10 +15,19 @@ wheels lock after the undriven ones); otherwise it slips with
 Capacity (N·m) = ``max_torque_nm`` · e · s, where
 
 * e, the engagement, rises linearly with the power unit's speed from 0 at
-  ``disengage_rpm`` to 1 at ``engage_rpm`` (an automatic's launch clutch,
-  or the kart's centrifugal clutch: with the engine at idle, below
-  ``disengage_rpm``, nothing is transmitted and the car does not creep;
-  when a locked wheel drags the engine down to it, the clutch lets go);
+  ω_d = ``disengage_rpm`` to 1 at ω_d + S(θ), with the span
+  S(θ) = (ω_full - ω_d)·max(θ, s_0), ω_full = ``engage_rpm``, s_0 =
+  ``closed_throttle_span`` (0 < s_0 <= 1):
+  at full throttle the clutch bites progressively up to ``engage_rpm``
+  (the launch: the engine revs to where its torque meets the capacity),
+  with the throttle closed it is fully engaged just above ω_d (so on a
+  lift or under braking the engine stays coupled and its inertia and drag
+  reach the wheels). With the engine at idle, below ω_d, nothing is
+  transmitted and the car does not creep; when a locked wheel drags the
+  engine down to ω_d, the clutch lets go. An automatic's launch clutch
+  (s_0 = 0.1), or with s_0 = 1 a centrifugal clutch whose bite depends on
+  the engine speed alone (the kart: at low speed it slips smoothly, with a
+  capacity that grows steadily with the engine speed);
 * s, the shift factor from :mod:`engine.gearbox` (0 while a shift opens
   the clutch, ramping back to 1 as it re-engages).
 
@@ -33,7 +42,7 @@ from engine.powertrain import RPM, _num
 
 RIGID = 1.0e12  # N·m: the capacity of a shaft, never exceeded by a finite solve
 
-KEYS = ("max_torque_nm", "disengage_rpm", "engage_rpm")
+KEYS = ("max_torque_nm", "disengage_rpm", "engage_rpm", "closed_throttle_span")
 
 
 def validate(c: object, path: str = "drivetrain.clutch") -> dict:
@@ -48,35 +57,46 @@ def validate(c: object, path: str = "drivetrain.clutch") -> dict:
         if key not in c:
             raise DefinitionError(f"{path}.{key}: is missing")
         out[key] = _num(f"{path}.{key}", c[key])
+    if out["closed_throttle_span"] > 1.0:
+        raise DefinitionError(f"{path}.closed_throttle_span: must be <= 1")
     if out["engage_rpm"] <= out["disengage_rpm"]:
         raise DefinitionError(f"{path}.engage_rpm: must be > disengage_rpm")
     return out
 
 
-def constants(c: dict | None) -> tuple[float, float, float]:
-    """(max torque N·m, disengage speed rad/s, 1/(engage - disengage) s/rad); None = rigid."""
+def constants(c: dict | None) -> tuple[float, float, float, float]:
+    """(max torque N·m, disengage speed rad/s, 1/(engage - disengage) s/rad, s_0); None = rigid."""
     if c is None:
-        return (RIGID, -1.0e30, 0.0)
+        return (RIGID, -1.0e30, 0.0, 1.0)
     w0 = c["disengage_rpm"] * RPM
     w1 = c["engage_rpm"] * RPM
-    return (c["max_torque_nm"], w0, 1.0 / (w1 - w0))
+    return (c["max_torque_nm"], w0, 1.0 / (w1 - w0), c["closed_throttle_span"])
 
 
-def engagement(k: tuple, omega_e: float) -> float:
-    """Engagement 0..1 at power-unit speed ``omega_e`` (rad/s)."""
+def engagement(k: tuple, omega_e: float, theta: float = 1.0) -> float:
+    """Engagement 0..1 at power-unit speed ``omega_e`` (rad/s) and throttle ``theta``."""
     if k[2] == 0.0:
         return 1.0
     e = (omega_e - k[1]) * k[2]
     if e <= 0.0:
         return 0.0
-    return 1.0 if e >= 1.0 else e
+    span = theta if theta > k[3] else k[3]
+    if e >= span:
+        return 1.0
+    return e / span
 
 
-def capacity(k: tuple, omega_e: float, shift_factor: float) -> float:
+def capacity(k: tuple, omega_e: float, shift_factor: float, theta: float = 1.0) -> float:
     """Torque capacity (N·m) of the clutch: max · engagement · shift factor."""
     if k[2] == 0.0:
         return k[0] if shift_factor > 0.0 else 0.0
-    return k[0] * engagement(k, omega_e) * shift_factor
+    e = (omega_e - k[1]) * k[2]  # engagement(), inlined
+    if e <= 0.0:
+        return 0.0
+    span = theta if theta > k[3] else k[3]
+    if e >= span:
+        return k[0] * shift_factor
+    return k[0] * (e / span) * shift_factor
 
 
 def bound(t_req: float, cap: float) -> tuple[float, bool]:

@@ -14,8 +14,9 @@ too: a misspelt parameter must not silently fall back to anything.
 Geometry conventions (ISO 8855): x forward, y left, z up. The centre of
 gravity (CoG) lies ``mass.cog_to_front_axle_m`` behind the front axle, on
 the centre line. Toe-in is positive. Brake bias is the front share of the
-service brake torque. ``drive`` is the PROVISIONAL per-axle throttle map of
-:mod:`engine.drive` (the drivetrain issue replaces that section).
+service brake torque. ``drivetrain`` (power unit, clutch, gearbox, layout)
+is validated by :func:`engine.drive.validate` and the optional ``assists``
+block (all off when absent) by :func:`engine.assists.validate`.
 
 :func:`definition_hash` is the 16-hex-digit SHA-256 of the canonical JSON
 (``sort_keys``, separators ``(",", ":")``, ``ensure_ascii=False``, UTF-8) of
@@ -127,13 +128,18 @@ SCHEMA: dict = {
         "downforce_area_m2": _ANY,
         "downforce_front_share": _FRACTION,
     },
-    "drive": {
-        "front_share": _FRACTION,
-        "max_wheel_torque_nm": _NONNEG,
-        "max_power_w": _POS,
-        "response_time_s": _POS,
-    },
 }
+
+#: Sections with their own validators (structured data: lists, types, optional blocks):
+#: ``drivetrain`` (:func:`engine.drive.validate`) and ``assists`` (:func:`engine.assists.validate`).
+_STRUCTURED = ("drivetrain", "assists")
+
+
+def _check_structured(key: str, value: object) -> dict:
+    from engine import assists, drive
+
+    return drive.validate(value, key) if key == "drivetrain" else assists.validate(value, key)
+
 
 _TOP_LEVEL_EXTRA = ("name", "description", "substep_hz")
 
@@ -236,13 +242,17 @@ def validate_definition(d: dict) -> dict:
     if not 100 <= hz <= 20000:
         _fail("substep_hz", f"must be between 100 and 20000, got {hz}")
     for key in d:
-        if key not in SCHEMA and key not in _TOP_LEVEL_EXTRA:
+        if key not in SCHEMA and key not in _TOP_LEVEL_EXTRA and key not in _STRUCTURED:
             _fail(key, "unknown parameter")
     out: dict = {"name": name, "description": desc, "substep_hz": hz}
     for key, sub in SCHEMA.items():
         if key not in d:
             _fail(key, "is missing")
         out[key] = _check_section(key, d[key], sub)
+    for key in _STRUCTURED:
+        if key not in d and key == "drivetrain":
+            _fail(key, "is missing")
+        out[key] = _check_structured(key, d.get(key))
     _check_consistency(out)
     return out
 

@@ -96,7 +96,8 @@ def validate(layout: object, path: str = "drivetrain.layout") -> dict:
 
 
 def constants(layout: dict) -> tuple:
-    """(bodies, lsd axles, weights): bodies (wheel indices, k); lsd axles (l, r, pre, pr, cr)."""
+    """(bodies, lsd axles, weights, driven bodies): bodies (wheel indices, k); lsd axles
+    (l, r, pre, pr, cr); driven bodies the indices of the bodies with k > 0."""
     s = layout["front_share"]
     weights = (0.5 * s, 0.5 * s, 0.5 * (1.0 - s), 0.5 * (1.0 - s))
     bodies = []
@@ -110,57 +111,8 @@ def constants(layout: dict) -> tuple:
         bodies.append(((right,), 0.5 * share))
         if diff["type"] == "lsd" and share > 0.0:
             lsds.append((left, right, diff["preload_nm"], diff["power_ratio"], diff["coast_ratio"]))
-    return (tuple(bodies), tuple(lsds), weights)
-
-
-def _body_terms(bodies: tuple, b: list, d: list, cap: list) -> list:
-    out = []
-    for idx, k in bodies:
-        if len(idx) == 1:
-            i = idx[0]
-            out.append((b[i], d[i], cap[i], k))
-        else:
-            i, j = idx
-            out.append((b[i] + b[j], d[i] + d[j], cap[i] + cap[j], k))
-    return out
-
-
-def _locking_torque(
-    terms: list, g: float, eta: float, omega_e: float, t_e: float, h_over_j: float, t_guess: float
-) -> float:
-    """The clutch torque that keeps the clutch locked, with the brakes' modes iterated."""
-    t = t_guess
-    prev = None
-    for _ in range(MAX_ITER):
-        modes = []
-        num = omega_e + h_over_j * t_e
-        den = h_over_j
-        for bj, dj, cj, kj in terms:
-            if kj == 0.0:
-                modes.append(2)
-                continue
-            req = bj + eta * kj * g * t
-            if -cj <= req <= cj:
-                modes.append(0)
-                continue
-            tb = cj if req > 0.0 else -cj
-            modes.append(1 if req > 0.0 else -1)
-            inv = 1.0 / dj
-            num -= g * kj * (bj - tb) * inv
-            den += eta * g * g * kj * kj * inv
-        t = num / den
-        if modes == prev:
-            break
-        prev = modes
-    return t
-
-
-def _solve_body(bj: float, dj: float, cj: float, x: float) -> tuple[float, float, bool]:
-    req = bj + x
-    if -cj <= req <= cj:
-        return 0.0, req, True
-    tb = cj if req > 0.0 else -cj
-    return (req - tb) / dj, tb, False
+    driven = tuple(n for n, (_idx, k) in enumerate(bodies) if k > 0.0)
+    return (tuple(bodies), tuple(lsds), weights, driven)
 
 
 def solve(
@@ -181,51 +133,112 @@ def solve(
     Returns ``(omega', t_brake, held, x_drive, omega_e', t_clutch, clutch_locked, omega_out')``
     with the first four per wheel (lists, order FL, FR, RL, RR).
     """
-    bodies, lsds, weights = k
-    terms = _body_terms(bodies, b, d, cap)
+    bodies, lsds, weights, driven = k
     h_over_j = h / inertia_e
     if g == 0.0 or clutch_cap <= 0.0:
         t_c = 0.0
         locked = False
     else:
-        guess = (
-            t_e if -clutch_cap <= t_e <= clutch_cap else (clutch_cap if t_e > 0.0 else -clutch_cap)
-        )
-        t_req = _locking_torque(terms, g, eta, omega_e, t_e, h_over_j, guess)
-        if -clutch_cap <= t_req <= clutch_cap:
-            t_c, locked = t_req, True
+        # per driven body: (weight k, b, d, C); a merged (locked) axle sums its two wheels
+        dterms = []
+        for n in driven:
+            idx, kj = bodies[n]
+            if len(idx) == 1:
+                i = idx[0]
+                dterms.append((kj, b[i], d[i], cap[i]))
+            else:
+                i, j = idx
+                dterms.append((kj, b[i] + b[j], d[i] + d[j], cap[i] + cap[j]))
+        # the torque that keeps the clutch locked, the brakes' modes iterated from T_c = T_e
+        if -clutch_cap <= t_e <= clutch_cap:
+            t = t_e
         else:
-            t_c, locked = (clutch_cap if t_req > 0.0 else -clutch_cap), False
+            t = clutch_cap if t_e > 0.0 else -clutch_cap
+        eg = eta * g
+        egg = eg * g
+        prev = -1
+        for _ in range(MAX_ITER):
+            modes = 0
+            bit = 1
+            num = omega_e + h_over_j * t_e
+            den = h_over_j
+            for kj, bj, dj, cj in dterms:
+                bit *= 4
+                req = bj + eg * kj * t
+                if -cj <= req <= cj:
+                    continue  # held by its brake: its speed stays 0
+                if req > 0.0:
+                    modes += bit
+                    tb = cj
+                else:
+                    modes += 2 * bit
+                    tb = -cj
+                inv = kj / dj
+                num -= g * (bj - tb) * inv
+                den += egg * kj * inv
+            t = num / den
+            if modes == prev:
+                break
+            prev = modes
+        if -clutch_cap <= t <= clutch_cap:
+            t_c, locked = t, True
+        else:
+            t_c, locked = (clutch_cap if t > 0.0 else -clutch_cap), False
     t_out = eta * g * t_c
     x = [weights[0] * t_out, weights[1] * t_out, weights[2] * t_out, weights[3] * t_out]
-    omega = [0.0, 0.0, 0.0, 0.0]
-    t_b = [0.0, 0.0, 0.0, 0.0]
-    held = [False, False, False, False]
     for left, right, pre, pr, cr in lsds:
-        wl, _tl, hl = _solve_body(b[left], d[left], cap[left], x[left])
-        wr, _tr, hr = _solve_body(b[right], d[right], cap[right], x[right])
-        gl = 0.0 if hl else 1.0 / d[left]
-        gr = 0.0 if hr else 1.0 / d[right]
+        # each wheel's free response to its open-diff torque (the bounded brake solve)
+        xl = x[left]
+        xr = x[right]
+        cl = cap[left]
+        cr_ = cap[right]
+        req = b[left] + xl
+        if -cl <= req <= cl:
+            wl, gl = 0.0, 0.0
+        else:
+            wl = (req - (cl if req > 0.0 else -cl)) / d[left]
+            gl = 1.0 / d[left]
+        req = b[right] + xr
+        if -cr_ <= req <= cr_:
+            wr, gr = 0.0, 0.0
+        else:
+            wr = (req - (cr_ if req > 0.0 else -cr_)) / d[right]
+            gr = 1.0 / d[right]
         if gl + gr == 0.0:
             continue
         t_req = (wl - wr) / (gl + gr)
-        axle_in = x[left] + x[right]
+        axle_in = xl + xr
         lim = pre + (pr if axle_in >= 0.0 else cr) * (axle_in if axle_in >= 0.0 else -axle_in)
         t = t_req if -lim <= t_req <= lim else (lim if t_req > 0.0 else -lim)
-        x[left] -= t
-        x[right] += t
+        x[left] = xl - t
+        x[right] = xr + t
+    omega = [0.0, 0.0, 0.0, 0.0]
+    t_b = [0.0, 0.0, 0.0, 0.0]
+    held = [False, False, False, False]
     omega_out = 0.0
-    for n, (idx, kj) in enumerate(bodies):
+    for idx, kj in bodies:
         if len(idx) == 1:
             i = idx[0]
-            w, tb, hd = _solve_body(b[i], d[i], cap[i], x[i])
-            omega[i], t_b[i], held[i] = w, tb, hd
+            cj = cap[i]
+            req = b[i] + x[i]
+            if -cj <= req <= cj:
+                t_b[i] = req
+                held[i] = True
+                continue
+            tb = cj if req > 0.0 else -cj
+            w = (req - tb) / d[i]
+            omega[i] = w
+            t_b[i] = tb
             omega_out += kj * w
             continue
-        bj, dj, cj, _ = terms[n]
         i, j = idx
-        xb = x[i] + x[j]
-        w, tb, hd = _solve_body(bj, dj, cj, xb)
+        cj = cap[i] + cap[j]
+        req = (b[i] + b[j]) + (x[i] + x[j])
+        if -cj <= req <= cj:
+            w, tb, hd = 0.0, req, True
+        else:
+            tb = cj if req > 0.0 else -cj
+            w, hd = (req - tb) / (d[i] + d[j]), False
         share_i = cap[i] / cj if cj > 0.0 else 0.5
         tb_i = tb * share_i
         tb_j = tb - tb_i

@@ -1,55 +1,107 @@
-"""PROVISIONAL drive: a documented per-axle throttle -> wheel-torque map.
+"""The drivetrain: power unit, clutch, gearbox and differentials, composed per definition.
 
-This stands in for the drivetrain (engine, clutch, gearbox, differentials)
-until the drivetrain issue replaces this module. Its interface is the seam
-that issue keeps: a per-wheel drive torque into the wheel solve
-(:mod:`engine.wheel`), and the wheel speeds coming back.
+This replaces the provisional per-axle throttle map of the four-wheel issue
+(ADR 0038) and keeps its seam: per-wheel drive torques and brake capacities
+go into the bounded wheel solve and the wheel speeds come back — except
+that the driven wheels are now solved *together* with the power unit
+through the clutch, gearbox and differentials (:func:`engine.differential.solve`),
+so the engine's inertia, its drag and a locked axle act inside the substep.
 
-State: ``drive.throttle`` (1), the throttle the "power unit" delivers,
-following the pedal with a first-order lag of time constant τ
-(``drive.response_time_s``), integrated implicitly:
+Definition block ``drivetrain`` (ADR 0070):
 
-    θ' = θ + (pedal - θ)·h/(τ + h)
+* ``power_unit``: :mod:`engine.powertrain` (``engine`` or ``motor``);
+* ``clutch``: :mod:`engine.clutch` (required with an engine; ``null`` for a
+  motor, whose reduction gear is rigid);
+* ``gearbox``: :mod:`engine.gearbox` (``manual``, ``automatic``, ``single``);
+* ``layout``: :mod:`engine.differential` (front share, axle diffs).
 
-Map (an ideal single-speed power unit with an open differential per axle):
+State (group ``drivetrain``): ``drivetrain.throttle`` (1, delivered
+throttle), ``drivetrain.engine_omega`` (rad/s, power-unit speed), and the
+gearbox's integers (:data:`engine.gearbox.FIELDS`).
 
-    T_axle = θ' · share_axle · min(T_max, P_max/max(ω̄_axle, ω_min))
-    T_wheel = T_axle / 2
-
-T_max is the total wheel torque at full throttle (N·m), P_max the power
-(W), ω̄_axle the mean spin of the axle's wheels, share the front share of
-torque (``drive.front_share``; the rear gets 1 - share). There is no engine
-braking and no reverse; the drivetrain issue adds both.
+One substep (called by :mod:`engine.simulation` after the tire terms and
+the assists): the gearbox acts on a request edge or its schedule (from the
+output speed at the start of the substep); commanded throttle = pedal ×
+assist factors × the upshift's throttle lift; the delivered throttle lags
+it; the power unit's torque at its speed; the clutch capacity from the
+power unit's speed and the shift; then the coupled solve.
 """
 
 from __future__ import annotations
 
+from engine import clutch, differential, gearbox, powertrain
+from engine.errors import DefinitionError
 from engine.state import Field
 
-FIELDS = (Field("drive.throttle", "f", "1", "delivered throttle (provisional drive map, lagged)"),)
+FIELDS = (
+    Field("drivetrain.throttle", "f", "1", "throttle the power unit delivers (lagged)"),
+    Field("drivetrain.engine_omega", "f", "rad/s", "power-unit (engine or motor) speed"),
+) + gearbox.FIELDS
 
-OMEGA_MIN = 5.0  # rad/s: below it the power limit is not applied (finite torque at launch)
-
-
-def constants(d: dict) -> tuple[float, float, float, float]:
-    """(front share, T_max N·m, P_max W, τ s)."""
-    return (d["front_share"], d["max_wheel_torque_nm"], d["max_power_w"], d["response_time_s"])
+KEYS = ("power_unit", "clutch", "gearbox", "layout")
 
 
-def update_throttle(k: tuple, theta: float, pedal: float, h: float) -> float:
-    """The lagged delivered throttle after one substep of length ``h``."""
-    return theta + (pedal - theta) * h / (k[3] + h)
+def validate(dt: object, path: str = "drivetrain") -> dict:
+    """A normalised copy of the ``drivetrain`` block; DefinitionError names the bad parameter."""
+    if not isinstance(dt, dict):
+        raise DefinitionError(f"{path}: must be an object")
+    for key in dt:
+        if key not in KEYS:
+            raise DefinitionError(f"{path}.{key}: unknown parameter")
+    for key in KEYS:
+        if key not in dt:
+            raise DefinitionError(f"{path}.{key}: is missing")
+    pu = powertrain.validate(dt["power_unit"], f"{path}.power_unit")
+    if pu["type"] == "engine":
+        if dt["clutch"] is None:
+            raise DefinitionError(f"{path}.clutch: an engine needs a clutch")
+        cl = clutch.validate(dt["clutch"], f"{path}.clutch")
+    else:
+        if dt["clutch"] is not None:
+            raise DefinitionError(f"{path}.clutch: must be null for a motor (rigid reduction)")
+        cl = None
+    return {
+        "power_unit": pu,
+        "clutch": cl,
+        "gearbox": gearbox.validate(dt["gearbox"], f"{path}.gearbox"),
+        "layout": differential.validate(dt["layout"], f"{path}.layout"),
+    }
 
 
-def wheel_torques(
-    k: tuple, theta: float, w_fl: float, w_fr: float, w_rl: float, w_rr: float
-) -> tuple[float, float, float, float]:
-    """Drive torque (N·m) of FL, FR, RL, RR for delivered throttle ``theta`` and wheel spins."""
-    if theta <= 0.0:
-        return (0.0, 0.0, 0.0, 0.0)
-    share, t_max, p_max = k[0], k[1], k[2]
-    wf = max(0.5 * (w_fl + w_fr), OMEGA_MIN)
-    wr = max(0.5 * (w_rl + w_rr), OMEGA_MIN)
-    tf = 0.5 * theta * share * min(t_max, p_max / wf)
-    tr = 0.5 * theta * (1.0 - share) * min(t_max, p_max / wr)
-    return (tf, tf, tr, tr)
+def constants(dt: dict, substep_hz: int) -> tuple:
+    """(power unit, clutch, gearbox, differential constants, is_motor)."""
+    return (
+        powertrain.constants(dt["power_unit"]),
+        clutch.constants(dt["clutch"]),
+        gearbox.constants(dt["gearbox"], substep_hz),
+        differential.constants(dt["layout"]),
+        dt["power_unit"]["type"] == "motor",
+    )
+
+
+def output_speed(k: tuple, omega: tuple) -> float:
+    """Output speed ω_o = Σ k_i·ω_i of the driven wheels (rad/s)."""
+    wt = k[3][2]
+    return wt[0] * omega[0] + wt[1] * omega[1] + wt[2] * omega[2] + wt[3] * omega[3]
+
+
+def initial(k: tuple, omega: tuple) -> tuple[float, float, int]:
+    """(delivered throttle, power-unit speed, gear) for wheels already turning at ``omega``.
+
+    The automatic starts in the gear its closed-throttle schedule picks at that
+    speed, the others in 1st; the power unit turns with the wheels if that is
+    above its clutch's disengage speed, else it idles.
+    """
+    pk, ck, gk = k[0], k[1], k[2]
+    w_out = output_speed(k, omega)
+    gear = 1
+    if gk[0] == "automatic":
+        for _ in range(gk[7]):
+            nxt = gearbox.schedule(gk, gear, w_out, 0.0)
+            if nxt <= gear:
+                break
+            gear = nxt
+    w_e = gearbox.ratio(gk, gear) * w_out
+    if clutch.engagement(ck, w_e) <= 0.0 or w_e < powertrain.idle_omega(pk):
+        w_e = powertrain.idle_omega(pk) if w_e < powertrain.idle_omega(pk) else w_e
+    return 0.0, w_e, gear

@@ -27,13 +27,20 @@ interruption (:func:`throttle_factor`) — so the engine falls towards the new
 gear's speed instead of flaring.
 
 Automatic schedule, from the engine speed the output speed implies in the
-current gear, n_g = |G_g|·ω_o (rpm in the definition), throttle θ:
+current gear, n_g = |G_g|·ω_o (rpm in the definition), and the driver's
+throttle pedal θ (not the throttle delivered after traction control or the
+shift's own lift, which would make the box hunt):
 
 * upshift when n_g > up(θ) = up_light + θ·(up_full - up_light) (gear < n);
 * downshift when n_g < down(θ) likewise (gear > 1);
 * kickdown: θ >= ``kickdown_throttle`` and the next lower gear would turn
   the engine below ``kickdown_rpm``: shift down now.
 
+While the driver brakes (``braking``), the automatic holds its gear — a
+shift would open the clutch and drop the engine's inertia off the driven
+wheels in the middle of a stop — except that once 1st gear itself would
+turn the engine below ``downshift_rpm_light`` (the car is nearly stopped,
+or its wheels are locked) it drops straight to 1st, ready to pull away.
 No new shift starts while one runs. The definition must keep down(θ) below
 the speed an upshift lands on (up(θ)·ratio[g+1]/ratio[g]), or the box would
 hunt; :func:`validate` checks it.
@@ -218,8 +225,11 @@ def update(
     req: int,
     omega_out: float,
     theta: float,
+    braking: bool = False,
 ) -> tuple[int, int, int, int]:
     """One substep of the gearbox: (gear, shift_ticks, shift_up, last_request)."""
+    if shift_ticks == 0 and req == last_req and (gear <= 0 or k[0] != "automatic"):
+        return gear, 0, shift_up, req  # nothing to do (the common case of a manual or single)
     if shift_ticks > 0:
         shift_ticks -= 1
         if shift_ticks == 0:
@@ -228,7 +238,12 @@ def update(
     if req != last_req and req != REQ_NONE:
         new_gear = request(k, gear, req, omega_out)
     elif shift_ticks == 0 and k[0] == "automatic" and gear > 0:
-        new_gear = schedule(k, gear, omega_out, theta)
+        if not braking:
+            new_gear = schedule(k, gear, omega_out, theta)
+        elif gear > 1:
+            w_out = omega_out if omega_out >= 0.0 else -omega_out
+            if k[1][0] * w_out < k[6][2]:
+                new_gear = 1
     if new_gear != gear:
         gear, shift_ticks, shift_up = _start(k, gear, new_gear)
         if k[0] != "automatic":

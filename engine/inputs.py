@@ -6,7 +6,7 @@ in :data:`CHANNELS` order (or a dict name -> value, see
 (the drivetrain issue adds gear requests and assist switches) appends a
 :class:`Channel` and bumps :data:`INPUT_VERSION`, which recordings carry.
 
-Channels of version 1:
+Channels of version 2 (version 1 had the first four):
 
 * ``throttle`` 0..1: driver's throttle pedal (fraction of full).
 * ``brake`` 0..1: service brake pedal (fraction of the brake's capacity).
@@ -14,6 +14,15 @@ Channels of version 1:
   ``steering.max_angle_deg``; positive steers left (ISO 8855, yaw positive
   counter-clockwise seen from above).
 * ``handbrake`` 0..1: handbrake lever (fraction of its capacity, rear wheels).
+* ``gear_request`` 0..5 (integer): 0 none, 1 up, 2 down, 3 neutral,
+  4 reverse, 5 drive (:mod:`engine.gearbox`; acts on the edge, once).
+* ``abs``, ``traction_control``, ``stability_control``, ``steering_assist``
+  -1..1 (integer): -1 off, 0 as the definition's ``assists`` block says,
+  1 on (:mod:`engine.assists`).
+
+A sequence holds the channels in order; it may stop after the
+:data:`DRIVER_CHANNELS` driver channels (throttle, brake, steer, handbrake),
+and the channels it leaves out take their defaults.
 """
 
 from __future__ import annotations
@@ -25,7 +34,7 @@ from dataclasses import dataclass
 from engine.errors import InputError
 
 #: Version of the channel set; bumped whenever a channel is added, removed or changed.
-INPUT_VERSION: int = 1
+INPUT_VERSION: int = 2
 
 
 @dataclass(frozen=True)
@@ -46,7 +55,17 @@ CHANNELS: tuple[Channel, ...] = (
     Channel("brake", 0.0, 1.0, "f", 0.0, "1", "service brake pedal, fraction of capacity"),
     Channel("steer", -1.0, 1.0, "f", 0.0, "1", "road-wheel angle / max angle, positive left"),
     Channel("handbrake", 0.0, 1.0, "f", 0.0, "1", "handbrake, fraction of its capacity (rear)"),
+    Channel(
+        "gear_request", 0, 5, "i", 0, "1", "0 none, 1 up, 2 down, 3 neutral, 4 reverse, 5 drive"
+    ),
+    Channel("abs", -1, 1, "i", 0, "1", "ABS: -1 off, 0 as defined, 1 on"),
+    Channel("traction_control", -1, 1, "i", 0, "1", "traction control: -1 off, 0 as defined, 1 on"),
+    Channel("stability_control", -1, 1, "i", 0, "1", "stability control: -1 off, 0 defined, 1 on"),
+    Channel("steering_assist", -1, 1, "i", 0, "1", "steering assist: -1 off, 0 as defined, 1 on"),
 )
+
+#: How many leading channels a sequence must hold (the driver's controls).
+DRIVER_CHANNELS: int = 4
 
 CHANNEL_NAMES: tuple[str, ...] = tuple(c.name for c in CHANNELS)
 CHANNEL_INDEX: dict[str, int] = {c.name: i for i, c in enumerate(CHANNELS)}
@@ -73,12 +92,14 @@ def validate_inputs(values: Sequence) -> tuple:
     """The validated inputs as a tuple in CHANNELS order; InputError names the bad channel."""
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
         raise InputError(f"inputs: must be a sequence of {len(CHANNELS)} values")
-    if len(values) != len(CHANNELS):
+    n = len(values)
+    if not DRIVER_CHANNELS <= n <= len(CHANNELS):
         raise InputError(
-            f"inputs: expected {len(CHANNELS)} values ({', '.join(CHANNEL_NAMES)}), "
-            f"got {len(values)}"
+            f"inputs: expected {DRIVER_CHANNELS} to {len(CHANNELS)} values "
+            f"({', '.join(CHANNEL_NAMES)}), got {n}"
         )
-    return tuple(_check(ch, v) for ch, v in zip(CHANNELS, values, strict=True))
+    out = tuple(_check(ch, v) for ch, v in zip(CHANNELS[:n], values, strict=True))
+    return out + DEFAULTS[n:]
 
 
 def inputs_from_mapping(values: Mapping) -> tuple:

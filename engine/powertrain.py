@@ -253,8 +253,33 @@ def motor_torque(k: tuple, omega: float, theta: float, direction: float) -> floa
 
 def torque(k: tuple, omega: float, theta: float, direction: float = 1.0) -> tuple[float, float]:
     """(crank torque N·m, throttle actually used) of the power unit at ``omega``."""
-    if k[0] == "engine":
-        th = engine_throttle(k, omega, theta)
-        full = full_load(k, omega) if omega > 0.0 else full_load(k, 0.0)
-        return th * full + (1.0 - th) * engine_drag(k, omega), th
-    return motor_torque(k, omega, theta, direction), theta
+    if k[0] != "engine":
+        return motor_torque(k, omega, theta, direction), theta
+    # engine_throttle, full_load and engine_drag, inlined (the hot path)
+    w_idle = k[1]
+    gov = k[10] * (w_idle - omega)
+    th = theta if theta >= gov else gov
+    if th > 1.0:
+        th = 1.0
+    if omega > k[2]:
+        cut = 1.0 - (omega - k[2]) * k[11]
+        th *= cut if cut > 0.0 else 0.0
+    w, t = k[5], k[6]
+    if omega <= w[0]:
+        full = t[0]
+    else:
+        n = len(w) - 1
+        if omega >= w[n]:
+            full = t[n]
+        else:
+            i = 0
+            while omega > w[i + 1]:
+                i += 1
+            full = t[i] + k[7][i] * (omega - w[i])
+    if omega <= 0.0:
+        drag = 0.0
+    elif omega < w_idle:
+        drag = -k[8] * omega / w_idle
+    else:
+        drag = -(k[8] + k[9] * (omega - w_idle))
+    return th * full + (1.0 - th) * drag, th

@@ -15,13 +15,19 @@ One substep, in this fixed order (each stage reports to a probe, if any):
    (:mod:`engine.load_transfer`, :mod:`engine.aero`).
 3. ``tire_forces``: hub velocities in each wheel frame; the spring force of
    each deflected contact patch (:mod:`engine.tire`).
-4. ``wheel_solve``: per wheel, the implicit relaxation + damping of the
-   patch with the wheel's spin and the bounded brake/rolling-resistance
-   constraint (:mod:`engine.wheel`), drive torque from :mod:`engine.drive`;
-   then the deflection update and its saturation at the sliding slip.
+   Then ``assists`` (:mod:`engine.assists`, stateless): stability control
+   adds a brake torque to one wheel's capacity and a throttle cut, ABS
+   scales each brake capacity, traction control scales the throttle.
+4. ``drivetrain`` + ``wheel_solve``: the gearbox (:mod:`engine.gearbox`),
+   the power unit's torque (:mod:`engine.powertrain`), the clutch capacity
+   (:mod:`engine.clutch`), then the coupled solve of power unit, clutch,
+   differentials and the four wheels, each wheel with the implicit
+   relaxation + damping of its patch and its bounded brake/rolling-resistance
+   constraint (:mod:`engine.differential`, :mod:`engine.wheel`); then the
+   deflection update and its saturation at the sliding slip.
 5. ``body_integration``: Newton–Euler for the body (semi-implicit Euler,
    :mod:`engine.body`), roll and pitch (:mod:`engine.suspension`),
-   compliance steer and the provisional drive state.
+   compliance steer and the drivetrain state (:mod:`engine.drive`).
 
 Why this scheme (ADR-0037): the stiff parts of the tire/wheel loop (the
 relaxation term, the low-speed damper, the brake) are implicit or exact
@@ -43,15 +49,19 @@ from math import isfinite, sqrt
 
 from engine import (
     aero,
+    assists,
     body,
     brakes,
+    clutch,
+    differential,
     drive,
+    gearbox,
     load_transfer,
+    powertrain,
     smath,
     steering,
     suspension,
     tire,
-    wheel,
 )
 from engine.definition import definition_hash, validate_definition
 from engine.errors import DefinitionError, SkidpadError
@@ -63,14 +73,19 @@ from engine.vehicle_layout import (  # noqa: E402,F401  (re-exported for callers
     I_AY,
     I_DC_FL,
     I_DC_FR,
+    I_ENGINE,
+    I_GEAR,
     I_HC,
     I_HS,
+    I_LAST_REQ,
     I_OMEGA,
     I_PITCH,
     I_PITCH_RATE,
     I_R,
     I_ROLL,
     I_ROLL_RATE,
+    I_SHIFT,
+    I_SHIFT_UP,
     I_THROTTLE,
     I_UX,
     I_UY,
@@ -85,6 +100,7 @@ from engine.vehicle_layout import (  # noqa: E402,F401  (re-exported for callers
 )
 
 G = load_transfer.G
+BRAKING_PEDAL = 0.05  # brake pedal above which the automatic holds its gear (engine.gearbox)
 
 #: Initial-condition keys: name -> (default, meaning).
 INITIAL_KEYS: dict[str, tuple[object, str]] = {
@@ -163,6 +179,7 @@ class Simulation:
         self.state = self._initial_state()
         self.inputs: tuple = DEFAULTS
         self._steer_in = 0.0
+        self._steer_used = 0.0
         self._host_angles = None
         self._host_update(DEFAULTS)
         self._derived: list = self._derived_zero()
@@ -201,7 +218,14 @@ class Simulation:
         self._inertia = (inertia_f, inertia_f, inertia_r, inertia_r)
         self._brake_k = brakes.constants(d["brakes"])
         self._aero_k = aero.constants(d["aero"])
-        self._drive_k = drive.constants(d["drive"])
+        self._drive_k = drive.constants(d["drivetrain"], self.substep_hz)
+        self._j_e = powertrain.inertia(self._drive_k[0])
+        wts = self._drive_k[3][2]
+        self._driven = tuple(i for i in range(4) if wts[i] > 0.0)
+        self._radii = tuple(self._tire_k[i][tire.K_R] for i in range(4))
+        self._assist_k = assists.constants(d["assists"])
+        self._abs_idle = (1.0, 1.0, 1.0, 1.0)
+        self._wheelbase = lt["L"]
         toe_r = d["steering"]["toe_rear_deg"] * steering.DEG
         self._steer_k = steering.constants(d["steering"], lt["L"], lt["tf"], toe_r)
         # Per-wheel folded tuple for the hot loop.
@@ -253,26 +277,45 @@ class Simulation:
         for i in range(4):
             x_i, y_i = self.wheel_pos[i]
             st[I_OMEGA[i]] = (v - r * y_i) / self._tire_k[i][tire.K_R]
+        omega = tuple(st[I_OMEGA[i]] for i in range(4))
+        st[I_THROTTLE], st[I_ENGINE], st[I_GEAR] = drive.initial(self._drive_k, omega)
         return st
 
     def _derived_zero(self) -> list:
-        # Per wheel: fz, fx, fy, mz, brake torque, capacity, held(0/1), drive torque, vx, vsy.
-        return [0.0] * 40 + [0.0, 0.0, 0.0]
+        # Per wheel: fz, fx, fy, mz, brake torque, capacity, held(0/1), drive torque, vx, vsy;
+        # then dvx, dvy, dr; then the drivetrain and assists (see telemetry): engine torque,
+        # clutch torque, clutch locked, throttle burnt, ABS factor x4, TC factor, ESC yaw
+        # error, ESC torque, ESC wheel, steering-assist factor.
+        return [0.0] * 40 + [0.0, 0.0, 0.0] + [0.0] * 13
 
     # ------------------------------------------------------------------ stepping
     def _host_update(self, inputs: tuple) -> None:
         throttle, brake, steer, handbrake = inputs[0], inputs[1], inputs[2], inputs[3]
-        # The steering geometry depends on the steer input only: recompute it when it changes.
-        # (compared bit for bit: -0.0 and 0.0 are different inputs)
-        if self._host_angles is None or float_bits(steer) != float_bits(self._steer_in):
-            delta, angles = steering.host_angles(self._steer_k, steer)
-            self._delta_ref = delta
-            self._host_angles = angles
-            self._steer_in = steer
-        delta = self._delta_ref
+        self._steer_in = steer
+        self._set_steer(steer)
+        self._sa_scale = 1.0
         self._caps = brakes.capacities(self._brake_k, brake, handbrake)
         self._pedal = throttle
+        self._braking = brake > BRAKING_PEDAL
+        self._gear_req = inputs[4]
+        ak = self._assist_k
+        self._abs_on = assists.switch(ak[0], inputs[5])
+        self._tc_on = assists.switch(ak[1], inputs[6])
+        self._esc_on = assists.switch(ak[2], inputs[7])
+        self._sa_on = assists.switch(ak[3], inputs[8])
+
+    def _set_steer(self, steer: float) -> None:
+        """Road-wheel angles (and what depends on them) for the steer fraction ``steer``."""
+        # The steering geometry depends on the steer fraction only: recompute it when it
+        # changes (compared bit for bit: -0.0 and 0.0 are different inputs).
+        if self._host_angles is not None and float_bits(steer) == float_bits(self._steer_used):
+            return
+        delta, angles = steering.host_angles(self._steer_k, steer)
+        self._steer_used = steer
+        self._delta_ref = delta
+        self._host_angles = angles
         self._jack = self._steer_k[7] * delta
+        self._tan_d_l = smath.tan(delta) / self._wheelbase if delta != 0.0 else 0.0
 
     def substeps_in(self, k: int) -> int:
         """Substeps in host step ``k``: (k+1)·S//H - k·S//H."""
@@ -309,7 +352,18 @@ class Simulation:
         r = st[I_R]
         hc = st[I_HC]
         hs = st[I_HS]
-        # 1. steering: host-step angles rotated by the compliance states (series, no trig)
+        # 1. steering: host-step angles rotated by the compliance states (series, no trig);
+        #    the steering assist caps the angle at L·a_lim/V² (angles recomputed if it acts)
+        if self._sa_on and self._steer_in != 0.0:
+            sa = assists.steer_scale(
+                self._wheelbase,
+                self._assist_k[7],
+                self._steer_in * self._steer_k[0],
+                sqrt(vx * vx + vy * vy),
+            )
+            self._sa_scale = sa
+            if self._steer_in * sa != self._steer_used:
+                self._set_steer(self._steer_in * sa)
         dc_fl = st[I_DC_FL]
         dc_fr = st[I_DC_FR]
         (d_fl, c_fl, s_fl), (d_fr, c_fr, s_fr), rl, rr = self._host_angles
@@ -341,21 +395,25 @@ class Simulation:
         )
         if probe is not None:
             probe.stage("load_transfer", fz)
-        # drive torques from the (provisional) drive, fed the current wheel spins
+        # 3. tire terms per wheel: hub velocity in the wheel frame, the patch spring force,
+        #    and the longitudinal force's dependence on the new spin, F_x' = P + Q·ω'
         w0, w1, w2, w3 = st[I_OMEGA[0]], st[I_OMEGA[1]], st[I_OMEGA[2]], st[I_OMEGA[3]]
         omega = (w0, w1, w2, w3)
-        theta = drive.update_throttle(self._drive_k, st[I_THROTTLE], self._pedal, h)
-        t_drive = drive.wheel_torques(self._drive_k, theta, w0, w1, w2, w3)
-        # 3 + 4. per wheel: hub velocity, patch spring force, wheel solve, deflection update
         surface = self.surface
         caps = self._caps
         derived = self._derived
         spring = [0.0] * 8
         out = [0.0] * 12  # omega', ux', uy' per wheel
         forces = [0.0] * 12  # fx, fy, mz per wheel (wheel frame)
+        terms: list = [None, None, None, None]
+        b = [0.0, 0.0, 0.0, 0.0]
+        dg = [0.0, 0.0, 0.0, 0.0]
+        cap = [0.0, 0.0, 0.0, 0.0]
+        vxs = [0.0, 0.0, 0.0, 0.0]
+        vsys = [0.0, 0.0, 0.0, 0.0]
         load_terms = tire.load_terms
         shape = tire.shape
-        solve = wheel.bounded_solve
+        per_wheel = self._per_wheel
         for i in range(4):
             (
                 x_i,
@@ -376,19 +434,19 @@ class Simulation:
                 rr_arm,
                 inv_sx,
                 e_shape,
-            ) = self._per_wheel[i]
+            ) = per_wheel[i]
             c = cos_w[i]
             s = sin_w[i]
             hvx = vx - r * y_i
             hvy = vy + r * x_i
             v_x = hvx * c + hvy * s
             v_sy = hvy * c - hvx * s
-            ux = st[I_UX[i]]
-            uy = st[I_UY[i]]
+            vxs[i] = v_x
+            vsys[i] = v_sy
             f_z = fz[i]
-            w_i = omega[i]
-            t_d = t_drive[i]
             if f_z > 0.0:
+                ux = st[I_UX[i]]
+                uy = st[I_UY[i]]
                 dx, dy, kxs, kys = load_terms(k, f_z, surface)
                 phx = kxs * ux
                 phy = kys * uy
@@ -406,51 +464,199 @@ class Simulation:
                     cyd = c_y * fade
                 relax_x = 1.0 / (1.0 + abs_v * h_sx)
                 relax_y = 1.0 / (1.0 + abs_v * h_sy)
-                uy_n = relax_y * (uy - h * v_sy)
-                cap = caps[i] + rr_arm * f_z
                 rate_x = -v_x - abs_v * ux * inv_sx
-                rho_cap2 = rho_cap * rho_cap
-                while True:
-                    # Pass 1 with the low-speed damper; if the patch turns out to slide
-                    # (deflection past the cap), pass 2 without it: a sliding patch does
-                    # not deflect further, so the damper sees no rate and adds no force.
-                    q = cxd * relax_x * rad
-                    p = fx0 + cxd * relax_x * rate_x
-                    w_n, t_b, held = solve(a_i, w_i, t_d - rad * p, a_i + rad * q, cap)
-                    ux_n = relax_x * (ux + h * (rad * w_n - v_x))
-                    px = kxs * ux_n
-                    py = kys * uy_n
-                    r2 = px * px + py * py
-                    if r2 <= rho_cap2:
-                        break
-                    if cxd == 0.0 and cyd == 0.0:
-                        scale = rho_cap / sqrt(r2)
-                        ux_n *= scale
-                        uy_n *= scale
-                        break
-                    cxd = 0.0
-                    cyd = 0.0
+                q = cxd * relax_x * rad
+                p = fx0 + cxd * relax_x * rate_x
+                mzk = -t0 / (1.0 + rho * rho * inv_rt2)
+                terms[i] = (
+                    kxs,
+                    kys,
+                    relax_x,
+                    relax_y * (uy - h * v_sy),
+                    cxd,
+                    cyd,
+                    p,
+                    q,
+                    ux,
+                    uy,
+                    mzk,
+                    fy0,
+                    rad,
+                    rho_cap,
+                )
+                b[i] = a_i * omega[i] - rad * p
+                dg[i] = a_i + rad * q
+                cap[i] = caps[i] + rr_arm * f_z
+                spring[2 * i] = fx0
+                spring[2 * i + 1] = fy0
+            else:  # wheel off the ground: no force, the patch relaxes, the wheel spins freely
+                b[i] = a_i * omega[i]
+                dg[i] = a_i
+                cap[i] = caps[i]
+        if probe is not None:
+            probe.stage("tire_forces", tuple(spring))
+        # assists: stateless stages on this substep's brake capacities and throttle
+        ak = self._assist_k
+        speed = sqrt(vx * vx + vy * vy)
+        esc_err = 0.0
+        esc_t = 0.0
+        esc_w = -1
+        esc_f = 1.0
+        tc_f = 1.0
+        abs_sc = self._abs_idle
+        if self._esc_on:
+            esc_err, esc_t, esc_w, esc_f = assists.esc(ak[6], vx, r, self._tan_d_l)
+            if esc_w >= 0:
+                cap[esc_w] += esc_t
+        if self._abs_on:
+            abs_sc = assists.abs_scales(ak[4], self._radii, omega, vxs, speed)
+            cap[0] *= abs_sc[0]
+            cap[1] *= abs_sc[1]
+            cap[2] *= abs_sc[2]
+            cap[3] *= abs_sc[3]
+        if self._tc_on:
+            worst = assists.max_drive_slip(self._radii, omega, vxs, self._driven)
+            tc_f = assists.tc_scale(ak[5], worst)
+        if probe is not None:
+            probe.stage("assists", tuple(abs_sc) + (tc_f, esc_err, esc_t, esc_f, self._sa_scale))
+        # 4. the drivetrain (gearbox, power unit, clutch) and the coupled wheel solve
+        pk, ck, gk, dfk, _motor = self._drive_k
+        wts = dfk[2]
+        w_out = wts[0] * w0 + wts[1] * w1 + wts[2] * w2 + wts[3] * w3
+        gear, shift, shift_up, last_req = gearbox.update(
+            gk,
+            st[I_GEAR],
+            st[I_SHIFT],
+            st[I_SHIFT_UP],
+            st[I_LAST_REQ],
+            self._gear_req,
+            w_out,
+            self._pedal,
+            self._braking,
+        )
+        command = self._pedal * tc_f * esc_f * gearbox.throttle_factor(gk, shift, shift_up)
+        theta = powertrain.update_throttle(pk, st[I_THROTTLE], command, h)
+        w_e = st[I_ENGINE]
+        t_e, th_used = powertrain.torque(pk, w_e, theta)
+        g = gearbox.ratio(gk, gear)
+        c_cap = clutch.capacity(ck, w_e, gearbox.clutch_factor(gk, shift), theta)
+        j_e = self._j_e
+        eta = gk[3]
+        solve = differential.solve
+        om, t_b, held, t_d, w_e_n, t_c, c_locked, _w_o = solve(
+            dfk, b, dg, cap, g, eta, w_e, t_e, j_e, c_cap, h
+        )
+        # deflection update; a patch that would deflect past its sliding cap slides: it is
+        # solved again without the low-speed damper (a sliding patch does not deflect
+        # further, so the damper sees no rate); still past the cap, it is scaled back to it
+        redo = False
+        for i in range(4):
+            tm = terms[i]
+            w_n = om[i]
+            j = 3 * i
+            if tm is None:
+                fx = fy = mz = ux_n = uy_n = 0.0
+            else:
+                kxs, kys, relax_x, uy_n, cxd, cyd, p, q, ux, uy, mzk, fy0, rad, rho_cap = tm
+                ux_n = relax_x * (ux + h * (rad * w_n - vxs[i]))
+                px = kxs * ux_n
+                py = kys * uy_n
+                r2 = px * px + py * py
+                if r2 > rho_cap * rho_cap:
+                    if cxd != 0.0 or cyd != 0.0:
+                        # the patch slides: solve again without this wheel's damper
+                        p = spring[2 * i]
+                        terms[i] = (
+                            kxs,
+                            kys,
+                            relax_x,
+                            uy_n,
+                            0.0,
+                            0.0,
+                            p,
+                            0.0,
+                            ux,
+                            uy,
+                            mzk,
+                            fy0,
+                            rad,
+                            rho_cap,
+                        )
+                        a_i = per_wheel[i][5]
+                        b[i] = a_i * omega[i] - rad * p
+                        dg[i] = a_i
+                        redo = True
+                    scale = rho_cap / sqrt(r2)
+                    ux_n *= scale
+                    uy_n *= scale
                 fx = p + q * w_n
                 fy = fy0 + cyd * (uy_n - uy) * inv_h
-                mz = -t0 / (1.0 + rho * rho * inv_rt2) * fy
-            else:  # wheel off the ground: no force, the patch relaxes, the wheel spins freely
-                fx0 = fy0 = 0.0
-                cap = caps[i]
-                w_n, t_b, held = solve(a_i, w_i, t_d, a_i, cap)
-                fx = fy = mz = ux_n = uy_n = 0.0
-            spring[2 * i] = fx0
-            spring[2 * i + 1] = fy0
-            j = 3 * i
+                mz = mzk * fy
             out[j] = w_n
             out[j + 1] = ux_n
             out[j + 2] = uy_n
             forces[j] = fx
             forces[j + 1] = fy
             forces[j + 2] = mz
-            j = 10 * i
-            derived[j : j + 10] = (f_z, fx, fy, mz, t_b, cap, 1.0 if held else 0.0, t_d, v_x, v_sy)
+        if redo:
+            om, t_b, held, t_d, w_e_n, t_c, c_locked, _w_o = solve(
+                dfk, b, dg, cap, g, eta, w_e, t_e, j_e, c_cap, h
+            )
+            for i in range(4):
+                tm = terms[i]
+                w_n = om[i]
+                j = 3 * i
+                out[j] = w_n
+                if tm is None:
+                    continue
+                kxs, kys, relax_x, uy_n, cxd, cyd, p, q, ux, uy, mzk, fy0, rad, rho_cap = tm
+                ux_n = relax_x * (ux + h * (rad * w_n - vxs[i]))
+                px = kxs * ux_n
+                py = kys * uy_n
+                r2 = px * px + py * py
+                if r2 > rho_cap * rho_cap:
+                    scale = rho_cap / sqrt(r2)
+                    ux_n *= scale
+                    uy_n *= scale
+                fy = fy0 + cyd * (uy_n - uy) * inv_h
+                out[j + 1] = ux_n
+                out[j + 2] = uy_n
+                forces[j] = p + q * w_n
+                forces[j + 1] = fy
+                forces[j + 2] = mzk * fy
+        if not _motor and w_e_n < 0.0:
+            w_e_n = 0.0  # an engine does not turn backwards
+        for i in range(4):
+            j = 3 * i
+            derived[10 * i : 10 * i + 10] = (
+                fz[i],
+                forces[j],
+                forces[j + 1],
+                forces[j + 2],
+                t_b[i],
+                cap[i],
+                1.0 if held[i] else 0.0,
+                t_d[i],
+                vxs[i],
+                vsys[i],
+            )
+        derived[43:56] = (
+            t_e,
+            t_c,
+            1.0 if c_locked else 0.0,
+            th_used,
+            abs_sc[0],
+            abs_sc[1],
+            abs_sc[2],
+            abs_sc[3],
+            tc_f,
+            esc_err,
+            esc_t,
+            float(esc_w),
+            self._sa_scale,
+        )
         if probe is not None:
-            probe.stage("tire_forces", tuple(spring))
+            probe.stage("drivetrain", (w_e_n, t_e, t_c, g, float(gear)))
             probe.stage(
                 "wheel_solve",
                 tuple(out[0::3])
@@ -531,6 +737,7 @@ class Simulation:
             + dc_fl
             + dc_fr
             + theta
+            + w_e_n
         )
         for i in range(4):
             j = 3 * i
@@ -542,6 +749,11 @@ class Simulation:
             st[I_UY[i]] = uy_n
             chk += w_n + ux_n + uy_n
         st[I_THROTTLE] = theta
+        st[I_ENGINE] = w_e_n
+        st[I_GEAR] = gear
+        st[I_SHIFT] = shift
+        st[I_SHIFT_UP] = shift_up
+        st[I_LAST_REQ] = last_req
         derived[40] = dvx
         derived[41] = dvy
         derived[42] = dr

@@ -16,6 +16,22 @@ regularised below 0.5 m/s — the tire itself works from its deflection),
 rolling resistance), ``brake_capacity`` its bound, ``locked`` True when the
 constraint held the wheel exactly still, ``drive_torque`` (N·m),
 ``deflection_x``/``deflection_y`` (m).
+
+Drivetrain: ``engine_omega`` (rad/s) and ``engine_rpm`` of the power unit,
+``engine_torque`` its crank torque (N·m, negative = engine braking or
+regeneration), ``gear`` (-1 reverse, 0 neutral, 1..n), ``shifting`` (a
+shift is running), ``upshift_interruption`` (an upshift's torque
+interruption is running), ``clutch_torque`` (N·m, engine side) and
+``clutch_locked``, ``throttle_effective`` (the throttle the power unit burns
+after traction control, stability control, the shift lift, the idle
+governor and the rev limiter).
+
+Assists (seed 003's channels): ``abs_activity`` per wheel (1 - the ABS
+factor on its brake capacity; 0 when idle), ``tc_activity`` (1 - the
+traction-control throttle factor), ``esc_yaw_error`` (rad/s, yaw rate minus
+the reference), ``esc_brake_torque`` (N·m) and ``esc_wheel`` (index 0..3 of
+the wheel it brakes, -1 for none), ``steer_assist_scale`` (the steering
+assist's factor on the steer input, 1 when it does not act).
 """
 
 from __future__ import annotations
@@ -29,10 +45,14 @@ from engine.vehicle_layout import (
     I_AY,
     I_DC_FL,
     I_DC_FR,
+    I_ENGINE,
+    I_GEAR,
     I_OMEGA,
     I_PITCH,
     I_R,
     I_ROLL,
+    I_SHIFT,
+    I_SHIFT_UP,
     I_THROTTLE,
     I_UX,
     I_UY,
@@ -44,6 +64,7 @@ from engine.vehicle_layout import (
 )
 
 V_REG = 0.5  # m/s, regularisation speed of the reported kinematic slips
+RPM_PER_RADPS = 9.549296585513721  # 60/(2π)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +102,21 @@ class Telemetry:
     drive_torque: tuple
     deflection_x: tuple
     deflection_y: tuple
+    engine_omega: float
+    engine_rpm: float
+    engine_torque: float
+    gear: int
+    shifting: bool
+    upshift_interruption: bool
+    clutch_torque: float
+    clutch_locked: bool
+    throttle_effective: float
+    abs_activity: tuple
+    tc_activity: float
+    esc_yaw_error: float
+    esc_brake_torque: float
+    esc_wheel: int
+    steer_assist_scale: float
 
     def as_dict(self) -> dict:
         """Telemetry as a plain dict (tuples become lists)."""
@@ -144,4 +180,19 @@ def build_telemetry(sim) -> Telemetry:  # noqa: ANN001  (engine.simulation.Simul
         drive_torque=(d[7], d[17], d[27], d[37]),
         deflection_x=(st[ux[0]], st[ux[1]], st[ux[2]], st[ux[3]]),
         deflection_y=(st[uy[0]], st[uy[1]], st[uy[2]], st[uy[3]]),
+        engine_omega=st[I_ENGINE],
+        engine_rpm=st[I_ENGINE] * RPM_PER_RADPS,
+        engine_torque=d[43],
+        gear=st[I_GEAR],
+        shifting=st[I_SHIFT] > 0,
+        upshift_interruption=st[I_SHIFT_UP] == 1 and st[I_SHIFT] > 0,
+        clutch_torque=d[44],
+        clutch_locked=d[45] == 1.0,
+        throttle_effective=d[46],
+        abs_activity=(1.0 - d[47], 1.0 - d[48], 1.0 - d[49], 1.0 - d[50]),
+        tc_activity=1.0 - d[51],
+        esc_yaw_error=d[52],
+        esc_brake_torque=d[53],
+        esc_wheel=int(d[54]),
+        steer_assist_scale=d[55],
     )

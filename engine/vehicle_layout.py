@@ -1,10 +1,12 @@
 """The vehicle's state layout: one fixed, named layout for every preset (ADR 0039).
 
 Built from each subsystem's ``FIELDS`` in this order: ``body``, ``suspension``,
-``steer``, ``wheel``, ``tire``, ``drive``. The ``I_*`` constants are the slots
-the hot path indexes; everything else speaks in names. Bump
-:data:`LAYOUT_VERSION` whenever fields, order or meaning change (the
-drivetrain issue replaces the ``drive`` group).
+``steer``, ``wheel``, ``tire``, ``drivetrain``. The ``I_*`` constants are the
+slots the hot path indexes; everything else speaks in names. Bump
+:data:`LAYOUT_VERSION` whenever fields, order or meaning change. Version 2:
+the drivetrain (:mod:`engine.drive`) replaced the provisional ``drive``
+group with ``drivetrain.throttle``, ``drivetrain.engine_omega`` and the
+gearbox's integer state (ADR 0070).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from engine import body, drive, steering, suspension, tire, wheel
 from engine.state import StateLayout
 
 #: Bumped whenever the state layout (fields, order, meaning) changes.
-LAYOUT_VERSION = 1
+LAYOUT_VERSION = 2
 
 LAYOUT = StateLayout(
     LAYOUT_VERSION,
@@ -43,4 +45,9 @@ I_DC_FL, I_DC_FR = _I["steer.FL.compliance"], _I["steer.FR.compliance"]
 I_OMEGA = tuple(_I[f"wheel.{w}.omega"] for w in WHEELS)
 I_UX = tuple(_I[f"tire.{w}.ux"] for w in WHEELS)
 I_UY = tuple(_I[f"tire.{w}.uy"] for w in WHEELS)
-I_THROTTLE = _I["drive.throttle"]
+I_THROTTLE = _I["drivetrain.throttle"]
+I_ENGINE = _I["drivetrain.engine_omega"]
+I_GEAR = _I["drivetrain.gear"]
+I_SHIFT = _I["drivetrain.shift_ticks"]
+I_SHIFT_UP = _I["drivetrain.shift_up"]
+I_LAST_REQ = _I["drivetrain.last_request"]

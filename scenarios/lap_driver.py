@@ -159,6 +159,9 @@ class LapDriver:
             want_b = min(want_b, self.brake - 2.0 * PEDAL_RATE)
         self.throttle = _clamp(want_t, self.throttle - PEDAL_RATE, self.throttle + PEDAL_RATE)
         self.brake = _clamp(want_b, self.brake - PEDAL_RATE, self.brake + PEDAL_RATE)
+        # easing a brake that is already off must not push the pedal below 0 (engine braking
+        # can bring a driven wheel's slip below LOCK_SLIP with no brake applied)
+        self.brake = _clamp(self.brake, 0.0, 1.0)
         return self.throttle, self.brake
 
     def _observe(self, step: int, telemetry: object) -> tuple[float, float, float, float, float]:

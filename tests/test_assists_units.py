@@ -73,8 +73,12 @@ def test_esc_reference_is_capped_by_friction():
 @pytest.mark.parametrize("v", [10.0, 20.0, 40.0])
 def test_steering_assist_cap_holds(v):
     delta = 0.4
-    s = assists.steer_scale(L, 8.0, delta, v)
-    assert delta * s == pytest.approx(L * 8.0 / (v * v), rel=1e-12)
+    cap = L * 8.0 / (v * v)
+    for dv in (0.0, 0.001, 0.0199):
+        angle = delta * assists.steer_scale(L, 8.0, delta, v + dv)
+        # never above the cap; below it by at most the speed step's share
+        assert cap * (v / (v + assists.V_STEER_STEP)) ** 2 * (1 - 1e-12) <= angle
+        assert angle <= L * 8.0 / ((v + dv) * (v + dv)) * (1 + 1e-12)
     assert assists.steer_scale(L, 8.0, 0.001, v) == 1.0
 
 

@@ -172,6 +172,8 @@ def test_two_recordings_with_different_inputs(rec) -> None:
         "steering",
         "load_transfer",
         "tire_forces",
+        "assists",
+        "drivetrain",
         "wheel_solve",
         "body_integration",
     }

@@ -132,11 +132,20 @@ def test_power_unit_validation_names_the_parameter(patch, message):
 
 
 def test_clutch_engagement_ramps_with_engine_speed():
-    k = clutch.constants({"max_torque_nm": 500.0, "disengage_rpm": 1000.0, "engage_rpm": 2000.0})
-    assert clutch.capacity(k, 900.0 * RPM, 1.0) == 0.0
-    assert clutch.capacity(k, 1500.0 * RPM, 1.0) == pytest.approx(250.0)
-    assert clutch.capacity(k, 3000.0 * RPM, 1.0) == 500.0
-    assert clutch.capacity(k, 3000.0 * RPM, 0.0) == 0.0
+    c = {"max_torque_nm": 500.0, "disengage_rpm": 1000.0, "engage_rpm": 2000.0}
+    k = clutch.constants(clutch.validate(dict(c, closed_throttle_span=0.1)))
+    assert clutch.capacity(k, 900.0 * RPM, 1.0, 1.0) == 0.0
+    assert clutch.capacity(k, 1500.0 * RPM, 1.0, 1.0) == pytest.approx(250.0)
+    assert clutch.capacity(k, 3000.0 * RPM, 1.0, 1.0) == 500.0
+    assert clutch.capacity(k, 3000.0 * RPM, 0.0, 1.0) == 0.0  # a shift has it open
+    # throttle closed: fully engaged just above the disengage speed (engine braking)
+    assert clutch.capacity(k, 1100.0 * RPM, 1.0, 0.0) == pytest.approx(500.0)
+    assert clutch.capacity(k, 1050.0 * RPM, 1.0, 0.0) == pytest.approx(250.0)
+    # a centrifugal clutch (span 1): the bite depends on engine speed only
+    kc = clutch.constants(clutch.validate(dict(c, closed_throttle_span=1.0)))
+    assert clutch.capacity(kc, 1500.0 * RPM, 1.0, 0.0) == pytest.approx(250.0)
+    with pytest.raises(DefinitionError, match="drivetrain.clutch.closed_throttle_span: is missing"):
+        clutch.validate(c)
     rigid = clutch.constants(None)
     assert clutch.capacity(rigid, 0.0, 1.0) == clutch.RIGID
 
@@ -332,3 +341,15 @@ def test_gearbox_validation_rejects_a_hunting_schedule():
     g = dict(AUTO, downshift_rpm_full=5000.0)
     with pytest.raises(DefinitionError, match="downshift_rpm_full: must be below"):
         gearbox.validate(g)
+
+
+def test_engine_torque_is_the_governed_full_load_blended_with_drag():
+    # torque() inlines the three parts for speed: it must equal their composition exactly
+    k = eng()
+    for rpm in (0.0, 100.0, 700.0, 800.0, 1000.0, 2500.0, 6999.0, 7050.0, 7140.0, 9000.0):
+        w = rpm * RPM
+        for theta in (0.0, 0.25, 1.0):
+            t, used = powertrain.torque(k, w, theta)
+            th = powertrain.engine_throttle(k, w, theta)
+            assert used == th
+            assert t == th * powertrain.full_load(k, w) + (1.0 - th) * powertrain.engine_drag(k, w)

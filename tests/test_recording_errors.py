@@ -28,7 +28,7 @@ from replay.recording import Recording, RecordingError
 def _valid_doc() -> dict:
     definition = engine_definition.load_preset("kart")
     frames = [tuple(c.default for c in engine_inputs.CHANNELS)] * 5
-    frames += [(0.5, 0.0, 0.1, 0.0)[: len(engine_inputs.CHANNELS)]] * 3
+    frames += [(0.5, 0.0, 0.1, 0.0) + tuple(c.default for c in engine_inputs.CHANNELS[4:])] * 3
     rec = Recording(
         definition=definition,
         definition_hash=engine_definition.definition_hash(definition),

@@ -26,6 +26,8 @@ from engine.load_transfer import G
 from engine.simulation import I_VX, I_VY, Simulation
 
 V0 = 100.0 / 3.6
+# full brake with every assist switched off (issue 3 measures the stop without assists)
+NO_ASSISTS_BRAKE = (0.0, 1.0, 0.0, 0.0, 0, -1, -1, -1, -1)
 
 
 class LockProbe:
@@ -104,7 +106,7 @@ def run_stop(name: str, surface: str, host_hz: int = 100) -> dict:
     stop_step = None
     limit = int(60 * host_hz)
     for k in range(limit):
-        tel = sim.step((0.0, 1.0, 0.0, 0.0), probe)
+        tel = sim.step(NO_ASSISTS_BRAKE, probe)
         if stop_step is None and tel.vx <= 0.0:
             stop_step = k
             stop_x = tel.x
@@ -112,7 +114,7 @@ def run_stop(name: str, surface: str, host_hz: int = 100) -> dict:
     assert stop_step is not None, "did not stop"
     hold_speeds = []
     for k in range(int(2.0 * host_hz)):
-        tel = sim.step((0.0, 1.0, 0.0, 0.0), probe)
+        tel = sim.step(NO_ASSISTS_BRAKE, probe)
         if k >= int(1.5 * host_hz):
             hold_speeds.append(tel.speed)
     return {

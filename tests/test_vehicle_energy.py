@@ -45,7 +45,7 @@ def coast(preset: str, rolling: bool, toe: bool = False) -> tuple[float, float]:
     sim = Simulation(d, initial={"speed_mps": 25.0})
     e0 = kinetic_energy(sim)
     for _ in range(1000):
-        sim.step((0.0, 0.0, 0.0, 0.0))
+        sim.step((0.0, 0.0, 0.0, 0.0, 3))  # gear request 3: neutral (no engine braking)
     return e0, kinetic_energy(sim)
 
 

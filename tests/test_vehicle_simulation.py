@@ -97,9 +97,17 @@ def test_probe_sees_stages_in_fixed_order_and_costs_nothing_to_results() -> None
         a.step(f, probe)
         b.step(f)
     assert a.state_hash() == b.state_hash()
-    order = ["steering", "load_transfer", "tire_forces", "wheel_solve", "body_integration"]
-    assert probe.events[:6] == order + [("substep", 1)]
-    assert len(probe.events) == 50 * 6
+    order = [
+        "steering",
+        "load_transfer",
+        "tire_forces",
+        "assists",
+        "drivetrain",
+        "wheel_solve",
+        "body_integration",
+    ]
+    assert probe.events[: len(order) + 1] == order + [("substep", 1)]
+    assert len(probe.events) == 50 * (len(order) + 1)
     assert probe.events[-1] == ("substep", 50)
 
 
