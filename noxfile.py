@@ -147,7 +147,8 @@ def parity(session: nox.Session) -> None:
     need_node(session)
     # browsers that are not installed are reported by the harness with the command that
     # installs them (ci/install_browsers.sh); they fail the session, never skip silently
-    args = ["skidpad", "parity", "--all", "--wheel", str(wheel), "--root", str(ROOT)]
+    # two runtimes at a time: they are separate processes and CI has two cores
+    args = ["skidpad", "parity", "--all", "--jobs", "2", "--wheel", str(wheel), "--root", str(ROOT)]
     session.run(*args, *session.posargs)
 
 

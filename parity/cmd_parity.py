@@ -27,7 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--all", action="store_true", help="every runtime, browsers included")
     parser.add_argument("--json", action="store_true", help="print the JSON report")
     parser.add_argument(
-        "--no-diff", action="store_true",
+        "--no-diff",
+        action="store_true",
         help="on a mismatch, do not re-run with tracing to find where the runtimes parted",
     )
     parser.add_argument(
@@ -51,6 +52,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--start-timeout", type=float, default=240.0, metavar="S", help="time limit per start"
     )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="runtimes run at the same time (default 1: one after the other)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.checkpoint_every < 1:
         raise HarnessError("--checkpoint-every: must be >= 1")
+    if args.jobs < 1:
+        raise HarnessError("--jobs: must be >= 1")
     if args.all:
         names = list(RUNTIME_NAMES)
     else:
@@ -77,4 +87,5 @@ def run(args: argparse.Namespace) -> int:
         request_timeout_s=args.timeout,
         as_json=args.json,
         diff=not args.no_diff,
+        jobs=args.jobs,
     )

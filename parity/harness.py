@@ -56,6 +56,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -702,8 +703,12 @@ def run_parity(
     out: Callable[[str], None] = print,
     progress: Progress = _stderr_progress,
     factory: RuntimeFactory | None = None,
+    jobs: int = 1,
 ) -> int:
     """Run ``names``, print the table (or the JSON report), write the reports; 0 if all ok.
+
+    ``jobs`` runtimes run at the same time (each is its own process; the default runs them
+    one after the other, so wall times are those of an otherwise idle machine).
 
     With ``diff`` (the default), recordings on which the runtimes disagree are re-run with
     tracing in the two runtimes that disagree and the §10 diff is printed (at most three).
@@ -726,8 +731,9 @@ def run_parity(
             make_runtime, wheel=wheel, pyodide_dir=pyodide_dir if pyodide_dir.is_dir() else None
         )
     timeouts = {"start_timeout_s": start_timeout_s, "request_timeout_s": request_timeout_s}
-    runs = [
-        run_runtime(
+
+    def run_one(name: str) -> RuntimeRun:
+        return run_runtime(
             name,
             recordings,
             checkpoint_every=checkpoint_every,
@@ -735,14 +741,27 @@ def run_parity(
             factory=factory,
             **timeouts,
         )
-        for name in names
-    ]
+
+    if jobs > 1 and len(names) > 1:
+        # Runtimes are separate processes (interpreters, Node, browsers), so they can share
+        # the machine's cores; progress lines carry the runtime's name. Wall times in the
+        # table are then those of a shared machine.
+        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="parity") as pool:
+            runs = list(pool.map(run_one, names))
+    else:
+        runs = [run_one(name) for name in names]
     hashes_dir = hashes_dir or root / "hashes"
     matrix = compare_runs(runs, recordings, hashes_dir, checkpoint_every)
     if diff and not matrix.ok:
         matrix.divergences = diagnose(
-            matrix, runs, recordings, hashes_dir, factory,
-            checkpoint_every=checkpoint_every, progress=progress, **timeouts,
+            matrix,
+            runs,
+            recordings,
+            hashes_dir,
+            factory,
+            checkpoint_every=checkpoint_every,
+            progress=progress,
+            **timeouts,
         )
     report_path = write_reports(report_dir or root / "build" / "parity", matrix, runs, recordings)
     if as_json:

@@ -14,6 +14,8 @@ import os
 import re
 import shutil
 import sys
+import threading
+import time
 import zipfile
 from pathlib import Path
 
@@ -588,3 +590,58 @@ def test_a_bad_recording_file_is_bad_input_before_any_runtime_starts(tmp_path):
         )
     assert started == []
     assert not (tmp_path / "report").exists()
+
+
+def test_runtimes_run_concurrently_keep_their_order_and_verdicts(short_recording, tmp_path):
+    """``jobs=2`` runs runtimes side by side; the table and verdicts are those of a serial run."""
+    from replay.recording import loads
+    from replay.replayer import replay
+
+    text = short_recording.read_text("utf-8")
+    result = replay(loads(text), checkpoint_every=10)
+    golden = {
+        "checkpoints": [[s, h] for s, h in result.checkpoints],
+        "final": result.final_hash,
+        "steps": result.steps,
+    }
+    rec = RecordingFile("planted", str(short_recording), text, file_sha(short_recording))
+    _write_golden(tmp_path / "hashes", rec, golden, worker.math_hash(), every=10)
+    names = ["cpython3.11", "node", "chromium"]
+    lock = threading.Lock()
+    active = [0, 0]  # now, most at once
+
+    class Counting(_InProcessRuntime):
+        def run(self, request: dict, timeout_s: float = 0.0) -> dict:
+            with lock:
+                active[0] += 1
+                active[1] = max(active[1], active[0])
+            time.sleep(0.3)  # long enough for a second runtime to start alongside
+            try:
+                return super().run(request, timeout_s)
+            finally:
+                with lock:
+                    active[0] -= 1
+
+    tables, most = {}, {}
+    for jobs in (1, 2):
+        active[:] = [0, 0]
+        printed: list[str] = []
+        code = run_parity(
+            names,
+            root=ROOT,
+            recording_paths=[short_recording],
+            hashes_dir=tmp_path / "hashes",
+            report_dir=tmp_path / f"report{jobs}",
+            checkpoint_every=10,
+            out=printed.append,
+            progress=lambda _m: None,
+            factory=lambda name: Counting(name),
+            jobs=jobs,
+        )
+        assert code == 0, printed
+        rows = printed[0].splitlines()[2:5]
+        assert [row.split()[0] for row in rows] == names
+        tables[jobs] = [row.split()[:2] for row in rows]
+        most[jobs] = active[1]
+    assert tables[1] == tables[2]
+    assert most == {1: 1, 2: 2}
