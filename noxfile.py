@@ -106,13 +106,14 @@ sys.exit(rc)
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff over the tree, then the strict-float lint (DESIGN §3) over ``engine/``."""
+    """ruff over the tree, then the strict-float lint (DESIGN §3) over ``engine/`` and
+    ``scenarios/`` (whose drivers compute recorded, hashed inputs)."""
     session.install("ruff>=0.5")
     session.run("ruff", "check", ".")
     lint_script = ROOT / "ci" / "strict_float_lint.py"
     if not lint_script.is_file():
         session.error("lint: ci/strict_float_lint.py (the strict-float lint, DESIGN §3) is missing")
-    session.run("python", str(lint_script), "engine")
+    session.run("python", str(lint_script), "engine", "scenarios")
 
 
 @nox.session

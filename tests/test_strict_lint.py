@@ -247,3 +247,10 @@ def test_engine_tree_obeys_the_contract():
     """The real engine/ passes (fails while the libm stand-ins of engine/smath remain)."""
     found = lint.lint_paths([ROOT / "engine"])
     assert found == [], "\n".join(str(v) for v in found)
+
+
+def test_scenarios_tree_obeys_the_contract():
+    """The drivers in scenarios/ compute the inputs that get recorded and hashed (DESIGN §3:
+    "any code that feeds a hash"), so a lap recorded in a browser is the lap recorded natively."""
+    found = lint.lint_paths([ROOT / "scenarios"])
+    assert found == [], "\n".join(str(v) for v in found)
