@@ -9,6 +9,8 @@ any figure outside the tolerance ``scenarios/golden/validation.json`` gives it.
 from __future__ import annotations
 
 import functools
+import json
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +18,7 @@ from engine.definition import PRESET_NAMES
 from scenarios.validation import run as vrun
 
 GOLDEN = vrun.load_golden()
+HASHES = Path(__file__).resolve().parent.parent / "hashes"
 
 
 @functools.cache
@@ -28,3 +31,9 @@ def _result(preset: str, name: str) -> dict:
 def test_scenario_within_golden_tolerance(preset, name):
     problems = vrun.check(preset, name, _result(preset, name), GOLDEN)
     assert not problems, "\n".join(problems)
+    if name == "scripted":
+        # the same drive the replay goldens record: the two hashes must agree exactly
+        path = HASHES / f"{preset}-scripted.json"
+        if path.exists():
+            final = json.loads(path.read_text(encoding="utf-8"))["final"]
+            assert _result(preset, name)["hash"] == final
