@@ -165,8 +165,8 @@ tests `tests/test_validation_results.py` fail when a figure leaves its tolerance
   the handbrake alone; across a 20 % slope with both. 5 s settle, then < 0.1 mm/s,
   < 1 mm drift over 10 s, speed RMS < 0.1 mm/s over the last 5 s. Worst creep = the
   largest of each case's speed after the settle and its net drift / 10 s.
-- **Timestep sweep** — skidpad at 4, 8, 12 m/s (2.5 s settle, 1 s average), the
-  locked stop (1 s hold) and the 30 % park (2 s + 2 s) at substep 250/500/1000/2000 Hz
+- **Timestep sweep** — skidpad at 4, 8, 12 m/s (2 s settle, 0.5 s average), the
+  locked stop (1 s hold) and the 30 % park (1.5 s + 1.5 s) at substep 250/500/1000/2000 Hz
   × host 30/60/120/240 Hz against the reference cell (the definition's substep rate,
   100 Hz host): every cell finite, parks, stops without chatter and at rest,
   |ΔK_us| ≤ 0.05 deg/g and braking distance within 1 %. Shown: the largest deviations.
@@ -174,7 +174,10 @@ tests `tests/test_validation_results.py` fail when a figure leaves its tolerance
   linear-theory angle for 4 m/s², held 5 s at the throttle that held 80 km/h before
   the step. Time from 50 % steer to the first reach of 90 % of the steady yaw rate,
   and the overshoot past it; the golden file also has the steady yaw-rate gain, the
-  lateral-acceleration response time, steady side slip and roll.
+  lateral-acceleration response time, steady side slip and roll. The assists stay
+  as the preset defines them: where stability control is on (sportsRwd, openWheeler)
+  its neutral-steer yaw reference reads the car's own understeer as an error and
+  brakes the inner rear wheel, which speeds the response and adds the overshoot.
 - **Lane change** — ISO 3888-1: sections 15/30/25/25/15 m, lanes 1.1/1.2/1.3 × W +
   0.25 m (W = track + 0.25 m), 3.5 m offset. Driver: pure pursuit on a smooth
   centreline with curvature feedforward from the linear understeer gradient and a
@@ -183,8 +186,10 @@ tests `tests/test_validation_results.py` fail when a figure leaves its tolerance
   wheel (centre ± 0.125 m) stayed inside the lanes of sections 1, 3 and 5; the sweep
   50–110 km/h stops at the first speed that fails.
 - **100–0 km/h on ice, locked / ABS** — the same stop on ice (the engine's surface
-  friction scale 0.12); wet, gravel and snow are in the golden file. "spins" when the
-  car swapped ends (heading change past 90°), with the distances to where it stopped.
+  friction scale 0.12); wet, gravel and snow are in the golden file. Each surface stop
+  starts with a 0.01 rad/s yaw-rate disturbance (a symmetric model on a perfect road
+  would keep even an unstable straight slide straight). "spins" when the car swapped
+  ends (heading change past 90°), with the distances to where it stopped.
 - **Scripted drive hash** — the state hash after the fixed 30 s drive of
   `scenarios/scripted.py` at the definition's substep rate and 100 Hz host.
 """
