@@ -45,6 +45,8 @@ from collections.abc import Callable, Sequence
 import mpmath
 from mpmath import mpf
 
+from engine.prng import SplitMix64 as _ProjectSplitMix64
+
 #: bits of precision of the oracle (DESIGN §4 asks for at least 100).
 REF_PREC = 128
 
@@ -64,35 +66,10 @@ _MASK64 = (1 << 64) - 1
 
 # --------------------------------------------------------------------------- PRNG
 
-class SplitMix64:
-    """Steele, Lea & Flood's splitmix64: a 64-bit integer generator, identical everywhere."""
+class SplitMix64(_ProjectSplitMix64):
+    """The project generator (``engine.prng``) plus the sampler's own draws."""
 
-    __slots__ = ("state",)
-
-    def __init__(self, seed: int) -> None:
-        self.state = seed & _MASK64
-
-    def next(self) -> int:
-        self.state = (self.state + 0x9E3779B97F4A7C15) & _MASK64
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-        return z ^ (z >> 31)
-
-    def below(self, n: int) -> int:
-        """An integer in ``[0, n)`` (n <= 2**64; the tiny modulo bias is irrelevant here)."""
-        return self.next() % n
-
-    def unit(self) -> float:
-        """A float in ``[0, 1)`` with 53 random bits."""
-        return (self.next() >> 11) / 9007199254740992.0
-
-    def uniform(self, lo: float, hi: float) -> float:
-        return lo + (hi - lo) * self.unit()
-
-    def bits_double(self) -> float:
-        """A double from a uniformly random 64-bit pattern (may be nan or inf)."""
-        return struct.unpack("<d", struct.pack("<Q", self.next()))[0]
+    __slots__ = ()
 
     def subnormal(self) -> float:
         """A random nonzero subnormal of random sign."""

@@ -16,53 +16,26 @@ used only in the last second, to park.
 
 from __future__ import annotations
 
-MASK64 = (1 << 64) - 1
-GAMMA = 0x9E3779B97F4A7C15
-
-
-class SplitMix64:
-    """The splitmix64 generator (Steele, Lea, Flood 2014) on Python ints."""
-
-    __slots__ = ("state",)
-
-    def __init__(self, seed: int) -> None:
-        self.state = seed & MASK64
-
-    def next_u64(self) -> int:
-        self.state = (self.state + GAMMA) & MASK64
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-        return z ^ (z >> 31)
-
-    def uniform(self) -> float:
-        """A double in [0, 1): the top 53 bits over 2**53 (exact)."""
-        return (self.next_u64() >> 11) / 9007199254740992.0
-
-    def between(self, lo: float, hi: float) -> float:
-        return lo + (hi - lo) * self.uniform()
-
-    def int_between(self, lo: int, hi: int) -> int:
-        """An integer in [lo, hi] (inclusive), by rejection-free modulo (bias < 2**-50)."""
-        return lo + self.next_u64() % (hi - lo + 1)
+from engine.prng import SplitMix64
 
 
 def plan(seed: int, host_hz: int, steps: int) -> list[tuple[int, float, float, float]]:
     """Phases ``(first_step, throttle, brake, steer)`` covering ``steps`` host steps."""
     rng = SplitMix64(seed)
+    shortest, longest = 4 * host_hz // 10, 25 * host_hz // 10  # a phase lasts 0.4-2.5 s
     phases = []
     k = 0
     first = True
     while k < steps:
-        length = rng.int_between(4 * host_hz // 10, 25 * host_hz // 10)
-        if first or rng.uniform() < 0.7:
-            throttle = rng.between(0.1, 0.9)
+        length = shortest + rng.below(longest - shortest + 1)
+        if first or rng.unit() < 0.7:
+            throttle = rng.uniform(0.1, 0.9)
             brake = 0.0
         else:
             throttle = 0.0
-            brake = rng.between(0.2, 0.8)
+            brake = rng.uniform(0.2, 0.8)
         first = False
-        steer = rng.between(-1.0, 1.0) * (0.3 - 0.25 * throttle)
+        steer = rng.uniform(-1.0, 1.0) * (0.3 - 0.25 * throttle)
         phases.append((k, throttle, brake, steer))
         k += max(1, length)
     return phases

@@ -16,6 +16,8 @@ import math
 
 import pytest
 
+from engine.prng import SplitMix64 as _ProjectSplitMix64
+
 vm_params = pytest.importorskip("vehiclemodels.vehicle_parameters")
 
 from vehiclemodels.vehicle_dynamics_ks import vehicle_dynamics_ks  # noqa: E402
@@ -53,21 +55,10 @@ _our_params = {vid: load_vehicle(vid) for vid in (1, 2, 3)}
 
 # --- seeded integer PRNG ----------------------------------------------------------------
 
-class SplitMix64:
-    """splitmix64: a tiny, fully specified integer generator (no ``random``)."""
+class SplitMix64(_ProjectSplitMix64):
+    """The project generator (engine.prng) plus this test's own draws."""
 
-    def __init__(self, seed: int) -> None:
-        self.s = seed & 0xFFFFFFFFFFFFFFFF
-
-    def next(self) -> int:
-        self.s = (self.s + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
-        z = self.s
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
-        return z ^ (z >> 31)
-
-    def uniform(self, lo: float, hi: float) -> float:
-        return lo + (hi - lo) * ((self.next() >> 11) / 9007199254740992.0)
+    __slots__ = ()
 
     def choice(self, seq):
         return seq[self.next() % len(seq)]

@@ -9,6 +9,7 @@ import pytest
 
 from engine import definition as engine_definition
 from engine import inputs as engine_inputs
+from engine.prng import SplitMix64
 from replay import recording
 from replay.recorder import record_drive
 from replay.replayer import replay
@@ -97,8 +98,8 @@ def test_scripted_drive_uses_integer_time() -> None:
 
 
 def test_splitmix64_reference_vector() -> None:
-    rng = random_drive.SplitMix64(1234567)
-    assert [rng.next_u64() for _ in range(3)] == [
+    rng = SplitMix64(1234567)
+    assert [rng.next() for _ in range(3)] == [
         6457827717110365317,
         3203168211198807973,
         9817491932198370423,

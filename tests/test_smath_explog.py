@@ -21,6 +21,8 @@ import struct
 
 import pytest
 
+from engine.prng import SplitMix64 as _ProjectSplitMix64
+
 mpmath = pytest.importorskip("mpmath")
 
 from engine.smath import explog as E  # noqa: E402
@@ -35,32 +37,12 @@ DBL_MAX = 1.7976931348623157e308
 OVF_EDGE = mpf(2) ** 1024 - mpf(2) ** 970
 N_RANDOM = 1200  # per source; each function draws from several sources
 
-_MASK = (1 << 64) - 1
 
 
-class SplitMix64:
-    """splitmix64 (Steele, Lea, Flood): the test's own deterministic integer PRNG."""
+class SplitMix64(_ProjectSplitMix64):
+    """The project generator (engine.prng) plus this test's own draws."""
 
-    def __init__(self, seed: int) -> None:
-        self.s = seed & _MASK
-
-    def next(self) -> int:
-        self.s = (self.s + 0x9E3779B97F4A7C15) & _MASK
-        z = self.s
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-        return z ^ (z >> 31)
-
-    def unit(self) -> float:
-        """Uniform in [0, 1) with 53 random bits (exact construction)."""
-        return (self.next() >> 11) * 2.0**-53
-
-    def uniform(self, lo: float, hi: float) -> float:
-        return lo + (hi - lo) * self.unit()
-
-    def bits_double(self) -> float:
-        """A random bit pattern as a double (every binade equally likely)."""
-        return struct.unpack("<d", struct.pack("<Q", self.next()))[0]
+    __slots__ = ()
 
     def log_uniform(self, elo: int, ehi: int) -> float:
         """+-m * 2**e with e uniform in [elo, ehi) and m uniform in [1, 2)."""

@@ -20,6 +20,7 @@ import struct
 import pytest
 
 from engine import smath
+from engine.prng import SplitMix64 as _ProjectSplitMix64
 from engine.smath import trig
 
 mpmath = pytest.importorskip("mpmath")
@@ -37,33 +38,16 @@ HARD_REDUCTION = 6381956970095103.0 * 2.0**797  # closest double to a multiple o
 
 # ----------------------------------------------------------------------------- PRNG
 
-class SplitMix64:
-    def __init__(self, seed: int) -> None:
-        self.s = seed & 0xFFFFFFFFFFFFFFFF
+class SplitMix64(_ProjectSplitMix64):
+    """The project generator (engine.prng) plus this test's own draws."""
 
-    def next(self) -> int:
-        self.s = (self.s + 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF
-        z = self.s
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
-        return z ^ (z >> 31)
-
-    def bits_double(self) -> float:
-        """Random bit pattern: uniform over sign, exponent and mantissa (may be inf/nan)."""
-        return struct.unpack("<d", struct.pack("<Q", self.next()))[0]
+    __slots__ = ()
 
     def finite_double(self) -> float:
         while True:
             x = self.bits_double()
             if math.isfinite(x):
                 return x
-
-    def unit(self) -> float:
-        """Uniform in [0, 1) with 53 random bits."""
-        return (self.next() >> 11) * (1.0 / 9007199254740992.0)
-
-    def uniform(self, lo: float, hi: float) -> float:
-        return lo + (hi - lo) * self.unit()
 
     def log_uniform(self, lo_exp: int, hi_exp: int) -> float:
         """Random mantissa, exponent uniform in [lo_exp, hi_exp), random sign."""

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import struct
 
+from engine.prng import SplitMix64
 from engine.smath import FUNCTIONS
 from engine.state import hash_bytes
 
@@ -67,7 +68,6 @@ _HALF_PI = 1.5707963267948966  # the double nearest pi/2
 _EXP_MAX = 709.782712893384  # largest x with finite exp(x)
 _EXP_MIN = -745.1332191019411  # smallest x with exp(x) > 0
 _SINH_MAX = 710.4758600739439  # largest |x| with finite sinh/cosh
-_TWO_M53 = 1.0 / 9007199254740992.0  # 2**-53, exact
 _HARD_TRIG = 5.319372648326541e255  # 6381956970095103 * 2**797: nearest to a multiple of pi/2
 
 
@@ -87,35 +87,6 @@ def _nudge(x: float, k: int) -> float:
 def _make(sign: int, exponent: int, mantissa: int) -> float:
     """The double with the given sign bit, biased exponent (0..2046) and 52-bit mantissa."""
     return _from_bits((sign << 63) | (exponent << 52) | (mantissa & ((1 << 52) - 1)))
-
-
-class _SplitMix64:
-    """splitmix64 (Steele, Lea, Flood 2014): integer-only, so identical in every runtime."""
-
-    __slots__ = ("state",)
-
-    def __init__(self, seed: int) -> None:
-        self.state = seed & _MASK64
-
-    def next(self) -> int:
-        self.state = (self.state + 0x9E3779B97F4A7C15) & _MASK64
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-        return z ^ (z >> 31)
-
-    def below(self, n: int) -> int:
-        return self.next() % n
-
-    def unit(self) -> float:
-        """``[0, 1)``, 53 random bits (exact: an integer times 2**-53)."""
-        return float(self.next() >> 11) * _TWO_M53
-
-    def uniform(self, lo: float, hi: float) -> float:
-        return lo + (hi - lo) * self.unit()
-
-    def sign(self) -> float:
-        return -1.0 if self.next() >> 63 else 1.0
 
 
 # --------------------------------------------------------------------------- domains
@@ -180,7 +151,7 @@ _ORDINARY = {
 }
 
 
-def _ordinary(name: str, r: _SplitMix64) -> tuple[float, ...]:
+def _ordinary(name: str, r: SplitMix64) -> tuple[float, ...]:
     lo, hi = _ORDINARY[name]
     if name == "pow":
         return (r.uniform(lo, hi), r.uniform(-8.0, 8.0))
@@ -189,7 +160,7 @@ def _ordinary(name: str, r: _SplitMix64) -> tuple[float, ...]:
     return (r.uniform(lo, hi),)
 
 
-def _random_bits(name: str, r: _SplitMix64) -> tuple[float, ...]:
+def _random_bits(name: str, r: SplitMix64) -> tuple[float, ...]:
     for _ in range(64):
         if name == "pow":
             x = _from_bits(r.next() >> 1)  # positive
@@ -205,7 +176,7 @@ def _random_bits(name: str, r: _SplitMix64) -> tuple[float, ...]:
     return _ordinary(name, r)
 
 
-def _tiny(name: str, r: _SplitMix64) -> tuple[float, ...]:
+def _tiny(name: str, r: SplitMix64) -> tuple[float, ...]:
     """A normal number between 2**-1022 and 2**-20."""
     x = _make(r.below(2), 1 + r.below(1002), r.next())
     if name in ("log", "sqrt", "pow"):
@@ -217,7 +188,7 @@ def _tiny(name: str, r: _SplitMix64) -> tuple[float, ...]:
     return (x,)
 
 
-def _subnormal(name: str, r: _SplitMix64) -> tuple[float, ...]:
+def _subnormal(name: str, r: SplitMix64) -> tuple[float, ...]:
     x = _make(r.below(2), 0, 1 + r.below((1 << 52) - 1))
     if name in ("log", "sqrt", "pow"):
         x = abs(x)
@@ -228,7 +199,7 @@ def _subnormal(name: str, r: _SplitMix64) -> tuple[float, ...]:
     return (x,)
 
 
-def _near_special(name: str, r: _SplitMix64) -> tuple[float, ...]:
+def _near_special(name: str, r: SplitMix64) -> tuple[float, ...]:
     # a few ulps, or up to 2**19 ulps, either side of the special point
     d = r.below(7) - 3 if r.below(2) else r.below(1 << 20) - (1 << 19)
     s = r.sign()
@@ -359,7 +330,7 @@ def battery() -> list[tuple[str, tuple[float, ...]]]:
     out: list[tuple[str, tuple[float, ...]]] = []
     for index, (name, (_fn, arity)) in enumerate(FUNCTIONS.items()):
         out.extend((name, args) for args in edge_cases(name, arity))
-        r = _SplitMix64(SEED + index * 0x9E3779B97F4A7C15)
+        r = SplitMix64(SEED + index * 0x9E3779B97F4A7C15)
         for i in range(POINTS_PER_FUNCTION):
             out.append((name, _KINDS[i % len(_KINDS)](name, r)))
     return out
