@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import parity
-from parity.runtimes.base import Runtime, RuntimeFailed, RuntimeUnavailable
-from parity.runtimes.process import LineProcess, child_env, describe_request
+from parity.runtimes.base import RuntimeFailed, RuntimeUnavailable
+from parity.runtimes.process import LineProcess, ProcessRuntime, child_env
 
 #: minor version -> the pyenv version these machines have (DESIGN §9).
 PINNED = {"3.11": "3.11.7", "3.12": "3.12.1", "3.13": "3.13.0"}
@@ -77,17 +77,16 @@ def installed_harness() -> bool:
     return not (Path(parity.__file__).resolve().parent.parent / "pyproject.toml").is_file()
 
 
-class CPythonRuntime(Runtime):
+class CPythonRuntime(ProcessRuntime):
     """One native interpreter; ``minor`` is "3.11", "3.12" or "3.13"."""
 
     def __init__(self, minor: str, python: str | None = None, wheel: Path | None = None) -> None:
+        super().__init__()
         self.minor = minor
         self.name = f"cpython{minor}"
         self.python = python
         self.wheel = wheel
-        self._proc: LineProcess | None = None
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
-        self.info: dict[str, Any] = {}
 
     def resolve(self) -> str:
         """The interpreter path, or RuntimeUnavailable saying how to install it."""
@@ -143,19 +142,8 @@ class CPythonRuntime(Runtime):
         }
         return dict(self.info)
 
-    def run(self, request: dict[str, Any], timeout_s: float = 1800.0) -> dict[str, Any]:
-        if self._proc is None:
-            raise RuntimeFailed(self.name, "run() before start()")
-        response = self._proc.request(request, timeout_s, describe_request(request))
-        response["runtime"] = {"name": self.name, "version": self.info.get("version")}
-        return response
-
-    def log(self) -> str:
-        return self._proc.log() if self._proc else ""
-
     def stop(self) -> None:
-        if self._proc is not None:
-            self._proc.stop()
+        super().stop()
         if self._scratch is not None:
             self._scratch.cleanup()
             self._scratch = None

@@ -15,8 +15,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from parity.runtimes.base import Runtime, RuntimeFailed, RuntimeUnavailable
-from parity.runtimes.process import LineProcess, child_env, describe_request
+from parity.runtimes.base import RuntimeUnavailable
+from parity.runtimes.process import LineProcess, ProcessRuntime, child_env
 
 RUNNER = Path(__file__).resolve().parent.parent / "node" / "runner.mjs"
 INSTALL_HINT = "run `npm ci` in the repository root (package-lock.json pins pyodide)"
@@ -35,7 +35,7 @@ def find_pyodide(root: Path | None = None) -> Path | None:
     return folder if (folder / "pyodide.mjs").is_file() else None
 
 
-class NodeRuntime(Runtime):
+class NodeRuntime(ProcessRuntime):
     """Pyodide in one Node.js process."""
 
     name = "node"
@@ -43,11 +43,10 @@ class NodeRuntime(Runtime):
     def __init__(
         self, wheel: Path | None = None, pyodide_dir: Path | None = None, node: str | None = None
     ) -> None:
+        super().__init__()
         self.wheel = wheel
         self.pyodide_dir = pyodide_dir
         self.node = node
-        self._proc: LineProcess | None = None
-        self.info: dict[str, Any] = {}
 
     def start(self, timeout_s: float = 180.0) -> dict[str, Any]:
         node = self.node or shutil.which("node")
@@ -72,17 +71,3 @@ class NodeRuntime(Runtime):
             "load_s": ready.get("load_s"),
         }
         return dict(self.info)
-
-    def run(self, request: dict[str, Any], timeout_s: float = 1800.0) -> dict[str, Any]:
-        if self._proc is None:
-            raise RuntimeFailed(self.name, "run() before start()")
-        response = self._proc.request(request, timeout_s, describe_request(request))
-        response["runtime"] = {"name": self.name, "version": self.info.get("version")}
-        return response
-
-    def log(self) -> str:
-        return self._proc.log() if self._proc else ""
-
-    def stop(self) -> None:
-        if self._proc is not None:
-            self._proc.stop()

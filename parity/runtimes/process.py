@@ -1,9 +1,9 @@
 """A runtime that is a child process speaking the worker's line protocol (``parity.worker``).
 
-Shared by the CPython and Node adapters. The child writes one ``@@skidpad {"ready": ...}``
-line when it is ready, then answers each request line on its stdin with one
-``@@skidpad <response>`` line on its stdout. Everything else it prints (stderr, and any
-non-protocol stdout) is kept as the runtime's log for failure messages.
+Shared by the CPython and Node adapters (:class:`ProcessRuntime` is their common part). The
+child writes one ``@@skidpad {"ready": ...}`` line when it is ready, then answers each request
+line on its stdin with one ``@@skidpad <response>`` line on its stdout. Everything else it
+prints (stderr, and any non-protocol stdout) is kept as the runtime's log for failure messages.
 
 Timeouts are enforced here: a start or a request that takes longer than its limit kills the
 process and raises ``RuntimeFailed`` naming the runtime, the step and the limit, with the
@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from parity.runtimes.base import RuntimeFailed, RuntimeUnavailable
+from parity.runtimes.base import Runtime, RuntimeFailed, RuntimeUnavailable
 from parity.worker import PROTOCOL_PREFIX
 
 _LOG_LINES = 400  # the tail of the child's output kept for failure messages
@@ -168,3 +168,30 @@ def describe_request(request: dict[str, Any]) -> str:
     names = [r.get("name", "?") for r in request.get("recordings", []) if isinstance(r, dict)]
     parts = (["self-test"] if request.get("selftest", True) else []) + names
     return "running " + (", ".join(parts) if parts else "an empty request")
+
+
+class ProcessRuntime(Runtime):
+    """A runtime whose ``start`` spawns one :class:`LineProcess` into ``_proc`` and fills ``info``.
+
+    Running a request, reading the log and stopping are the same for every such child
+    (CPython and Node), so they live here once; subclasses only say how to start it.
+    """
+
+    def __init__(self) -> None:
+        self._proc: LineProcess | None = None
+        self.info: dict[str, Any] = {}
+
+    def run(self, request: dict[str, Any], timeout_s: float = 1800.0) -> dict[str, Any]:
+        if self._proc is None:
+            raise RuntimeFailed(self.name, "run() before start()")
+        response = self._proc.request(request, timeout_s, describe_request(request))
+        response["runtime"] = {"name": self.name, "version": self.info.get("version")}
+        return response
+
+    def log(self) -> str:
+        """The child's output outside the protocol ("" before ``start``)."""
+        return self._proc.log() if self._proc else ""
+
+    def stop(self) -> None:
+        if self._proc is not None:
+            self._proc.stop()
