@@ -7,8 +7,9 @@ table fixed when the server is built:
 * ``/pyodide/<name>``: the regular files at the top of the Pyodide
   distribution directory (``node_modules/pyodide/``) whose suffix is one of
   :data:`PYODIDE_SUFFIXES`;
-* ``/``, ``/index.html``, ``/harness.js``, ``/worker.js``: the harness page and
-  the Web Worker that runs Pyodide (``parity/web/``);
+* ``/``, ``/index.html``, ``/harness.js``, ``/worker.js``, ``/console-mirror.js``: the
+  harness page, the Web Worker that runs Pyodide and the console capture both import
+  (``parity/web/``);
 * ``/wheel/<wheel file name>``: the one project wheel.
 
 Every other path (anything not literally in the table: other files, parent
@@ -48,7 +49,7 @@ MIME_TYPES = {
 #: Which Pyodide distribution files are served (its loader, runtime, stdlib, lock file).
 PYODIDE_SUFFIXES = (".mjs", ".js", ".wasm", ".json", ".zip", ".map")
 
-WEB_FILES = ("index.html", "harness.js", "worker.js")
+WEB_FILES = ("index.html", "harness.js", "worker.js", "console-mirror.js")
 
 
 class ServerError(Exception):

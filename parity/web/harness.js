@@ -16,6 +16,8 @@
 //   window.skidpadRun(json)             Promise<responseJson> (rejects with the error)
 //   window.skidpadAbort(reason)         terminate the worker (after a time limit)
 
+import { mirrorConsole } from "./console-mirror.js";
+
 const LOG_LIMIT = 5000;
 const state = {
   phase: "booting",
@@ -27,35 +29,14 @@ const state = {
 };
 window.skidpad = state;
 
-function text(parts) {
-  return parts
-    .map((p) => {
-      if (p instanceof Error) return p.stack || String(p);
-      if (typeof p === "string") return p;
-      try {
-        return JSON.stringify(p);
-      } catch (e) {
-        return String(p);
-      }
-    })
-    .join(" ");
-}
-
 function record(kind, line) {
   state.log.push(`[${kind}] ${line}`);
   if (state.log.length > LOG_LIMIT) state.log.splice(0, state.log.length - LOG_LIMIT);
 }
 
 // Keep the console in the page too: not every driver (WebKitWebDriver) reports it.
-for (const level of ["log", "info", "warn", "error", "debug"]) {
-  const original = console[level].bind(console);
-  console[level] = (...args) => {
-    record(level, text(args));
-    original(...args);
-  };
-}
+mirrorConsole(window, record);
 window.addEventListener("error", (ev) => record("pageerror", `${ev.message} ${ev.filename}:${ev.lineno}`));
-window.addEventListener("unhandledrejection", (ev) => record("unhandledrejection", text([ev.reason])));
 
 function setStatus(line) {
   const el = document.getElementById("status");

@@ -10,32 +10,11 @@
 //                   {type: "ready", info} | {type: "failed", error}
 //                   {type: "result", id, ok: json} | {type: "result", id, error}
 
+import { mirrorConsole } from "./console-mirror.js";
+
 const send = (msg) => self.postMessage(msg);
 
-function text(parts) {
-  return parts
-    .map((p) => {
-      if (p instanceof Error) return p.stack || String(p);
-      if (typeof p === "string") return p;
-      try {
-        return JSON.stringify(p);
-      } catch (e) {
-        return String(p);
-      }
-    })
-    .join(" ");
-}
-
-for (const level of ["log", "info", "warn", "error", "debug"]) {
-  const original = console[level].bind(console);
-  console[level] = (...args) => {
-    send({ type: "log", kind: `worker.${level}`, text: text(args) });
-    original(...args);
-  };
-}
-self.addEventListener("unhandledrejection", (ev) =>
-  send({ type: "log", kind: "worker.unhandledrejection", text: text([ev.reason]) }),
-);
+mirrorConsole(self, (kind, line) => send({ type: "log", kind: `worker.${kind}`, text: line }));
 
 function describe(err) {
   // a PythonError's message is the Python traceback
