@@ -15,3 +15,7 @@ class DefinitionError(SkidpadError, ValueError):
 
 class InputError(SkidpadError, ValueError):
     """A host-step input is missing, not finite or out of range; the message names the channel."""
+
+
+class SteadyStateError(SkidpadError, ValueError):
+    """A definition has no steady turn at the asked speed and radius (its tires saturate)."""

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from engine import load_transfer, smath, tire
 from engine.definition import validate_definition
+from engine.errors import SteadyStateError
 from engine.steering import DEG
 
 G = load_transfer.G
@@ -116,31 +117,74 @@ def _residual(ax: Axles, v: float, r: float, vy: float, delta: float) -> tuple[f
 def steady_state(
     definition_or_axles: dict | Axles, speed: float, radius: float
 ) -> tuple[float, float]:
-    """(δ road-wheel angle rad, v_y m/s) of steady turning at ``speed`` on ``radius``."""
+    """(δ road-wheel angle rad, v_y m/s) of steady turning at ``speed`` on ``radius``.
+
+    Damped Newton from the linear-theory point: a full step is halved until the
+    residual shrinks, so a tire's saturated (flat) region is never jumped into.
+    Raises :class:`SteadyStateError` when no steady turn exists (the axles cannot
+    supply the centripetal force, or the Jacobian is singular there).
+    """
     ax = (
         definition_or_axles
         if isinstance(definition_or_axles, Axles)
         else axles(definition_or_axles)
     )
     r = speed / radius
-    wb = ax.a + ax.b
-    vy = 0.0
-    delta = wb / radius
-    for _ in range(50):
-        f0, g0 = _residual(ax, speed, r, vy, delta)
-        e = 1e-7
-        f1, g1 = _residual(ax, speed, r, vy + e, delta)
-        f2, g2 = _residual(ax, speed, r, vy, delta + e)
-        j11, j21 = (f1 - f0) / e, (g1 - g0) / e
-        j12, j22 = (f2 - f0) / e, (g2 - g0) / e
-        det = j11 * j22 - j12 * j21
-        dvy = (f0 * j22 - g0 * j12) / det
-        dd = (j11 * g0 - j21 * f0) / det
+    vy, delta = _linear_guess(ax, speed, r)
+    f0, g0 = _residual(ax, speed, r, vy, delta)
+    for _ in range(_NEWTON_ITERATIONS):
+        dvy, dd = _newton_step(ax, speed, r, vy, delta, f0, g0)
+        if dvy is None:
+            break
+        norm0 = f0 * f0 + g0 * g0
+        for _half in range(_MAX_HALVINGS):
+            f1, g1 = _residual(ax, speed, r, vy - dvy, delta - dd)
+            if f1 * f1 + g1 * g1 < norm0 or (abs(dvy) < 1e-13 and abs(dd) < 1e-15):
+                break
+            dvy *= 0.5
+            dd *= 0.5
+        else:
+            break
         vy -= dvy
         delta -= dd
+        f0, g0 = f1, g1
         if abs(dvy) < 1e-13 and abs(dd) < 1e-15:
-            break
-    return delta, vy
+            return delta, vy
+    raise SteadyStateError(
+        f"no steady turn at {speed:g} m/s on a {radius:g} m radius "
+        f"(a_y {speed * r:.3g} m/s^2): the single-track solve found no equilibrium; "
+        "the tires saturate or the car is past its critical speed"
+    )
+
+
+_NEWTON_ITERATIONS = 50
+_MAX_HALVINGS = 40
+
+
+def _linear_guess(ax: Axles, v: float, r: float) -> tuple[float, float]:
+    """(v_y, δ) of linear theory: each axle's force share over its cornering stiffness."""
+    wb = ax.a + ax.b
+    m_ay = ax.m * v * r
+    alpha_f = m_ay * ax.b / wb / (2.0 * ax.c_alpha_f)
+    alpha_r = m_ay * ax.a / wb / (2.0 * ax.c_alpha_r)
+    vy = ax.b * r - alpha_r * v
+    delta = wb * r / v + alpha_f - alpha_r
+    return vy, delta
+
+
+def _newton_step(
+    ax: Axles, v: float, r: float, vy: float, delta: float, f0: float, g0: float
+) -> tuple[float | None, float]:
+    """The full Newton step (Δv_y, Δδ) with a forward-difference Jacobian; None if singular."""
+    e = 1e-7
+    f1, g1 = _residual(ax, v, r, vy + e, delta)
+    f2, g2 = _residual(ax, v, r, vy, delta + e)
+    j11, j21 = (f1 - f0) / e, (g1 - g0) / e
+    j12, j22 = (f2 - f0) / e, (g2 - g0) / e
+    det = j11 * j22 - j12 * j21
+    if det == 0.0 or det != det:
+        return None, 0.0
+    return (f0 * j22 - g0 * j12) / det, (j11 * g0 - j21 * f0) / det
 
 
 def fit_understeer(points: Sequence[tuple[float, float]]) -> float:
