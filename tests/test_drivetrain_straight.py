@@ -121,24 +121,13 @@ def test_zero_to_hundred_within_15_percent(name: str) -> None:
     assert _within(run["accel_s"], REFERENCE[name][0]), (run["accel_s"], REFERENCE[name][0])
 
 
-_KART_BRAKING = pytest.mark.xfail(
-    strict=True,
-    reason="kart preset: rear-only brakes on its tires give ~5.2 m/s^2 sliding (the reference"
-    " kart ~6.3); a vehicle-preset change, not a drivetrain one (see ADR 0075)",
-)
-
-
-@pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=_KART_BRAKING) if n == "kart" else n for n in PRESET_NAMES]
-)
+@pytest.mark.parametrize("name", PRESET_NAMES)
 def test_hundred_to_zero_locked_within_15_percent(name: str) -> None:
     run = road_test(name, -1)
     assert _within(run["distance"], REFERENCE[name][1]), (run["distance"], REFERENCE[name][1])
 
 
-@pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=_KART_BRAKING) if n == "kart" else n for n in PRESET_NAMES]
-)
+@pytest.mark.parametrize("name", PRESET_NAMES)
 def test_hundred_to_zero_abs_within_15_percent(name: str) -> None:
     run = road_test(name, 1)
     assert _within(run["distance"], REFERENCE[name][2]), (run["distance"], REFERENCE[name][2])
