@@ -38,12 +38,7 @@ from engine import smath
 from . import ks_cog
 from .constraints import acceleration_constraints, steering_constraints
 from .params import VehicleParams
-from .tire import (
-    formula_lateral,
-    formula_lateral_comb,
-    formula_longitudinal,
-    formula_longitudinal_comb,
-)
+from .tire import combined_forces
 
 G = 9.81
 LOW_SPEED = 0.1
@@ -195,22 +190,10 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     gamma_RR = x[6] - p.D_r * z_SRR - p.E_r * (z_SRR * z_SRR)
 
     # tire forces: pure slip, then combined slip
-    F0_x_LF = formula_longitudinal(s_lf, gamma_LF, F_z_LF, tp)
-    F0_x_RF = formula_longitudinal(s_rf, gamma_RF, F_z_RF, tp)
-    F0_x_LR = formula_longitudinal(s_lr, gamma_LR, F_z_LR, tp)
-    F0_x_RR = formula_longitudinal(s_rr, gamma_RR, F_z_RR, tp)
-    F0_y_LF, mu_y_LF = formula_lateral(alpha_LF, gamma_LF, F_z_LF, tp)
-    F0_y_RF, mu_y_RF = formula_lateral(alpha_RF, gamma_RF, F_z_RF, tp)
-    F0_y_LR, mu_y_LR = formula_lateral(alpha_LR, gamma_LR, F_z_LR, tp)
-    F0_y_RR, mu_y_RR = formula_lateral(alpha_RR, gamma_RR, F_z_RR, tp)
-    F_x_LF = formula_longitudinal_comb(s_lf, alpha_LF, F0_x_LF, tp)
-    F_x_RF = formula_longitudinal_comb(s_rf, alpha_RF, F0_x_RF, tp)
-    F_x_LR = formula_longitudinal_comb(s_lr, alpha_LR, F0_x_LR, tp)
-    F_x_RR = formula_longitudinal_comb(s_rr, alpha_RR, F0_x_RR, tp)
-    F_y_LF = formula_lateral_comb(s_lf, alpha_LF, gamma_LF, mu_y_LF, F_z_LF, F0_y_LF, tp)
-    F_y_RF = formula_lateral_comb(s_rf, alpha_RF, gamma_RF, mu_y_RF, F_z_RF, F0_y_RF, tp)
-    F_y_LR = formula_lateral_comb(s_lr, alpha_LR, gamma_LR, mu_y_LR, F_z_LR, F0_y_LR, tp)
-    F_y_RR = formula_lateral_comb(s_rr, alpha_RR, gamma_RR, mu_y_RR, F_z_RR, F0_y_RR, tp)
+    F_x_LF, F_y_LF = combined_forces(s_lf, alpha_LF, gamma_LF, F_z_LF, tp)
+    F_x_RF, F_y_RF = combined_forces(s_rf, alpha_RF, gamma_RF, F_z_RF, tp)
+    F_x_LR, F_y_LR = combined_forces(s_lr, alpha_LR, gamma_LR, F_z_LR, tp)
+    F_x_RR, F_y_RR = combined_forces(s_rr, alpha_RR, gamma_RR, F_z_RR, tp)
 
     # compliant joint equations
     delta_z_f = h_s - R_w + x[16] - x[11]

@@ -39,12 +39,7 @@ from engine import smath
 from . import ks_cog
 from .constraints import acceleration_constraints, steering_constraints
 from .params import VehicleParams
-from .tire import (
-    formula_lateral,
-    formula_lateral_comb,
-    formula_longitudinal,
-    formula_longitudinal_comb,
-)
+from .tire import combined_forces
 
 STATE_NAMES = ("x", "y", "delta", "v", "psi", "yaw_rate", "beta", "omega_f", "omega_r")
 G = 9.81
@@ -100,14 +95,8 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     s_f = 1.0 - p.R_w * x[7] / max(u_wf, v_min)
     s_r = 1.0 - p.R_w * x[8] / max(u_wr, v_min)
 
-    F0_xf = formula_longitudinal(s_f, 0.0, F_zf, tp)
-    F0_xr = formula_longitudinal(s_r, 0.0, F_zr, tp)
-    F0_yf, mu_yf = formula_lateral(alpha_f, 0.0, F_zf, tp)
-    F0_yr, mu_yr = formula_lateral(alpha_r, 0.0, F_zr, tp)
-    F_xf = formula_longitudinal_comb(s_f, alpha_f, F0_xf, tp)
-    F_xr = formula_longitudinal_comb(s_r, alpha_r, F0_xr, tp)
-    F_yf = formula_lateral_comb(s_f, alpha_f, 0.0, mu_yf, F_zf, F0_yf, tp)
-    F_yr = formula_lateral_comb(s_r, alpha_r, 0.0, mu_yr, F_zr, F0_yr, tp)
+    F_xf, F_yf = combined_forces(s_f, alpha_f, 0.0, F_zf, tp)
+    F_xr, F_yr = combined_forces(s_r, alpha_r, 0.0, F_zr, tp)
 
     if u1 > 0.0:
         T_B = 0.0

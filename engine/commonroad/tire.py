@@ -19,7 +19,8 @@ Pure lateral, returns (F0_y, mu_y)::
     F0_y = D sin(p_cy1 atan(B ay - p_ey1 (B ay - atan(B ay)))) + S_vy,  ay = alpha + S_hy
 
 Combined slip scales the pure forces with cosine weighting functions
-(``formula_longitudinal_comb``, ``formula_lateral_comb``).
+(``formula_longitudinal_comb``, ``formula_lateral_comb``); ``combined_forces``
+chains the four for one wheel, as every wheel of STD and MB uses them.
 """
 
 from __future__ import annotations
@@ -105,3 +106,18 @@ def formula_lateral_comb(
     S_vykappa = D_vykappa * smath.sin(p.r_vy5 * atan(p.r_vy6 * kappa))
     bk = B_ykappa * kappa_s
     return D_ykappa * cos(C_ykappa * atan(bk - E_ykappa * (bk - atan(bk)))) + S_vykappa
+
+
+def combined_forces(
+    kappa: float, alpha: float, gamma: float, F_z: float, p: TireParams
+) -> tuple[float, float]:
+    """One wheel's combined-slip forces (F_x, F_y) [N]: the pure-slip forces, then combined.
+
+    STD (two wheels, no camber) and MB (four wheels) evaluate exactly this chain per wheel;
+    one function keeps the arguments the four formulas share from drifting apart.
+    """
+    F0_x = formula_longitudinal(kappa, gamma, F_z, p)
+    F0_y, mu_y = formula_lateral(alpha, gamma, F_z, p)
+    F_x = formula_longitudinal_comb(kappa, alpha, F0_x, p)
+    F_y = formula_lateral_comb(kappa, alpha, gamma, mu_y, F_z, F0_y, p)
+    return F_x, F_y
