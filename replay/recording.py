@@ -44,10 +44,10 @@ import math
 import os
 import struct
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, Self
 
 from engine.errors import DefinitionError, InputError, SkidpadError
 
@@ -90,8 +90,27 @@ class RecordingError(SkidpadError, ValueError):
     """A recording is unreadable or invalid; the message names the field (JSON pointer)."""
 
 
+class RunLengthFrames:
+    """What both recording kinds do with their run-length ``frames`` and their ``final_hash``.
+
+    A mixin (no fields of its own) for :class:`Recording` and
+    ``replay.commonroad.CommonRoadRecording``, which hold ``frames`` as
+    ``((count, values), ...)`` with ``values`` a tuple in channel order.
+    """
+
+    def inputs(self) -> Iterator[tuple]:
+        """Every host step's values, in order (the runs expanded)."""
+        for count, values in self.frames:
+            for _ in range(count):
+                yield values
+
+    def with_final_hash(self, final_hash: str | None) -> Self:
+        """A copy with ``final_hash`` set: the recorder learns it only after the last step."""
+        return replace(self, final_hash=final_hash)
+
+
 @dataclass(frozen=True)
-class Recording:
+class Recording(RunLengthFrames):
     """A validated recording. ``frames`` is ``((count, values), ...)`` with ``values`` a tuple
     in channel order; :meth:`inputs` expands it to one tuple per host step."""
 
@@ -110,15 +129,6 @@ class Recording:
     engine_version: str = ""
     math_hash: str | None = None
     final_hash: str | None = None
-
-    def inputs(self) -> Iterator[tuple]:
-        """Every host step's input tuple, in order."""
-        for count, values in self.frames:
-            for _ in range(count):
-                yield values
-
-    def with_final_hash(self, final_hash: str | None) -> Recording:
-        return replace(self, final_hash=final_hash)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -145,11 +155,13 @@ def run_length(frames: Sequence[Sequence]) -> tuple[tuple[int, tuple], ...]:
     return tuple((c, v) for c, v in out)
 
 
-def _err(path: str, message: str) -> RecordingError:
+def invalid(path: str, message: str) -> RecordingError:
+    """The error for a bad field: ``message`` after its JSON pointer (``/`` for the root)."""
     return RecordingError(f"{path or '/'}: {message}")
 
 
-def _type_name(v: Any) -> str:
+def type_name(v: Any) -> str:
+    """The JSON name of ``v``'s type, so a message can say what it found instead."""
     if v is None:
         return "null"
     if isinstance(v, bool):
@@ -167,11 +179,13 @@ def _type_name(v: Any) -> str:
     return type(v).__name__
 
 
-def _is_int(v: Any) -> bool:
+def is_int(v: Any) -> bool:
+    """A JSON integer: Python's ``True`` and ``False`` are ints, but not in a recording."""
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _is_hex16(v: Any) -> bool:
+def is_hex16(v: Any) -> bool:
+    """A hash as recordings write it: exactly 16 lowercase hex digits."""
     return isinstance(v, str) and len(v) == 16 and all(c in _HEX16 for c in v)
 
 
@@ -179,13 +193,13 @@ def _is_hex16(v: Any) -> bool:
 
 
 def _reject_constant(name: str) -> float:
-    raise _err("", f"{name} is not allowed in a recording (JSON has no NaN or infinity)")
+    raise invalid("", f"{name} is not allowed in a recording (JSON has no NaN or infinity)")
 
 
 def _parse_float(text: str) -> float:
     v = float(text)
     if not math.isfinite(v):
-        raise _err("", f"number {text[:40]} overflows to infinity")
+        raise invalid("", f"number {text[:40]} overflows to infinity")
     return v
 
 
@@ -193,7 +207,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
     out: dict = {}
     for k, v in pairs:
         if k in out:
-            raise _err("", f"key {k!r} appears twice in one object")
+            raise invalid("", f"key {k!r} appears twice in one object")
         out[k] = v
     return out
 
@@ -211,24 +225,185 @@ def parse_json(text: str) -> Any:
         raise
     except json.JSONDecodeError as exc:
         if exc.pos >= len(text.rstrip()):
-            raise _err("", f"truncated: the JSON ends early ({exc.msg})") from None
-        raise _err(
+            raise invalid("", f"truncated: the JSON ends early ({exc.msg})") from None
+        raise invalid(
             "", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
     except RecursionError:
-        raise _err("", "not valid JSON: nested too deeply") from None
+        raise invalid("", "not valid JSON: nested too deeply") from None
     except ValueError as exc:  # e.g. an integer with more digits than int() accepts
-        raise _err("", f"not valid JSON: {exc}") from None
+        raise invalid("", f"not valid JSON: {exc}") from None
 
 
 # ----------------------------------------------------------------------------- validation
+#
+# The field checks both recording formats use (``replay.commonroad`` for the CommonRoad
+# one), so the two loaders word the same problem the same way.
+
+
+class Column(NamedTuple):
+    """One value of a frame: name, inclusive range, kind ("f" a number, "i" an integer).
+
+    ``engine.inputs.Channel`` has the same attributes, so the four-wheel channels serve as is.
+    """
+
+    name: str
+    lo: float
+    hi: float
+    kind: str
+
+
+def require(doc: dict, key: str, ok: bool, what: str) -> None:
+    """Refuse the top-level field ``key`` unless ``ok``, saying what it must be and what it is."""
+    if not ok:
+        raise invalid(f"/{key}", f"must be {what}, not {type_name(doc[key])}")
+
+
+def exact_keys(v: Any, keys: Sequence[str], path: str, unknown: str = "unknown field") -> None:
+    """``v`` is an object with every one of ``keys`` and no other (``unknown`` says why not)."""
+    if not isinstance(v, dict):
+        raise invalid(path, f"must be an object, not {type_name(v)}")
+    for k in keys:
+        if k not in v:
+            raise invalid(f"{path}/{k}", "missing required field")
+    for k in v:
+        if k not in keys:
+            raise invalid(f"{path}/{k}", unknown)
+
+
+def check_version_and_keys(doc: dict, version: int, keys: Sequence[str], noun: str) -> None:
+    """The document declares ``version`` and has exactly the top-level ``keys``.
+
+    ``noun`` names the format's versions in the messages ("recording format version").
+    """
+    declared = doc.get("version")
+    if declared != version or not is_int(declared):
+        if "version" not in doc:
+            raise invalid("/version", "missing")
+        raise invalid(
+            "/version",
+            f"{noun} {str(declared)[:40]} is not supported (this build reads version {version})",
+        )
+    exact_keys(doc, keys, "", f"unknown field (not part of {noun} {version})")
+
+
+def check_provenance(doc: dict) -> None:
+    """The fields every recording carries about the build that made it and where it ended."""
+    require(doc, "engine_version", isinstance(doc["engine_version"], str), "a string")
+    for key in ("math_hash", "final_hash"):
+        v = doc[key]
+        require(doc, key, v is None or is_hex16(v), "16 lowercase hex digits or null")
+
+
+def check_label(doc: dict, key: str) -> None:
+    """An informational name (preset, drive, track): a short non-empty string, or null."""
+    v = doc[key]
+    ok = v is None or (isinstance(v, str) and 0 < len(v) <= 200)
+    require(doc, key, ok, "a non-empty string or null")
+
+
+def check_steps(doc: dict, most: int) -> int:
+    """The declared number of host steps; ``most`` is how many fit in :data:`MAX_DURATION_S`."""
+    require(doc, "steps", is_int(doc["steps"]), "an integer")
+    steps = doc["steps"]
+    if steps < 0:
+        raise invalid("/steps", f"must be >= 0, not {steps}")
+    if steps > most:
+        raise invalid(
+            "/steps", f"{steps} host steps is longer than {MAX_DURATION_S // 3600} h of driving"
+        )
+    return steps
+
+
+def check_channels(doc: dict, expected: Sequence[str], whose: str) -> tuple[str, ...]:
+    """``/channels`` names exactly ``expected``, in order (``whose`` channels those are)."""
+    channels = doc["channels"]
+    names = isinstance(channels, list) and all(isinstance(c, str) for c in channels)
+    require(doc, "channels", names, "an array of strings")
+    if channels != list(expected):
+        raise invalid("/channels", f"{channels[:20]} do not match {whose}: {list(expected)}")
+    return tuple(channels)
+
+
+def check_embedded_hash(key: str, declared: str, actual: str, what: str) -> None:
+    """Embedded data (``what``) hashes to what the recording declares under ``key``."""
+    if actual != declared:
+        raise invalid(
+            f"/{key}",
+            f"{declared} does not match the hash of the embedded {what} ({actual}): "
+            f"the {what} or the hash was edited, or the file is corrupt",
+        )
+
+
+def _check_value(v: Any, col: Any, path: str) -> float | int:
+    if col.kind == "i":
+        if not is_int(v):
+            raise invalid(path, f"{col.name} must be an integer, not {type_name(v)} {v!r}"[:200])
+    else:
+        if not (isinstance(v, float) or is_int(v)):
+            raise invalid(path, f"{col.name} must be a number, not {type_name(v)}")
+    # Python compares int and float exactly, so a huge int is caught here, before float().
+    if not (col.lo <= v <= col.hi):
+        shown = repr(v) if not is_int(v) or abs(v) < 10**30 else f"{str(v)[:12]}..."
+        raise invalid(path, f"{col.name} = {shown} is outside its range [{col.lo!r}, {col.hi!r}]")
+    return int(v) if col.kind == "i" else float(v)
+
+
+def check_runs(
+    frames: Any, columns: Sequence[Any], steps: int, check_inputs: Callable[[tuple], Sequence]
+) -> Iterator[tuple[str, int, tuple]]:
+    """Validate run-length ``frames`` (``[count, *values]``), yielding ``(path, count, values)``.
+
+    ``columns`` (:class:`Column`-like) give each value's name, range and kind;
+    ``check_inputs`` is the engine's own check of one frame's values (its
+    ``InputError`` is reported at the frame). The counts must add up to
+    ``steps``; that last check runs when the caller exhausts the runs, after any
+    check the caller makes of each run, so exhaust it.
+    """
+    if not isinstance(frames, list):
+        raise invalid("/frames", f"must be an array, not {type_name(frames)}")
+    width = 1 + len(columns)
+    total = 0
+    for i, frame in enumerate(frames):
+        p = f"/frames/{i}"
+        if not isinstance(frame, list):
+            raise invalid(
+                p, f"must be an array [count, {len(columns)} values], not {type_name(frame)}"
+            )
+        if len(frame) != width:
+            raise invalid(
+                p, f"has {len(frame)} entries, expected {width} (count + {len(columns)} channels)"
+            )
+        count = frame[0]
+        if not is_int(count):
+            raise invalid(p + "/0", f"run-length count must be an integer, not {type_name(count)}")
+        if count <= 0:
+            raise invalid(p + "/0", f"run-length count must be positive, not {count}")
+        values = tuple(
+            _check_value(v, col, f"{p}/{j + 1}")
+            for j, (v, col) in enumerate(zip(frame[1:], columns, strict=False))
+        )
+        try:
+            values = tuple(check_inputs(values))
+        except InputError as exc:
+            raise invalid(p, str(exc)) from None
+        total += count
+        if total > steps:
+            raise invalid(
+                p + "/0", f"run-length counts add up to more than the declared {steps} steps"
+            )
+        yield p, count, values
+    if total != steps:
+        raise invalid(
+            "/frames", f"run-length counts add up to {total} steps, but /steps declares {steps}"
+        )
 
 
 def _engine_channels(input_version: int, path: str) -> tuple:
     from engine import inputs as engine_inputs
 
     if input_version != engine_inputs.INPUT_VERSION:
-        raise _err(
+        raise invalid(
             path,
             f"input version {input_version} is not supported by this engine "
             f"(it reads input version {engine_inputs.INPUT_VERSION})",
@@ -236,86 +411,30 @@ def _engine_channels(input_version: int, path: str) -> tuple:
     return tuple(engine_inputs.CHANNELS)
 
 
-def _check_value(v: Any, ch: Any, path: str) -> float | int:
-    if ch.kind == "i":
-        if not _is_int(v):
-            raise _err(path, f"{ch.name} must be an integer, not {_type_name(v)} {v!r}"[:200])
-    else:
-        if not (isinstance(v, float) or _is_int(v)):
-            raise _err(path, f"{ch.name} must be a number, not {_type_name(v)}")
-    # Python compares int and float exactly, so a huge int is caught here, before float().
-    if not (ch.lo <= v <= ch.hi):
-        shown = repr(v) if not _is_int(v) or abs(v) < 10**30 else f"{str(v)[:12]}..."
-        raise _err(path, f"{ch.name} = {shown} is outside its range [{ch.lo!r}, {ch.hi!r}]")
-    return int(v) if ch.kind == "i" else float(v)
-
-
 def _validate_frames(frames: Any, channels: tuple, steps: int) -> tuple:
     from engine import inputs as engine_inputs
 
-    if not isinstance(frames, list):
-        raise _err("/frames", f"must be an array, not {_type_name(frames)}")
-    width = 1 + len(channels)
-    out = []
-    total = 0
-    for i, frame in enumerate(frames):
-        p = f"/frames/{i}"
-        if not isinstance(frame, list):
-            raise _err(
-                p, f"must be an array [count, {len(channels)} values], not {_type_name(frame)}"
-            )
-        if len(frame) != width:
-            raise _err(
-                p, f"has {len(frame)} entries, expected {width} (count + {len(channels)} channels)"
-            )
-        count = frame[0]
-        if not _is_int(count):
-            raise _err(p + "/0", f"run-length count must be an integer, not {_type_name(count)}")
-        if count <= 0:
-            raise _err(p + "/0", f"run-length count must be positive, not {count}")
-        values = tuple(
-            _check_value(v, ch, f"{p}/{j + 1}")
-            for j, (v, ch) in enumerate(zip(frame[1:], channels, strict=False))
-        )
-        try:
-            values = tuple(engine_inputs.validate_inputs(values))
-        except InputError as exc:
-            raise _err(p, str(exc)) from None
-        total += count
-        if total > steps:
-            raise _err(
-                p + "/0", f"run-length counts add up to more than the declared {steps} steps"
-            )
-        out.append((count, values))
-    if total != steps:
-        raise _err(
-            "/frames", f"run-length counts add up to {total} steps, but /steps declares {steps}"
-        )
-    return tuple(out)
+    runs = check_runs(frames, channels, steps, engine_inputs.validate_inputs)
+    return tuple((count, values) for _, count, values in runs)
 
 
 def _validate_definition(definition: Any, declared_hash: Any) -> dict:
     from engine import definition as engine_definition
 
     if not isinstance(definition, dict):
-        raise _err("/definition", f"must be an object, not {_type_name(definition)}")
-    if not _is_hex16(declared_hash):
-        raise _err("/definition_hash", "must be 16 lowercase hex digits")
+        raise invalid("/definition", f"must be an object, not {type_name(definition)}")
+    if not is_hex16(declared_hash):
+        raise invalid("/definition_hash", "must be 16 lowercase hex digits")
     try:
         normalised = engine_definition.validate_definition(definition)
     except DefinitionError as exc:
-        raise _err("/definition", f"invalid vehicle definition: {exc}") from None
+        raise invalid("/definition", f"invalid vehicle definition: {exc}") from None
     except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
-        raise _err(
+        raise invalid(
             "/definition", f"invalid vehicle definition: {type(exc).__name__}: {exc}"
         ) from None
     actual = engine_definition.definition_hash(definition)
-    if actual != declared_hash:
-        raise _err(
-            "/definition_hash",
-            f"{declared_hash} does not match the embedded definition (which hashes to {actual}): "
-            "the definition was edited or the file is corrupt",
-        )
+    check_embedded_hash("definition_hash", declared_hash, actual, "definition")
     return normalised
 
 
@@ -328,13 +447,13 @@ def _validate_setup(definition: dict, host_hz: int, substep_hz: int, initial: di
     except SkidpadError as exc:
         text = str(exc)
         where = "/initial" if text.startswith("initial") else "/host_hz"
-        raise _err(where, f"the engine refuses this set-up: {text}") from None
+        raise invalid(where, f"the engine refuses this set-up: {text}") from None
 
 
 def _validate_json_data(v: Any, path: str, depth: int = 0) -> None:
     """Initial conditions are plain data: objects, arrays, strings, finite numbers, booleans."""
     if depth > 16:
-        raise _err(path, "nested too deeply")
+        raise invalid(path, "nested too deeply")
     if isinstance(v, dict):
         for k, x in v.items():
             _validate_json_data(x, f"{path}/{k}", depth + 1)
@@ -342,14 +461,14 @@ def _validate_json_data(v: Any, path: str, depth: int = 0) -> None:
         for i, x in enumerate(v):
             _validate_json_data(x, f"{path}/{i}", depth + 1)
     elif isinstance(v, float) and not math.isfinite(v):
-        raise _err(path, "must be finite")
+        raise invalid(path, "must be finite")
 
 
 def from_document(doc: Any) -> Recording:
     """Validate a parsed JSON document and build the :class:`Recording` (or, for the
     CommonRoad format, the :class:`replay.commonroad.CommonRoadRecording`)."""
     if not isinstance(doc, dict):
-        raise _err("", f"a recording is a JSON object, not {_type_name(doc)}")
+        raise invalid("", f"a recording is a JSON object, not {type_name(doc)}")
     fmt = doc.get("format")
     if fmt == CR_FORMAT_NAME:  # a drive of the CommonRoad daemon (ADR 0090)
         from replay import commonroad
@@ -357,84 +476,34 @@ def from_document(doc: Any) -> Recording:
         return commonroad.from_document(doc)
     if fmt != FORMAT_NAME:
         if "format" not in doc:
-            raise _err(
+            raise invalid(
                 "/format",
                 f"missing: this is not a Skidpad recording (expected format {FORMAT_NAME!r})",
             )
-        raise _err(
+        raise invalid(
             "/format",
             f"{str(fmt)[:60]!r} is not a Skidpad recording "
             f"(expected {FORMAT_NAME!r} or {CR_FORMAT_NAME!r})",
         )
-    version = doc.get("version")
-    if version != FORMAT_VERSION or not _is_int(version):
-        if "version" not in doc:
-            raise _err("/version", "missing")
-        raise _err(
-            "/version",
-            f"format version {str(version)[:40]} is not supported "
-            f"(this build reads version {FORMAT_VERSION})",
-        )
-    for k in KEYS:
-        if k not in doc:
-            raise _err(f"/{k}", "missing required field")
-    for k in doc:
-        if k not in KEYS:
-            raise _err(f"/{k}", "unknown field (not part of recording format version 1)")
-
-    def want(key: str, ok: bool, what: str) -> None:
-        if not ok:
-            raise _err(f"/{key}", f"must be {what}, not {_type_name(doc[key])}")
-
-    want("engine_version", isinstance(doc["engine_version"], str), "a string")
-    want(
-        "math_hash",
-        doc["math_hash"] is None or _is_hex16(doc["math_hash"]),
-        "16 lowercase hex digits or null",
-    )
-    want(
-        "final_hash",
-        doc["final_hash"] is None or _is_hex16(doc["final_hash"]),
-        "16 lowercase hex digits or null",
-    )
+    check_version_and_keys(doc, FORMAT_VERSION, KEYS, "recording format version")
+    check_provenance(doc)
     for key in ("preset", "drive", "track"):
+        check_label(doc, key)
+    for key in ("host_hz", "substep_hz"):
         v = doc[key]
-        want(
-            key,
-            v is None or (isinstance(v, str) and 0 < len(v) <= 200),
-            "a non-empty string or null",
-        )
-    for key, top in (("host_hz", MAX_RATE_HZ), ("substep_hz", MAX_RATE_HZ)):
-        v = doc[key]
-        want(key, _is_int(v), "an integer")
-        if not (1 <= v <= top):
-            raise _err(f"/{key}", f"{v} Hz is outside [1, {top}]")
-    want("input_version", _is_int(doc["input_version"]), "an integer")
-    want("steps", _is_int(doc["steps"]), "an integer")
-    steps = doc["steps"]
-    if steps < 0:
-        raise _err("/steps", f"must be >= 0, not {steps}")
-    if steps > MAX_DURATION_S * doc["host_hz"]:
-        raise _err(
-            "/steps", f"{steps} host steps is longer than {MAX_DURATION_S // 3600} h of driving"
-        )
-    want("initial", isinstance(doc["initial"], dict), "an object")
+        require(doc, key, is_int(v), "an integer")
+        if not (1 <= v <= MAX_RATE_HZ):
+            raise invalid(f"/{key}", f"{v} Hz is outside [1, {MAX_RATE_HZ}]")
+    require(doc, "input_version", is_int(doc["input_version"]), "an integer")
+    steps = check_steps(doc, MAX_DURATION_S * doc["host_hz"])
+    require(doc, "initial", isinstance(doc["initial"], dict), "an object")
     _validate_json_data(doc["initial"], "/initial")
-
-    channels = doc["channels"]
-    want(
-        "channels",
-        isinstance(channels, list) and all(isinstance(c, str) for c in channels),
-        "an array of strings",
-    )
     engine_channels = _engine_channels(doc["input_version"], "/input_version")
-    expected = [c.name for c in engine_channels]
-    if channels != expected:
-        raise _err(
-            "/channels",
-            f"{channels[:20]} do not match the channels of input version "
-            f"{doc['input_version']}: {expected}",
-        )
+    channels = check_channels(
+        doc,
+        [c.name for c in engine_channels],
+        f"the channels of input version {doc['input_version']}",
+    )
     definition = _validate_definition(doc["definition"], doc["definition_hash"])
     _validate_setup(definition, doc["host_hz"], doc["substep_hz"], doc["initial"])
     frames = _validate_frames(doc["frames"], engine_channels, steps)
@@ -444,7 +513,7 @@ def from_document(doc: Any) -> Recording:
         host_hz=doc["host_hz"],
         substep_hz=doc["substep_hz"],
         input_version=doc["input_version"],
-        channels=tuple(channels),
+        channels=channels,
         frames=frames,
         steps=steps,
         preset=doc["preset"],
@@ -465,7 +534,7 @@ def loads(text: str) -> Recording:
     if not isinstance(text, str):
         raise RecordingError(f"a recording is text, not {type(text).__name__}")
     if len(text) > MAX_BYTES:
-        raise _err("", f"too large ({len(text)} characters; the limit is {MAX_BYTES} bytes)")
+        raise invalid("", f"too large ({len(text)} characters; the limit is {MAX_BYTES} bytes)")
     return from_document(parse_json(text))
 
 
@@ -545,23 +614,28 @@ def _dump(v: Any, indent: int | None = None) -> str:
     return json.dumps(v, ensure_ascii=False, allow_nan=False, indent=indent)
 
 
+def dump_document(doc: dict, keys: Sequence[str], spread: Collection[str]) -> str:
+    """JSON text of a recording document: one top-level field per line (``spread`` ones
+    indented over several), then one frame per line, so two recordings diff line by line."""
+    lines = []
+    for k in keys:
+        if k == "frames":
+            continue
+        value = _dump(doc[k], indent=1 if k in spread else None)
+        value = value.replace("\n", "\n ")
+        lines.append(f" {_dump(k)}: {value}")
+    frames = ",\n  ".join(_dump(f) for f in doc["frames"])
+    lines.append(f' "frames": [\n  {frames}\n ]' if frames else ' "frames": []')
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
 def dumps(rec: Recording) -> str:
     """The recording as JSON text: one header field per line, one frame per line."""
     if not isinstance(rec, Recording):  # a CommonRoad recording writes itself
         from replay import commonroad
 
         return commonroad.dumps(rec)
-    doc = to_document(rec)
-    lines = []
-    for k in KEYS:
-        if k == "frames":
-            continue
-        value = _dump(doc[k], indent=1 if k in ("definition", "initial") else None)
-        value = value.replace("\n", "\n ")
-        lines.append(f" {_dump(k)}: {value}")
-    frames = ",\n  ".join(_dump(f) for f in doc["frames"])
-    lines.append(f' "frames": [\n  {frames}\n ]' if frames else ' "frames": []')
-    return "{\n" + ",\n".join(lines) + "\n}\n"
+    return dump_document(to_document(rec), KEYS, ("definition", "initial"))
 
 
 def _file_mode(path: Path) -> int:

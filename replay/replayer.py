@@ -17,6 +17,11 @@ giving a hash per substep; ``state_at`` asks for the full named state after
 chosen host steps, and ``detail_steps`` (a range of 0-based host steps) for
 every stage's values and the state at each substep inside it. Wall time is
 measured with ``time.perf_counter``: it is reported, never hashed.
+
+A CommonRoad recording (ADR 0090) goes through the same loop: a
+:class:`ReplayRun` supplies what differs between the two kinds (what is
+stepped, how a step is fed, the result), :class:`SimulationRun` for the
+four-wheel model and ``replay.commonroad.CommonRoadRun`` for the daemon.
 """
 
 from __future__ import annotations
@@ -24,13 +29,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from replay.recording import Recording, RecordingError, definition_for_replay
 from replay.trace import SubstepDetail, TraceProbe, ticks_of_step
-
-#: engine tick numbering seen by probe.substep: tick of the first substep of a run.
-#: (Set from the engine at first use; see _tick_base.)
 
 
 @dataclass
@@ -87,8 +89,75 @@ def tick_window(sim: Any, steps: range) -> range:
     return range(first + base, last + base)
 
 
+class ReplayRun(Protocol):
+    """What one kind of recording brings to :func:`replay`; the loop itself is shared.
+
+    ``sim`` is what is stepped and hashed (``layout``, ``state``, ``state_hash()``).
+    :class:`SimulationRun` is the four-wheel kind; ``replay.commonroad.CommonRoadRun``
+    is the CommonRoad daemon's (ADR 0090).
+    """
+
+    sim: Any
+    #: progress is reported every this many host steps
+    report_every: int
+
+    def tick_window(self, steps: range) -> range:
+        """The ticks ``probe.substep`` reports during host steps ``steps`` (0-based)."""
+        ...
+
+    def attach(self, probe: TraceProbe) -> None:
+        """Have every later step report its stages and substeps to ``probe``."""
+        ...
+
+    def step(self, values: tuple) -> None:
+        """Feed one recorded host step."""
+        ...
+
+    def result(self, common: dict[str, Any]) -> ReplayResult:
+        """The result: ``common`` holds the fields every kind of run fills the same way."""
+        ...
+
+
+class SimulationRun:
+    """A four-wheel recording's replay: ``Simulation`` at the recording's fixed host rate."""
+
+    def __init__(self, rec: Recording, use_preset: bool = False) -> None:
+        self.sim = build_simulation(rec, use_preset)
+        self.report_every = max(1, rec.host_hz * 10)
+        self.use_preset = use_preset
+        self.probe: TraceProbe | None = None
+
+    def tick_window(self, steps: range) -> range:
+        return tick_window(self.sim, steps)
+
+    def attach(self, probe: TraceProbe) -> None:
+        self.probe = probe
+
+    def step(self, values: tuple) -> None:
+        self.sim.step(values, self.probe)
+
+    def result(self, common: dict[str, Any]) -> ReplayResult:
+        sim = self.sim
+        return ReplayResult(
+            **common,
+            host_hz=sim.host_hz,
+            substep_hz=sim.substep_hz,
+            ticks=sim.tick,
+            used_preset=self.use_preset,
+        )
+
+
+def start_run(rec: Any, use_preset: bool = False) -> ReplayRun:
+    """The run that replays ``rec``, whichever kind of recording it is."""
+    if isinstance(rec, Recording):
+        return SimulationRun(rec, use_preset)
+    from replay import commonroad  # a drive of the CommonRoad daemon (ADR 0090)
+
+    return commonroad.CommonRoadRun(rec, use_preset)
+
+
 def replay(
-    rec: Recording,
+    rec: Any,
     checkpoint_every: int = 100,
     use_preset: bool = False,
     trace: bool = False,
@@ -99,28 +168,16 @@ def replay(
     hook: Any = None,
     stop_after: int | None = None,
 ) -> ReplayResult:
-    """Replay ``rec``; see the module docstring. ``hook`` (a probe) sees every stage and substep
-    first (tests plant divergences with it); ``stop_after`` ends the replay after that many steps.
+    """Replay ``rec`` (either kind); see the module docstring. ``hook`` (a probe) sees every
+    stage and substep first (tests plant divergences with it); ``stop_after`` ends the replay
+    after that many steps.
     """
     if not isinstance(checkpoint_every, int) or checkpoint_every <= 0:
         raise RecordingError(
             f"checkpoint interval must be a positive integer, not {checkpoint_every!r}"
         )
-    if not isinstance(rec, Recording):  # a drive of the CommonRoad daemon (ADR 0090)
-        from replay import commonroad
-
-        return commonroad.replay(
-            rec,
-            checkpoint_every,
-            use_preset,
-            trace,
-            progress,
-            state_at=state_at,
-            detail_steps=detail_steps,
-            hook=hook,
-            stop_after=stop_after,
-        )
-    sim = build_simulation(rec, use_preset)
+    run = start_run(rec, use_preset)
+    sim = run.sim
     layout = sim.layout
     want_states = {int(s) for s in state_at}
     states: dict[int, dict] = {}
@@ -129,21 +186,22 @@ def replay(
         probe = TraceProbe(
             layout,
             hook=hook,
-            detail_ticks=tick_window(sim, detail_steps) if detail_steps is not None else None,
+            detail_ticks=run.tick_window(detail_steps) if detail_steps is not None else None,
             hash_substeps=trace,
         )
+        run.attach(probe)
     total = rec.steps if stop_after is None else min(rec.steps, stop_after)
     checkpoints = [(0, sim.state_hash())]
     if 0 in want_states:
         states[0] = layout.as_dict(sim.state)
-    step = sim.step
+    step = run.step
     n = 0
-    report_every = max(1, rec.host_hz * 10)
+    report_every = run.report_every
     t0 = time.perf_counter()
     for values in rec.inputs():
         if n >= total:
             break
-        step(values, probe)
+        step(values)
         n += 1
         if n % checkpoint_every == 0:
             checkpoints.append((n, sim.state_hash()))
@@ -152,19 +210,17 @@ def replay(
         if progress is not None and n % report_every == 0:
             progress(n, total)
     wall = time.perf_counter() - t0
-    return ReplayResult(
-        checkpoints=checkpoints,
-        final_hash=sim.state_hash(),
-        steps=n,
-        wall_s=wall,
-        host_hz=sim.host_hz,
-        substep_hz=sim.substep_hz,
-        ticks=sim.tick,
-        checkpoint_every=checkpoint_every,
-        layout=layout,
-        substep_hashes=probe.hashes if (probe is not None and trace) else None,
-        states=states if (trace or want_states) else None,
-        detail=probe.detail if (probe is not None and detail_steps is not None) else None,
-        detail_steps=detail_steps,
-        used_preset=use_preset,
+    return run.result(
+        {
+            "checkpoints": checkpoints,
+            "final_hash": sim.state_hash(),
+            "steps": n,
+            "wall_s": wall,
+            "checkpoint_every": checkpoint_every,
+            "layout": layout,
+            "substep_hashes": probe.hashes if (probe is not None and trace) else None,
+            "states": states if (trace or want_states) else None,
+            "detail": probe.detail if (probe is not None and detail_steps is not None) else None,
+            "detail_steps": detail_steps,
+        }
     )

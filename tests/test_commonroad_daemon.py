@@ -1,5 +1,6 @@
 """The CommonRoad daemon: scheduler, clamp, reset-with-swap, safety stages,
-drift toggle, SOC limits, telemetry and hashing (issue 8)."""
+drift toggle, SOC limits, telemetry and hashing (issue 8); given parameters and
+the substep hook a replay uses (ADR 0090)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,12 @@ import math
 import pytest
 
 from engine.commonroad import safety
-from engine.commonroad.daemon import CommonRoadDaemon, make_layout, validate_inputs
+from engine.commonroad.daemon import (
+    CommonRoadDaemon,
+    DaemonParameters,
+    make_layout,
+    validate_inputs,
+)
 from engine.commonroad.models import MODELS
 from engine.commonroad.params import load_vehicle
 from engine.commonroad.powertrain import load_powertrain, longitudinal
@@ -401,6 +407,55 @@ def test_snapshot_restore_continues_identically():
         a.step({"throttle": 0.3, "steer": 0.05}, 0.01)
         b.step({"throttle": 0.3, "steer": 0.05}, 0.01)
     assert b.state_hash() == a.state_hash()
+
+
+# --- given parameters and the substep hook ------------------------------------------------
+
+
+def _drive(daemon: CommonRoadDaemon) -> str:
+    for k in range(40):
+        daemon.step_us({"throttle": 0.5, "steer": 0.2 if k > 10 else 0.0}, 16_667)
+    return daemon.state_hash()
+
+
+def test_given_parameters_replace_the_data_files():
+    same = DaemonParameters(load_vehicle(2), load_powertrain(2), safety.load_safety("st"))
+    init = {"speed": 5.0}
+    reference = _drive(CommonRoadDaemon("st", 2, initial=init))
+    assert _drive(CommonRoadDaemon("st", 2, initial=init, parameters=same)) == reference
+    weak = DaemonParameters(
+        load_vehicle(2), load_powertrain(2, {"power_max": 20_000.0}), safety.load_safety("st")
+    )
+    daemon = CommonRoadDaemon("st", 2, initial=init, parameters=weak)
+    assert daemon.powertrain is weak.powertrain
+    assert _drive(daemon) != reference
+
+
+def test_given_parameters_are_refused_where_they_do_not_fit():
+    given = DaemonParameters(load_vehicle(2), load_powertrain(2), safety.load_safety("st"))
+    with pytest.raises(DefinitionError, match="vehicle_id: 2 is not the daemon's vehicle 1"):
+        CommonRoadDaemon("st", 1, parameters=given)
+    with pytest.raises(DefinitionError, match="cannot be given with them"):
+        CommonRoadDaemon("st", 2, powertrain={"power_max": 1.0}, parameters=given)
+    daemon = CommonRoadDaemon("st", 2, initial={"speed": 5.0}, parameters=given)
+    before = daemon.state_hash()
+    for swap in ({"model": "ks"}, {"vehicle": 1}):
+        with pytest.raises(DefinitionError, match="cannot swap"):
+            daemon.reset(**swap)
+    assert daemon.model == "st" and daemon.state_hash() == before
+    daemon.reset(initial={"speed": 1.0})  # a restart on the same model and vehicle is fine
+    assert daemon.params is given.vehicle
+
+
+def test_substep_hook_sees_every_substep_and_changes_nothing():
+    seen: list[tuple[int, float]] = []
+    hooked = CommonRoadDaemon("st", 2, initial={"speed": 5.0})
+    hooked.substep_hook = lambda tick, state: seen.append((tick, state[4]))
+    plain = CommonRoadDaemon("st", 2, initial={"speed": 5.0})
+    assert _drive(hooked) == _drive(plain)
+    substeps = hooked.state[hooked.layout.index["clock.substeps"]]
+    assert [t for t, _ in seen] == list(range(1, substeps + 1))
+    assert seen[-1][1] == hooked.state[4]  # the state after the substep
 
 
 # --- scripted drive -----------------------------------------------------------------------

@@ -82,6 +82,9 @@ def test_embedded_parameters_drive_the_replay() -> None:
         pass
     rec = rec_live.recording()
     assert rec.parameters["powertrain"]["battery_energy"] == 1e8
+    built = commonroad.build_daemon(rec)
+    assert type(built) is CommonRoadDaemon  # configured through parameters=, not a subclass
+    assert built.powertrain.battery_energy == 1e8
     default = scripted.drive_hash("st", 2, 1_000_000)
     assert rec.final_hash != default  # the override mattered
     assert replay(recording.loads(recording.dumps(rec))).final_hash == rec.final_hash

@@ -29,12 +29,20 @@ override) and the motion, SOC, trip, clock and step count; with
 ``initial=`` it restarts from those initial conditions instead. Motion is
 carried as the CoG-referenced core (x, y, delta, v, psi, yaw rate, beta);
 KS, referenced at the rear axle, is converted on the way in and out.
+
+Two public seams serve a replay (``replay.commonroad``) without subclassing:
+``parameters=`` (a :class:`DaemonParameters`) configures the daemon from
+given parameter objects instead of the data files, so a recording replays
+with the numbers it was made with; and ``substep_hook``, when set, is called
+as ``hook(substeps_done, state)`` after every substep, which is how a tracer
+sees each substep. Neither changes the physics or the state hash.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from engine.errors import DefinitionError, InputError
 from engine.state import INT, Field, StateLayout
@@ -43,7 +51,7 @@ from . import models, safety
 from .integrator import rk4_step
 from .models import ModelSpec, Observation
 from .params import VehicleParams, load_vehicle, vehicle_id
-from .powertrain import Longitudinal, load_powertrain, longitudinal, soc_after
+from .powertrain import Longitudinal, PowertrainParams, load_powertrain, longitudinal, soc_after
 from .scheduler import StepPlan, dt_to_us, plan_steps
 from .telemetry import (
     Axle,
@@ -126,6 +134,38 @@ def validate_inputs(values: Mapping | Sequence) -> tuple:
     return tuple(out)
 
 
+@dataclass(frozen=True)
+class DaemonParameters:
+    """Every parameter object the daemon runs with, given instead of loaded from the data files.
+
+    A recording embeds these so that retuning a data file cannot change its replay
+    (ADR 0090). They belong to one vehicle (``vehicle.vehicle_id``) and, through the
+    safety profiles, to one model, so a daemon built with them cannot swap either.
+    """
+
+    vehicle: VehicleParams
+    powertrain: PowertrainParams
+    safety: safety.SafetyConfig
+
+
+#: What ``substep_hook`` is called with: (substeps done so far in the run, the state list).
+SubstepHook = Callable[[int, list], object]
+
+
+def _check_given(parameters: DaemonParameters, vid: int, overrides: bool) -> None:
+    """Given parameters replace the data files, so they must fit the vehicle and stand alone."""
+    if overrides:
+        raise DefinitionError(
+            "parameters: replace the data files, so powertrain= and safety_overrides= "
+            "cannot be given with them"
+        )
+    if parameters.vehicle.vehicle_id != vid:
+        raise DefinitionError(
+            f"parameters.vehicle.vehicle_id: {parameters.vehicle.vehicle_id} is not the "
+            f"daemon's vehicle {vid}"
+        )
+
+
 def _model_spec(name: str) -> ModelSpec:
     key = str(name).lower()
     if key not in models.MODELS:
@@ -136,7 +176,12 @@ def _model_spec(name: str) -> ModelSpec:
 
 
 class CommonRoadDaemon:
-    """A CommonRoad model with its controllers, safety system and integrator."""
+    """A CommonRoad model with its controllers, safety system and integrator.
+
+    ``parameters`` replaces the data files (and so cannot be combined with the
+    ``powertrain`` or ``safety_overrides`` overrides of them); ``substep_hook`` is
+    described in the module docstring.
+    """
 
     def __init__(
         self,
@@ -147,6 +192,7 @@ class CommonRoadDaemon:
         safety_overrides: dict | None = None,
         drift: bool | None = None,
         steer_gain: float = 8.0,
+        parameters: DaemonParameters | None = None,
     ) -> None:
         if (
             isinstance(steer_gain, bool)
@@ -155,23 +201,42 @@ class CommonRoadDaemon:
             or not math.isfinite(steer_gain)
         ):
             raise DefinitionError("steer_gain: must be a finite number > 0")
+        spec, vid = _model_spec(model), vehicle_id(vehicle)
         # configured parameters: kept across reset
         self.powertrain_overrides = dict(powertrain or {})
         self.safety_overrides = dict(safety_overrides or {})
         self.drift_override = drift
         self.steer_gain = float(steer_gain)
+        if parameters is not None:
+            _check_given(parameters, vid, bool(powertrain or safety_overrides))
+        self.given_parameters = parameters
+        #: the (model, vehicle) the given parameters belong to: a swap away is refused
+        self._given_for = (spec.name, vid)
+        self.substep_hook: SubstepHook | None = None
         self.step_count = 0
-        self._configure(_model_spec(model), vehicle_id(vehicle))
+        self._configure(spec, vid)
         self._start(initial or {})
 
     # --- configuration ----------------------------------------------------------------------
 
     def _configure(self, spec: ModelSpec, vid: int) -> None:
+        given = self.given_parameters
+        if given is not None and (spec.name, vid) != self._given_for:
+            model, vehicle = self._given_for
+            raise DefinitionError(
+                f"parameters: given for model {model}, vehicle {vehicle}; a daemon built with "
+                f"them cannot swap to model {spec.name}, vehicle {vid}"
+            )
         self.spec = spec
         self.vehicle_id = vid
-        self.params: VehicleParams = load_vehicle(vid)
-        self.powertrain = load_powertrain(vid, self.powertrain_overrides)
-        self.safety = safety.load_safety(spec.name, self.safety_overrides)
+        if given is None:
+            self.params: VehicleParams = load_vehicle(vid)
+            self.powertrain = load_powertrain(vid, self.powertrain_overrides)
+            self.safety = safety.load_safety(spec.name, self.safety_overrides)
+        else:
+            self.params = given.vehicle
+            self.powertrain = given.powertrain
+            self.safety = given.safety
         self.layout = make_layout(spec)
         self._i = self.layout.index
         self._n_model = spec.n
@@ -274,8 +339,11 @@ class CommonRoadDaemon:
             s[i["safety.drift"]] = 1 - s[i["safety.drift"]]
         s[i["safety.toggle_prev"]] = toggle
         h = plan.substep_s
+        hook = self.substep_hook
         for _ in range(plan.substeps):
             last = self._substep(steer, throttle, brake, h)
+            if hook is not None:
+                hook(s[i["clock.substeps"]], s)
         s[i["clock.time_us"]] += plan.dt_us
         self.step_count += 1
         self._telemetry = self._make_telemetry(plan, None, *last)
