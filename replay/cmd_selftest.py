@@ -30,10 +30,15 @@ ACCURACY_SEED = 1
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    p.add_argument("--hashes", default="hashes",
-                   help="directory holding math.json (default: hashes)")
-    p.add_argument("--points", type=int, default=DEFAULT_POINTS,
-                   help=f"accuracy points per function (default {DEFAULT_POINTS}; 0 skips)")
+    p.add_argument(
+        "--hashes", default="hashes", help="directory holding math.json (default: hashes)"
+    )
+    p.add_argument(
+        "--points",
+        type=int,
+        default=DEFAULT_POINTS,
+        help=f"accuracy points per function (default {DEFAULT_POINTS}; 0 skips)",
+    )
 
 
 def read_golden_math(hashes_dir: Path) -> str:
@@ -42,8 +47,10 @@ def read_golden_math(hashes_dir: Path) -> str:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise SkidpadError(f"{path} not found: no golden math hash to compare with "
-                           "(the lead blesses it with skidpad bless)") from None
+        raise SkidpadError(
+            f"{path} not found: no golden math hash to compare with "
+            "(the lead blesses it with skidpad bless)"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise SkidpadError(f"{path}: cannot read ({exc})") from None
     try:
@@ -102,31 +109,40 @@ def run(args: argparse.Namespace) -> int:
         golden, golden_error = None, str(exc)
     match = golden == here if golden is not None else None
 
-    rows, note = (None, "skipped (--points 0)") if args.points == 0 else accuracy_summary(
-        args.points)
+    rows, note = (
+        (None, "skipped (--points 0)") if args.points == 0 else accuracy_summary(args.points)
+    )
     failed = failed_functions(rows) if rows else []
 
     if args.json:
-        print(json.dumps({
-            "math_hash": here,
-            "python": sys.version,
-            "platform": sys.platform,
-            "selftest_version": SELFTEST_VERSION,
-            "results": n_results,
-            "functions": list(FUNCTIONS),
-            "selftest_s": selftest_s,
-            "golden": golden,
-            "golden_error": golden_error or None,
-            "match": match,
-            "accuracy": _json_rows(rows),
-            "accuracy_note": note or None,
-            "accuracy_failed": failed,
-        }, indent=1, allow_nan=False))
+        print(
+            json.dumps(
+                {
+                    "math_hash": here,
+                    "python": sys.version,
+                    "platform": sys.platform,
+                    "selftest_version": SELFTEST_VERSION,
+                    "results": n_results,
+                    "functions": list(FUNCTIONS),
+                    "selftest_s": selftest_s,
+                    "golden": golden,
+                    "golden_error": golden_error or None,
+                    "match": match,
+                    "accuracy": _json_rows(rows),
+                    "accuracy_note": note or None,
+                    "accuracy_failed": failed,
+                },
+                indent=1,
+                allow_nan=False,
+            )
+        )
     else:
-        print(f"math self-test v{SELFTEST_VERSION}: {n_results} results over "
-              f"{len(FUNCTIONS)} functions in {selftest_s * 1000:.0f} ms "
-              f"({platform.python_implementation()} {platform.python_version()}, "
-              f"{sys.platform})")
+        print(
+            f"math self-test v{SELFTEST_VERSION}: {n_results} results over "
+            f"{len(FUNCTIONS)} functions in {selftest_s * 1000:.0f} ms "
+            f"({platform.python_implementation()} {platform.python_version()}, "
+            f"{sys.platform})"
+        )
         print(f"math hash  {here}")
         if golden is not None:
             verdict = "match" if match else "MISMATCH"
@@ -134,13 +150,17 @@ def run(args: argparse.Namespace) -> int:
         if rows is not None:
             from parity.accuracy import format_table
 
-            print(f"\naccuracy against mpmath ({args.points} points per function, "
-                  f"seed {ACCURACY_SEED}):")
+            print(
+                f"\naccuracy against mpmath ({args.points} points per function, "
+                f"seed {ACCURACY_SEED}):"
+            )
             print(format_table(rows))
             for r in rows:
                 for e in r.get("edge_failures", []):
-                    print(f"edge case {r['function']}({', '.join(e['args'])}): "
-                          f"want {e['want']}, got {e['got']}")
+                    print(
+                        f"edge case {r['function']}({', '.join(e['args'])}): "
+                        f"want {e['want']}, got {e['got']}"
+                    )
             if failed:
                 print(f"FAIL: max error >= 1 ulp or a wrong edge case in {', '.join(failed)}")
         else:
