@@ -1,4 +1,4 @@
-"""The single-track steady-state solve: converges wherever a steady turn exists, refuses where none does."""
+"""The single-track steady-state solve: converges where a steady turn exists, refuses elsewhere."""
 
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ def test_small_lateral_acceleration_follows_linear_theory(factor: float) -> None
 def test_a_stiffer_rear_axle_understeers_more() -> None:
     # Regression: ×1.1 and up used to divide by zero when the undamped Newton overshot into sliding.
     v = 12.0
-    deltas = [steady_state(_with_rear_stiffness(f), v, RADIUS)[0] for f in (0.8, 1.0, 1.1, 1.5, 2.0)]
+    factors = (0.8, 1.0, 1.1, 1.5, 2.0)
+    deltas = [steady_state(_with_rear_stiffness(f), v, RADIUS)[0] for f in factors]
     assert deltas == sorted(deltas)
     assert len(set(deltas)) == len(deltas)
 
