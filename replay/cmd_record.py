@@ -6,7 +6,9 @@
 
 ``--drive`` is ``scripted`` (the fixed 30 s drive), ``lap`` (one lap of the
 sandbox track, closed loop), ``random:SEED`` (a smooth random drive from an
-integer PRNG) or the name of a module ``scenarios/<name>.py`` that provides
+integer PRNG), ``validation:NAME`` (a validation manoeuvre: ``accel``, ``stop``,
+``stop_abs`` or ``step_steer``, :mod:`scenarios.validation.drives`), or the name of
+a module ``scenarios/<name>.py`` that provides
 ``make_driver(definition, host_hz)``, or ``commonroad:MODEL:VEHICLE`` (the
 30 s scripted drive of ``engine.commonroad.scripted`` for that CommonRoad model,
 ks/st/std/mb, and vehicle 1-3, written as a CommonRoad recording, ADR 0090; it needs no
@@ -30,7 +32,7 @@ from pathlib import Path
 from engine.errors import SkidpadError
 from engine.state import NonFiniteStateError
 
-BUILTIN_DRIVES = ("scripted", "lap", "random:SEED")
+BUILTIN_DRIVES = ("scripted", "lap", "random:SEED", "validation:NAME")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -42,7 +44,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--drive",
         required=True,
-        help="scripted | lap | random:SEED | a scenario name | commonroad:MODEL:VEHICLE "
+        help="scripted | lap | random:SEED | validation:NAME (accel, stop, stop_abs, "
+        "step_steer) | a scenario name | commonroad:MODEL:VEHICLE "
         "(the CommonRoad daemon's scripted drive: MODEL ks/st/std/mb, VEHICLE 1-3) "
         "(comma list allowed)",
     )
@@ -74,6 +77,10 @@ def make_driver(drive: str, definition: dict, host_hz: int, duration: float | No
         from scenarios import lap_driver
 
         return lap_driver.make_driver(definition, host_hz)
+    if drive.startswith("validation:"):
+        from scenarios.validation import drives as validation_drives
+
+        return validation_drives.make_driver(drive, definition, host_hz)
     if drive.startswith("random:"):
         from scenarios import random_drive
 
