@@ -55,6 +55,13 @@ def _rng(lo: float | None, hi: float | None, lo_inc: bool = True, hi_inc: bool =
     return (lo, lo_inc, hi, hi_inc)
 
 
+# Upper bounds where a larger value overflows the arithmetic of the first substep (the
+# state turns NaN): generous physical limits, far past any road or race vehicle.
+_MASS_KG = _rng(0.0, 1.0e5, False, True)
+_WHEELBASE_M = _rng(0.0, 20.0, False, True)
+_TRACK_M = _rng(0.0, 10.0, False, True)
+
+
 _TIRE_SCHEMA = {
     "radius_m": _POS,
     "wheel_inertia_kgm2": _POS,
@@ -87,7 +94,7 @@ _AXLE_SUSPENSION_SCHEMA = {
 #: Every parameter of a definition: nested dicts end in bound tuples.
 SCHEMA: dict = {
     "mass": {
-        "total_kg": _POS,
+        "total_kg": _MASS_KG,
         "unsprung_front_kg": _NONNEG,
         "unsprung_rear_kg": _NONNEG,
         "cog_height_m": _POS,
@@ -97,9 +104,9 @@ SCHEMA: dict = {
         "pitch_inertia_kgm2": _POS,
     },
     "geometry": {
-        "wheelbase_m": _POS,
-        "track_front_m": _POS,
-        "track_rear_m": _POS,
+        "wheelbase_m": _WHEELBASE_M,
+        "track_front_m": _TRACK_M,
+        "track_rear_m": _TRACK_M,
     },
     "suspension": {
         "front": _AXLE_SUSPENSION_SCHEMA,

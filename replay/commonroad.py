@@ -33,9 +33,14 @@ UTF-8), as for the four-wheel definition.
 The host step's integer ``dt_us`` is the first channel, so the variable host
 rate is run-length encoded with the inputs and replayed exactly. Loading
 validates everything with the field checks of ``replay.recording`` and raises
-:class:`replay.recording.RecordingError` naming the field as a JSON pointer;
-the set-up is checked by *building* (never stepping) the daemon, which takes
-the embedded values through its ``parameters=`` argument.
+:class:`replay.recording.RecordingError` naming the field as a JSON pointer.
+The embedded values are built into the daemon's parameter objects by the
+engine's own builders (``params.build_vehicle_params``,
+``powertrain.build_powertrain``, ``safety.build_safety``), which check each
+value's valid range and name the parameter
+(``/parameters/vehicle: vehicle parameter tire/p_dy1 must be > 0, not 0.0``);
+the set-up is then checked by *building* (never stepping) the daemon, which
+takes them through its ``parameters=`` argument.
 
 Tracing: the daemon has no probe protocol; a replay sets its ``substep_hook``
 to ``probe.substep``, which the daemon calls as ``(tick, state)`` after each
@@ -49,7 +54,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -110,7 +115,6 @@ CR_KEYS = (
     "frames",
 )
 PARAMETER_KEYS = ("vehicle", "powertrain", "safety", "steer_gain")
-SAFETY_KEYS = ("normal", "drift", "drift_default", "staging")
 
 #: The values of a frame after its count: the host step's ``dt_us``, then the daemon's inputs.
 COLUMNS = (Column("dt_us", 0, MAX_HOST_DT_US, "i"), *(Column(*c) for c in INPUTS))
@@ -192,15 +196,18 @@ def _number(v: Any, path: str) -> None:
 
 
 def _check_dataclass_data(v: Any, cls: type, path: str) -> None:
-    """``v`` has exactly the fields of ``cls``; nested dataclasses recurse; leaves are numbers."""
+    """``v`` has exactly the fields of ``cls``; nested blocks recurse; leaves are numbers.
+
+    This names a wrong key or type by its JSON pointer; the values' ranges are the
+    engine's to check (:func:`_engine_built`).
+    """
     names = [f.name for f in fields(cls)]
     exact_keys(v, names, path)
     hints = {f.name: f.type for f in fields(cls)}
     for name in names:
-        sub = _NESTED.get((cls.__name__, name))
         where = f"{path}/{name}"
-        if sub is not None:
-            _check_dataclass_data(v[name], sub, where)
+        if cls is params.VehicleParams and name in params.BLOCKS:
+            _check_dataclass_data(v[name], params.BLOCKS[name], where)
         elif hints[name] in ("int", int):
             if not is_int(v[name]):
                 raise invalid(where, f"must be an integer, not {type_name(v[name])}")
@@ -211,14 +218,7 @@ def _check_dataclass_data(v: Any, cls: type, path: str) -> None:
             _number(v[name], where)
 
 
-_NESTED = {
-    ("VehicleParams", "steering"): params.SteeringParams,
-    ("VehicleParams", "longitudinal"): params.LongitudinalParams,
-    ("VehicleParams", "tire"): params.TireParams,
-}
-
-
-def _profile_data(v: Any, path: str) -> Any:
+def _check_profile_data(v: Any, path: str) -> None:
     exact_keys(v, safety.METRICS, path)
     for name in safety.METRICS:
         pair = v[name]
@@ -226,14 +226,18 @@ def _profile_data(v: Any, path: str) -> Any:
             raise invalid(f"{path}/{name}", "must be [magnitude, rate]")
         for j, x in enumerate(pair):
             _number(x, f"{path}/{name}/{j}")
+
+
+def _engine_built(build: Callable[[Any], Any], data: Any, path: str) -> Any:
+    """``build(data)``: the engine's own builder checks every value's range, once; its
+    DefinitionError (naming the parameter) is reported at ``path``."""
     try:
-        # the engine's own profile builder checks the thresholds (> 0)
-        return safety._profile(v, path.lstrip("/").replace("/", "."))
+        return build(data)
     except DefinitionError as exc:
         raise invalid(path, str(exc)) from None
 
 
-def build_parameters(parameters: Any, model: str, vehicle: int) -> tuple[DaemonParameters, float]:
+def build_parameters(parameters: Any, vehicle: int) -> tuple[DaemonParameters, float]:
     """The daemon's parameter objects and steering gain, from a recording's embedded data."""
     exact_keys(parameters, PARAMETER_KEYS, "/parameters")
     vdata = parameters["vehicle"]
@@ -243,37 +247,24 @@ def build_parameters(parameters: Any, model: str, vehicle: int) -> tuple[DaemonP
             "/parameters/vehicle/vehicle_id",
             f"{vdata['vehicle_id']} is not the recording's vehicle {vehicle}",
         )
-    try:
-        vp = params._build(params.VehicleParams, vdata, "parameters.vehicle")
-    except DefinitionError as exc:
-        raise invalid("/parameters/vehicle", str(exc)) from None
+    vp = _engine_built(params.build_vehicle_params, vdata, "/parameters/vehicle")
 
     pdata = parameters["powertrain"]
     _check_dataclass_data(pdata, powertrain.PowertrainParams, "/parameters/powertrain")
-    try:
-        # every field given as an override: the engine's loader validates the whole set
-        pp = powertrain.load_powertrain(vehicle, pdata)
-    except DefinitionError as exc:
-        raise invalid("/parameters/powertrain", str(exc)) from None
+    pp = _engine_built(powertrain.build_powertrain, pdata, "/parameters/powertrain")
 
     sdata = parameters["safety"]
-    exact_keys(sdata, SAFETY_KEYS, "/parameters/safety")
+    exact_keys(sdata, safety.SAFETY_KEYS, "/parameters/safety")
+    _check_profile_data(sdata["normal"], "/parameters/safety/normal")
+    _check_profile_data(sdata["drift"], "/parameters/safety/drift")
     _check_dataclass_data(sdata["staging"], safety.Staging, "/parameters/safety/staging")
     if not isinstance(sdata["drift_default"], bool):
         raise invalid(
             "/parameters/safety/drift_default",
             f"must be true or false, not {type_name(sdata['drift_default'])}",
         )
-    try:
-        base = safety.load_safety(model, sdata["staging"])
-    except DefinitionError as exc:
-        raise invalid("/parameters/safety/staging", str(exc)) from None
-    sc = safety.SafetyConfig(
-        _profile_data(sdata["normal"], "/parameters/safety/normal"),
-        _profile_data(sdata["drift"], "/parameters/safety/drift"),
-        sdata["drift_default"],
-        base.staging,
-    )
+    sc = _engine_built(safety.build_safety, sdata, "/parameters/safety")
+
     gain = parameters["steer_gain"]
     _number(gain, "/parameters/steer_gain")
     if not gain > 0.0:
@@ -287,7 +278,7 @@ def build_parameters(parameters: Any, model: str, vehicle: int) -> tuple[DaemonP
 def build_daemon(rec: CommonRoadRecording) -> CommonRoadDaemon:
     """The fresh daemon a replay of ``rec`` starts from: the embedded parameters, not the
     data files (the model and vehicle a recording names never change during its replay)."""
-    given, steer_gain = build_parameters(rec.parameters, rec.model, rec.vehicle)
+    given, steer_gain = build_parameters(rec.parameters, rec.vehicle)
     try:
         return CommonRoadDaemon(
             model=rec.model,

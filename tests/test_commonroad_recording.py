@@ -297,13 +297,13 @@ BAD = [
         "param-invalid",
         _set("parameters/powertrain/battery_energy", 0.0),
         True,
-        "powertrain.battery_energy: must be > 0",
+        "/parameters/powertrain: powertrain parameter battery_energy must be > 0, not 0.0",
     ),
     (
         "param-threshold",
         _set("parameters/safety/normal/yaw_rate", [1.0, -5.0]),
         True,
-        "thresholds must be > 0",
+        "safety parameter normal/yaw_rate rate threshold must be > 0, not -5.0",
     ),
     ("param-gain", _set("parameters/steer_gain", 0.0), True, "/parameters/steer_gain: must be > 0"),
     (

@@ -27,15 +27,31 @@ Battery (Euler over the substep)::
 
 and
 ``SOC' = -P_batt / E``; SOC is kept in [0, 1].
+
+Parameters: :func:`build_powertrain` checks every value against
+:data:`POWERTRAIN_RANGES` once, when the set is built (``> 0`` for the
+divisors ``battery_energy``, ``hold_speed``, ``regen_fade_speed``,
+``eta_drive``, ``speed_floor``; efficiencies and SOC limits in [0, 1] with
+``soc_min < soc_max``); :func:`load_powertrain` builds the data file's set with
+overrides.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from engine.errors import DefinitionError
 
-from .params import VehicleParams, load_data_file
+from .params import (
+    Range,
+    VehicleParams,
+    checked_values,
+    load_data_file,
+    non_negative,
+    positive,
+    within,
+)
 
 G = 9.81
 
@@ -67,26 +83,56 @@ class PowertrainParams:
     speed_floor: float  # [m/s] for the power limits
 
 
+#: Valid range of every powertrain parameter. Upper bounds are generous physical limits
+#: (far past any road vehicle) that keep the longitudinal stack finite.
+POWERTRAIN_RANGES: dict[str, Range] = {
+    "wheel_torque_max": non_negative(1.0e5),
+    "power_max": non_negative(1.0e7),
+    "regen_torque_max": non_negative(1.0e5),
+    "regen_power_max": non_negative(1.0e7),
+    "battery_energy": positive(1.0e11),  # SOC' = -P / E
+    "drag_area": non_negative(100.0),
+    "air_density": non_negative(10.0),
+    "rolling_resistance": non_negative(1.0),
+    "hold_speed": positive(10.0),  # dirn = v / hold_speed
+    "brake_decel_max": non_negative(100.0),
+    "coast_regen_decel": non_negative(100.0),
+    "regen_fade_speed": positive(100.0),  # fade = |v| / regen_fade_speed
+    "eta_drive": positive(1.0),  # P_batt = P_drive / eta_drive
+    "eta_regen": positive(1.0),
+    "aux_power": non_negative(1.0e6),
+    "soc_min": within(0.0, 1.0),  # and soc_min < soc_max
+    "soc_drive_taper": within(0.0, 1.0),
+    "soc_max": within(0.0, 1.0),
+    "soc_regen_taper": within(0.0, 1.0),
+    "soc_initial": within(0.0, 1.0),
+    "speed_floor": positive(100.0),  # P_max / max(|v|, speed_floor)
+}
+
+
+def build_powertrain(data: Mapping) -> PowertrainParams:
+    """A validated :class:`PowertrainParams` from every one of its values, by name.
+
+    Each value is checked against :data:`POWERTRAIN_RANGES` (and ``soc_min < soc_max``)
+    once, here; the DefinitionError names the parameter
+    (``powertrain parameter regen_fade_speed must be > 0, not 0.0``).
+    """
+    values = checked_values(data, POWERTRAIN_RANGES, "powertrain parameter ")
+    if not values["soc_min"] < values["soc_max"]:
+        raise DefinitionError(
+            f"powertrain parameter soc_min must be < soc_max ({values['soc_max']!r}), "
+            f"not {values['soc_min']!r}"
+        )
+    return PowertrainParams(**values)
+
+
 def load_powertrain(vehicle_id: int, overrides: dict | None = None) -> PowertrainParams:
-    """The powertrain of a vehicle, with ``overrides`` (name -> value) applied."""
+    """The powertrain of a vehicle from ``powertrain.json``, with ``overrides`` (name -> value)."""
     data = load_data_file("powertrain.json")
     merged = dict(data["common"])
     merged.update(data["vehicles"][str(vehicle_id)])
-    pt = PowertrainParams(**{k: float(v) for k, v in merged.items()})
-    if overrides:
-        known = PowertrainParams.__dataclass_fields__
-        for k, v in overrides.items():
-            if k not in known:
-                raise DefinitionError(f"powertrain.{k}: unknown parameter")
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise DefinitionError(f"powertrain.{k}: must be a number")
-        pt = replace(pt, **{k: float(v) for k, v in overrides.items()})
-    for k in ("battery_energy", "eta_drive", "eta_regen", "hold_speed", "speed_floor"):
-        if not getattr(pt, k) > 0.0:
-            raise DefinitionError(f"powertrain.{k}: must be > 0")
-    if not 0.0 <= pt.soc_min < pt.soc_max <= 1.0:
-        raise DefinitionError("powertrain.soc_min/soc_max: need 0 <= soc_min < soc_max <= 1")
-    return pt
+    merged.update(overrides or {})
+    return build_powertrain(merged)
 
 
 @dataclass(frozen=True)

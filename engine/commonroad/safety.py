@@ -24,15 +24,23 @@ The intervention scales throttle by (1 - b) and the steering demand by
 Profiles (per model, ``data/safety.json``): ``normal`` and the looser
 ``drift``; the drift-capable model (STD) starts in drift, the others opt in
 at reset or by the runtime drift toggle.
+
+Parameters: :func:`build_safety` builds a :class:`SafetyConfig` from plain data
+(the profiles, ``drift_default``, the staging settings; :func:`build_profile`
+and :func:`build_staging` for the parts), checking every threshold (> 0, it
+divides) and staging setting (:data:`STAGING_RANGES`, and
+``engage_severity < emergency_severity``) once; :func:`load_safety` builds a
+model's configuration from ``data/safety.json``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from engine.errors import DefinitionError
 
-from .params import load_data_file
+from .params import Range, checked_values, load_data_file, non_negative, positive, within
 
 NORMAL, TRANSITION, EMERGENCY = 0, 1, 2
 STAGE_NAMES = ("normal", "transition", "emergency")
@@ -66,39 +74,79 @@ class SafetyConfig:
     staging: Staging
 
 
-def _profile(d: dict, where: str) -> Profile:
+#: Valid range of every staging setting (the cross conditions are in :func:`build_staging`).
+STAGING_RANGES: dict[str, Range] = {
+    "engage_severity": positive(),  # and < emergency_severity, which divides
+    "emergency_severity": positive(),
+    "release_severity": non_negative(),
+    "recover_speed": non_negative(),
+    "release_time": positive(),  # the blend eases out at 1 / release_time
+    "slip_min_speed": non_negative(),
+    "emergency_brake": within(0.0, 1.0),  # a brake pedal position
+    "steer_cut": within(0.0, 1.0),
+}
+#: A detector threshold divides the metric (magnitude) or its rate of change.
+THRESHOLD_RANGE = positive()
+#: The safety configuration as plain data: its keys.
+SAFETY_KEYS = ("normal", "drift", "drift_default", "staging")
+
+
+def build_profile(data: Mapping, name: str) -> Profile:
+    """A detector profile from ``{metric: [magnitude, rate]}`` for every metric in ``METRICS``.
+
+    ``name`` (``normal``, ``drift``) says which profile it is in the DefinitionError, e.g.
+    ``safety parameter normal/yaw_rate rate threshold must be > 0, not -5.0``.
+    """
     limits = []
-    for name in METRICS:
-        if name not in d:
-            raise DefinitionError(f"{where}.{name}: missing")
-        mag, rate = (float(v) for v in d[name])
-        if not (mag > 0.0 and rate > 0.0):
-            raise DefinitionError(f"{where}.{name}: thresholds must be > 0")
+    for metric in METRICS:
+        label = f"safety parameter {name}/{metric}"
+        if metric not in data:
+            raise DefinitionError(f"{label} is missing")
+        pair = data[metric]
+        if not (isinstance(pair, (list, tuple)) and len(pair) == 2):
+            raise DefinitionError(f"{label} must be [magnitude, rate]")
+        mag, rate = (
+            THRESHOLD_RANGE.check(v, f"{label} {which} threshold")
+            for v, which in zip(pair, ("magnitude", "rate"), strict=True)
+        )
         limits.append((mag, rate))
     return Profile(tuple(limits))
 
 
-def load_safety(model: str, overrides: dict | None = None) -> SafetyConfig:
-    """The safety configuration of a model; ``overrides`` may set ``staging`` keys."""
-    data = load_data_file("safety.json")
-    m = data["models"][model]
-    staging = dict(data["staging"])
-    if overrides:
-        for k, v in overrides.items():
-            if k not in staging:
-                raise DefinitionError(f"safety.{k}: unknown parameter")
-            staging[k] = v
-    st = Staging(**{k: float(v) for k, v in staging.items()})
-    if not 0.0 < st.engage_severity < st.emergency_severity:
-        raise DefinitionError("safety.engage_severity: must be in (0, emergency_severity)")
-    if not st.release_time > 0.0:
-        raise DefinitionError("safety.release_time: must be > 0")
+def build_staging(data: Mapping) -> Staging:
+    """The staged controller's settings from every one of them, by name, checked once here."""
+    st = Staging(**checked_values(data, STAGING_RANGES, "safety parameter staging/"))
+    if not st.engage_severity < st.emergency_severity:
+        # the blend target divides by emergency_severity - engage_severity
+        raise DefinitionError(
+            "safety parameter staging/engage_severity must be < staging/emergency_severity "
+            f"({st.emergency_severity!r}), not {st.engage_severity!r}"
+        )
+    return st
+
+
+def build_safety(data: Mapping) -> SafetyConfig:
+    """A validated :class:`SafetyConfig` from its plain data (``SAFETY_KEYS``), as a
+    recording embeds it: both profiles, ``drift_default`` and the staging settings."""
+    for k in SAFETY_KEYS:
+        if k not in data:
+            raise DefinitionError(f"safety parameter {k} is missing")
+    if not isinstance(data["drift_default"], bool):
+        raise DefinitionError("safety parameter drift_default must be true or false")
     return SafetyConfig(
-        _profile(m["normal"], f"safety.{model}.normal"),
-        _profile(m["drift"], f"safety.{model}.drift"),
-        bool(m["drift_default"]),
-        st,
+        build_profile(data["normal"], "normal"),
+        build_profile(data["drift"], "drift"),
+        data["drift_default"],
+        build_staging(data["staging"]),
     )
+
+
+def load_safety(model: str, overrides: dict | None = None) -> SafetyConfig:
+    """The safety configuration of a model from ``safety.json``; ``overrides`` may set
+    ``staging`` keys."""
+    data = load_data_file("safety.json")
+    staging = {**data["staging"], **(overrides or {})}  # an unknown key is refused by name
+    return build_safety({**data["models"][model], "staging": staging})
 
 
 def severity(
