@@ -194,7 +194,10 @@ def _check_consistency(d: dict) -> None:
     if m["cog_to_front_axle_m"] >= g["wheelbase_m"]:
         _fail("mass.cog_to_front_axle_m", "must be < geometry.wheelbase_m")
     if m["unsprung_front_kg"] + m["unsprung_rear_kg"] >= 0.5 * m["total_kg"]:
-        _fail("mass.unsprung_front_kg", "unsprung mass must be < half of mass.total_kg")
+        _fail(
+            "mass.unsprung_front_kg + mass.unsprung_rear_kg",
+            "unsprung mass must be < half of mass.total_kg",
+        )
     for axle in ("front", "rear"):
         t = d["tires"][axle]
         peak = _peak_slip(t["shape_c"], t["shape_e"])

@@ -116,7 +116,8 @@ def validate(g: object, path: str = "drivetrain.gearbox") -> dict:
             for i in range(len(r) - 1):
                 if out[lo] >= out[hi] * r[i + 1] / r[i]:
                     raise DefinitionError(
-                        f"{path}.{lo}: must be below {hi} x ratio step (the box would hunt)"
+                        f"{path}.{lo}: must be below {hi} x ratios[{i + 1}]/ratios[{i}] "
+                        "(the box would hunt between those gears)"
                     )
     return out
 

@@ -66,7 +66,7 @@ from engine import (
 from engine.definition import definition_hash, validate_definition
 from engine.errors import DefinitionError, SkidpadError
 from engine.inputs import CHANNELS, DEFAULTS, INPUT_VERSION, inputs_from_mapping, validate_inputs
-from engine.state import NonFiniteStateError, float_bits
+from engine.state import NonFiniteStateError, StepArithmeticError, float_bits
 from engine.telemetry import Telemetry, build_telemetry
 from engine.vehicle_layout import (  # noqa: E402,F401  (re-exported for callers)
     I_AX,
@@ -114,6 +114,15 @@ INITIAL_KEYS: dict[str, tuple[object, str]] = {
     "cross_grade": (0.0, "road grade along world Y, fraction"),
 }
 
+#: Ranges of the numeric initial conditions (beyond them the first substep overflows).
+INITIAL_LIMITS: dict[str, tuple[float, float]] = {
+    "speed_mps": (0.0, 150.0),
+    "yaw_rate_radps": (-10.0, 10.0),
+    "x_m": (-1e6, 1e6),
+    "y_m": (-1e6, 1e6),
+    "yaw_rad": (-1e4, 1e4),
+}
+
 SNAPSHOT_FORMAT = "skidpad-simulation-snapshot"
 SNAPSHOT_VERSION = 1
 
@@ -144,8 +153,11 @@ def _initial(initial: Mapping | None) -> dict:
     for key in ("grade", "cross_grade"):
         if abs(out[key]) > 1.0:
             raise DefinitionError(f"initial.{key}: must be within -1..1 (100 %)")
-    if out["speed_mps"] < 0.0:
-        raise DefinitionError("initial.speed_mps: must be >= 0")
+    for key, (lo, hi) in INITIAL_LIMITS.items():
+        if not lo <= out[key] <= hi:
+            raise DefinitionError(
+                f"initial.{key}: must be within [{lo:g}, {hi:g}], not {out[key]!r}"
+            )
     return out
 
 
@@ -338,8 +350,11 @@ class Simulation:
         if not math.isfinite(chk):
             LAYOUT.check_finite(self.state, f"the start of host step {self.step_count}")
         n = self.substeps_in(self.step_count)
-        for _ in range(n):
-            self._substep(probe)
+        try:
+            for _ in range(n):
+                self._substep(probe)
+        except (ValueError, ZeroDivisionError, OverflowError) as exc:
+            raise StepArithmeticError(exc, f"tick {self.tick + 1}") from exc
         self.step_count += 1
         return self.telemetry()
 

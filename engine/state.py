@@ -44,6 +44,25 @@ class NonFiniteStateError(ArithmeticError):
         super().__init__(f"state field {field} became {value!r}{at}")
 
 
+class StepArithmeticError(NonFiniteStateError):
+    """A step's arithmetic failed before its end-of-substep finiteness check could run.
+
+    An intermediate that overflowed reaches a strict-math domain check
+    (``smath.sin(inf)`` raises, as ``math.sin`` does), or a quantity the
+    physics divides by vanished. It is the same failure as a NaN in the state,
+    caught one operation earlier, so it is reported the same way: the physics
+    failed at ``where``. ``field`` and ``value`` are None.
+    """
+
+    def __init__(self, cause: BaseException, where: str) -> None:
+        ArithmeticError.__init__(
+            self, f"the arithmetic failed at {where}: {type(cause).__name__}: {cause}"
+        )
+        self.field = None
+        self.value = None
+        self.where = where
+
+
 @dataclass(frozen=True)
 class Field:
     """One named slot of the state: name, kind (``"f"``/``"i"``), unit, meaning."""

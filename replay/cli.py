@@ -17,6 +17,7 @@ import importlib
 import sys
 
 from engine.errors import SkidpadError
+from engine.state import NonFiniteStateError
 
 EXIT_OK = 0
 EXIT_MISMATCH = 1
@@ -66,6 +67,9 @@ def main(argv: list[str] | None = None) -> int:
     except SkidpadError as exc:
         print(f"skidpad {args.command}: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except NonFiniteStateError as exc:  # the physics failed: a failed check, not bad input
+        print(f"skidpad {args.command}: the physics failed: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"skidpad {args.command}: interrupted", file=sys.stderr)
         return 130

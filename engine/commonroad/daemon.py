@@ -45,7 +45,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.errors import DefinitionError, InputError
-from engine.state import INT, Field, StateLayout
+from engine.state import INT, Field, StateLayout, StepArithmeticError
 
 from . import models, safety
 from .integrator import rk4_step
@@ -75,6 +75,16 @@ INPUTS: tuple[tuple[str, float, float, str], ...] = (
 INPUT_NAMES = tuple(c[0] for c in INPUTS)
 
 _INITIAL_KEYS = ("x", "y", "yaw", "speed", "steer_angle", "yaw_rate", "beta", "soc")
+#: Ranges of the initial conditions (m, rad, m/s, rad/s; soc is checked on its own).
+_INITIAL_LIMITS = {
+    "x": (-1e6, 1e6),
+    "y": (-1e6, 1e6),
+    "yaw": (-1e4, 1e4),
+    "speed": (-200.0, 200.0),
+    "steer_angle": (-1.5, 1.5),
+    "yaw_rate": (-10.0, 10.0),
+    "beta": (-1.5707963267948966, 1.5707963267948966),
+}
 
 _DAEMON_FIELDS = (
     Field("clock.time_us", INT, "us", "simulated time"),
@@ -250,6 +260,12 @@ class CommonRoadDaemon:
         for k, v in initial.items():
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
                 raise DefinitionError(f"initial.{k}: must be a finite number")
+            if k in _INITIAL_LIMITS:
+                lo, hi = _INITIAL_LIMITS[k]
+                if not lo <= v <= hi:
+                    raise DefinitionError(
+                        f"initial.{k}: must be within [{lo:g}, {hi:g}], not {v!r}"
+                    )
         g = initial.get
         core = (
             g("x", 0.0),
@@ -340,10 +356,13 @@ class CommonRoadDaemon:
         s[i["safety.toggle_prev"]] = toggle
         h = plan.substep_s
         hook = self.substep_hook
-        for _ in range(plan.substeps):
-            last = self._substep(steer, throttle, brake, h)
-            if hook is not None:
-                hook(s[i["clock.substeps"]], s)
+        try:
+            for _ in range(plan.substeps):
+                last = self._substep(steer, throttle, brake, h)
+                if hook is not None:
+                    hook(s[i["clock.substeps"]], s)
+        except (ValueError, ZeroDivisionError, OverflowError) as exc:
+            raise StepArithmeticError(exc, f"substep {s[i['clock.substeps']] + 1}") from exc
         s[i["clock.time_us"]] += plan.dt_us
         self.step_count += 1
         self._telemetry = self._make_telemetry(plan, None, *last)
