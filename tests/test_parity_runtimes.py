@@ -483,18 +483,7 @@ def test_harness_diff_names_the_planted_step_and_field(short_recording, tmp_path
         "cpython3.11": _InProcessRuntime("cpython3.11"),
         "node": _InProcessRuntime("node", _Plant(tick, index)),
     }
-    printed: list[str] = []
-    code = run_parity(
-        ["cpython3.11", "node"],
-        root=ROOT,
-        recording_paths=[short_recording],
-        hashes_dir=tmp_path / "hashes",
-        report_dir=tmp_path / "report",
-        checkpoint_every=10,
-        out=printed.append,
-        progress=lambda _m: None,
-        factory=runtimes.__getitem__,
-    )
+    code, printed = _parity_cpython_vs_node(short_recording, tmp_path, runtimes.__getitem__)
     assert code == 1
     table = printed[0].splitlines()
     assert table[2].startswith("cpython3.11") and "MISMATCH" not in table[2]
@@ -523,23 +512,29 @@ def test_harness_diff_against_a_perturbed_golden_file(short_recording, tmp_path)
     planted = {"checkpoints": checkpoints, "final": result.final_hash, "steps": result.steps}
     rec = RecordingFile("planted", str(short_recording), text, file_sha(short_recording))
     _write_golden(tmp_path / "hashes", rec, planted, worker.math_hash(), every=10)
-    printed: list[str] = []
-    code = run_parity(
-        ["cpython3.11", "node"],
-        root=ROOT,
-        recording_paths=[short_recording],
-        hashes_dir=tmp_path / "hashes",
-        report_dir=tmp_path / "report",
-        checkpoint_every=10,
-        out=printed.append,
-        progress=lambda _m: None,
-        factory=lambda name: _InProcessRuntime(name),
-    )
+    code, printed = _parity_cpython_vs_node(short_recording, tmp_path, _InProcessRuntime)
     assert code == 1
     assert "MISMATCH @50" in printed[0]
     report = json.loads((tmp_path / "report" / "report.json").read_text())
     assert report["divergences"][0]["b"] == "golden"
     assert report["divergences"][0]["report"]["differing_checkpoint"] == 50
+
+
+def _parity_cpython_vs_node(recording: Path, tmp_path: Path, factory) -> tuple[int, list[str]]:
+    """run_parity of cpython3.11 against node on one recording, checkpoints every 10 steps."""
+    printed: list[str] = []
+    code = run_parity(
+        ["cpython3.11", "node"],
+        root=ROOT,
+        recording_paths=[recording],
+        hashes_dir=tmp_path / "hashes",
+        report_dir=tmp_path / "report",
+        checkpoint_every=10,
+        out=printed.append,
+        progress=lambda _m: None,
+        factory=factory,
+    )
+    return code, printed
 
 
 def file_sha(path: Path) -> str:

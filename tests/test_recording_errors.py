@@ -17,33 +17,18 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_recording_format import make_recording
 
-from engine import definition as engine_definition
 from engine import inputs as engine_inputs
 from replay import recording
 from replay.cli import main
-from replay.recording import Recording, RecordingError
+from replay.recording import RecordingError
 
 
 def _valid_doc() -> dict:
-    definition = engine_definition.load_preset("kart")
     frames = [tuple(c.default for c in engine_inputs.CHANNELS)] * 5
     frames += [(0.5, 0.0, 0.1, 0.0) + tuple(c.default for c in engine_inputs.CHANNELS[4:])] * 3
-    rec = Recording(
-        definition=definition,
-        definition_hash=engine_definition.definition_hash(definition),
-        host_hz=100,
-        substep_hz=definition["substep_hz"],
-        input_version=engine_inputs.INPUT_VERSION,
-        channels=tuple(c.name for c in engine_inputs.CHANNELS),
-        frames=recording.run_length(frames),
-        steps=len(frames),
-        preset="kart",
-        initial={},
-        drive="test",
-        engine_version="test",
-    )
-    return json.loads(recording.dumps(rec))
+    return json.loads(recording.dumps(make_recording(frames, "kart")))
 
 
 VALID = _valid_doc()
