@@ -513,29 +513,34 @@ class LapTimer:
                 return
 
     def follow(self, w: int, px: float, py: float) -> int:
-        """Nearest centreline sample to (px, py), walked from the wheel's previous one."""
+        """Nearest centreline sample to wheel ``w``'s contact point, walked from its last one."""
         track = self.circuit.track
-        n = track.n
         i = self._nearest[w]
-        if i < 0:
-            i = nearest_sample(track, px, py)
-        else:
-            d = _dist2(track, i, px, py)
-            for _ in range(2):  # walk forward, then backward, while the distance falls
-                step = 1 if _dist2(track, (i + 1) % n, px, py) < d else -1
-                moved = 0
-                while moved < MAX_TRACK_STEPS:
-                    j = (i + step) % n
-                    dj = _dist2(track, j, px, py)
-                    if not dj < d:
-                        break
-                    i, d = j, dj
-                    moved += 1
-                if moved == MAX_TRACK_STEPS:
-                    i = nearest_sample(track, px, py)
-                    break
-        self._nearest[w] = i
-        return i
+        j = walk_nearest(track, i, px, py) if i >= 0 else None
+        if j is None:
+            j = nearest_sample(track, px, py)
+        self._nearest[w] = j
+        return j
+
+
+def walk_nearest(track: Track, i: int, px: float, py: float) -> int | None:
+    """The nearest centreline sample to (px, py), walked from sample ``i`` (forward, then
+    backward) while the distance falls; None if that takes more than MAX_TRACK_STEPS samples
+    (the point jumped: search the whole lap with :func:`nearest_sample` instead)."""
+    n = track.n
+    d = _dist2(track, i, px, py)
+    for step in (1, -1):
+        moved = 0
+        while True:
+            j = (i + step) % n
+            dj = _dist2(track, j, px, py)
+            if not dj < d:
+                break
+            i, d = j, dj
+            moved += 1
+            if moved == MAX_TRACK_STEPS:
+                return None
+    return i
 
 
 def _dist2(track: Track, i: int, px: float, py: float) -> float:
