@@ -1,12 +1,13 @@
 """A closed-loop keyboard driver: it drives the circuit pressing keys, as a person would.
 
 It sees what the sandbox page's ``window.skidpad.car()`` shows (position, heading, speed,
-yaw rate, distance along the centreline, lateral offset, the front wheels' road-wheel angle) and decides which keys to hold for the next
-host step: bang-bang on the pedals against a target speed, and on the steering against a
-pure-pursuit road-wheel angle. The session records the inputs its keys produced and replays
-use those, so the driver only needs to be deterministic where it records laps without a
-browser: it computes with strict math like every driver. The end-to-end tests drive the
-page with the JavaScript twin of this driver (``sandbox/key_driver.js``); this one drives
+yaw rate, distance along the centreline, lateral offset, the front wheels' road-wheel
+angle) and decides which keys to hold for the next host step: bang-bang on the pedals
+against a target speed from the curvature ahead, and on the steering against a
+pure-pursuit road-wheel angle with lateral-offset and yaw-rate corrections. The session
+records the inputs its keys produced and replays use those; the driver still computes with
+strict math, like every driver, so a headless lap records the same bits everywhere. The
+end-to-end tests drive the page with the JavaScript twin of this driver; this one drives
 the Python session in tests and records sandbox laps without a browser.
 """
 
