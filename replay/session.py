@@ -135,8 +135,8 @@ class TimingProbe:
 
     def __init__(self, timer: LapTimer) -> None:
         self.timer = timer
-        self._ix = LAYOUT.index["body.x"]
-        self._iy = LAYOUT.index["body.y"]
+        self.ix = LAYOUT.index["body.x"]
+        self.iy = LAYOUT.index["body.y"]
         self.ic = LAYOUT.index["body.heading_c"]
         self.is_ = LAYOUT.index["body.heading_s"]
 
@@ -144,7 +144,7 @@ class TimingProbe:
         pass
 
     def substep(self, tick: int, state: list) -> None:
-        self.timer.observe(tick, state[self._ix], state[self._iy], state[self.ic], state[self.is_])
+        self.timer.observe(tick, state[self.ix], state[self.iy], state[self.ic], state[self.is_])
 
 
 def assist_channels(assists: Mapping[str, bool | None] | None) -> dict:
@@ -300,3 +300,144 @@ def replay_laps(rec: Any) -> tuple[list[dict], Any]:
     timer = LapTimer(circuit, wheel_offsets(rec.definition), rec.substep_hz)
     result = replay(rec, checkpoint_every=CHECKPOINT_EVERY, hook=TimingProbe(timer))
     return [lap.to_json() for lap in timer.laps], result
+
+
+class PageAPI:
+    """The sandbox worker's calls into Python, JSON text in and out (one instance per page).
+
+    ``start(options)`` begins a new recording from the grid (``{"preset", "surface",
+    "assists"}``); ``steps(n, keys)`` runs ``n`` host steps with one key state (gear presses
+    apply to the first) and returns the view; ``recording()`` is the download; ``replay(text)``
+    replays a loaded recording: its trajectory (for the ghost), laps and whether the replay
+    reproduces the file's final hash.
+    """
+
+    def __init__(self) -> None:
+        self.session: DriveSession | None = None
+
+    def catalogue(self) -> str:
+        """The presets, surfaces and assist switches the page offers."""
+        import json
+
+        from engine.tire import SURFACES
+
+        return json.dumps(
+            {
+                "presets": list(engine_definition.PRESET_NAMES),
+                "surfaces": list(SURFACES),
+                "assists": list(ASSIST_CHANNELS),
+            }
+        )
+
+    def start(self, options_json: str) -> str:
+        import json
+
+        options = json.loads(options_json)
+        if not isinstance(options, dict):
+            raise InputError("start: options must be an object")
+        self.session = DriveSession(
+            options.get("preset", "hatchbackFwd"),
+            surface=options.get("surface", "dry"),
+            assists=options.get("assists"),
+        )
+        return self._view()
+
+    def steps(self, n: int, keys_json: str) -> str:
+        import json
+
+        if self.session is None:
+            raise InputError("steps: no drive started")
+        keys = Keys.from_json(json.loads(keys_json))
+        held = Keys(keys.throttle, keys.brake, keys.left, keys.right, keys.handbrake)
+        for i in range(int(n)):
+            self.session.step(keys if i == 0 else held)
+        return self._view()
+
+    def _view(self) -> str:
+        import json
+
+        view = self.session.view()
+        view["car"] = self.session.car()
+        view["preset"] = self.session.preset
+        return json.dumps(view)
+
+    def setup(self) -> str:
+        """The started drive's circuit drawing and the car's contact points (body frame)."""
+        import json
+
+        return json.dumps(
+            {
+                "track": track_drawing(self.session.circuit),
+                "wheels": [list(o) for o in wheel_offsets(self.session.definition)],
+                "preset": self.session.preset,
+                "host_hz": self.session.sim.host_hz,
+            }
+        )
+
+    def state_hash(self) -> str:
+        return self.session.state_hash() if self.session else ""
+
+    def recording(self) -> str:
+        from replay.recording import dumps
+
+        return dumps(self.session.recording())
+
+    def replay(self, text: str) -> str:
+        import json
+
+        from replay.recording import loads
+        from replay.replayer import replay
+
+        rec = loads(text)
+        circuit = load_circuit(rec.track or TRACK)
+        timer = LapTimer(circuit, wheel_offsets(rec.definition), rec.substep_hz)
+        probe = TimingProbe(timer)
+        trajectory = _TrajectoryProbe(probe, max(1, rec.substep_hz // rec.host_hz))
+        result = replay(rec, checkpoint_every=CHECKPOINT_EVERY, hook=trajectory)
+        return json.dumps(
+            {
+                "preset": rec.preset,
+                "steps": result.steps,
+                "final_hash": result.final_hash,
+                "claimed_final_hash": rec.final_hash,
+                "laps": [lap.to_json() for lap in timer.laps],
+                "trajectory": trajectory.poses,
+            }
+        )
+
+
+class _TrajectoryProbe:
+    """Lap timing plus the CoG pose every ``every`` substeps (for drawing a ghost)."""
+
+    def __init__(self, timing: TimingProbe, every: int) -> None:
+        self.timing = timing
+        self.poses: list[list[float]] = []
+        self.every = every
+
+    def stage(self, name: str, values: Any) -> None:
+        pass
+
+    def substep(self, tick: int, state: list) -> None:
+        self.timing.substep(tick, state)
+        if tick % self.every == 0:
+            t = self.timing
+            self.poses.append([state[t.ix], state[t.iy], state[t.ic], state[t.is_]])
+
+
+def track_drawing(circuit: Circuit) -> dict:
+    """What the page needs to draw the circuit: the centreline, its left normals, the width,
+    the limit and the three lines (point and tangent)."""
+    t = circuit.track
+    return {
+        "name": t.name,
+        "x": list(t.x[: t.n]),
+        "y": list(t.y[: t.n]),
+        "nx": [n[0] for n in circuit.normals],
+        "ny": [n[1] for n in circuit.normals],
+        "width": t.width,
+        "limit": circuit.limit_m,
+        "lines": [
+            {"name": line.name, "x": line.x, "y": line.y, "tx": line.tx, "ty": line.ty}
+            for line in circuit.lines
+        ],
+    }
