@@ -34,11 +34,21 @@ MAX_LEAD_RAD = 0.03
 class KeyDriver:
     """Keys for the next host step from the car's pose (see the module docstring)."""
 
-    def __init__(self, circuit: Circuit, max_steer_rad: float, wheelbase_m: float, mu: float):
+    def __init__(
+        self,
+        circuit: Circuit,
+        max_steer_rad: float,
+        wheelbase_m: float,
+        mu: float,
+        lat_accel: float = LAT_ACCEL,
+        v_max: float = V_MAX,
+    ) -> None:
         self.circuit = circuit
         self.max_steer = max_steer_rad
         self.wheelbase = wheelbase_m
         self.mu = mu
+        self.lat_accel = lat_accel
+        self.v_max = v_max
 
     def target_speed(self, distance: float, speed: float) -> float:
         track = self.circuit.track
@@ -50,8 +60,8 @@ class KeyDriver:
         for k in range(0, steps, 4):
             worst = max(worst, abs(track.curvature[(i0 + k) % track.n]))
         if worst == 0.0:
-            return V_MAX
-        return min(V_MAX, sqrt(LAT_ACCEL * self.mu * 9.81 / worst))
+            return self.v_max
+        return min(self.v_max, sqrt(self.lat_accel * self.mu * 9.81 / worst))
 
     def keys(self, car: dict, steer_now: float, brake_now: float) -> dict:
         """Which keys to hold (the page's key names, as ``replay.session.Keys`` takes them)."""
