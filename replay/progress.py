@@ -18,7 +18,9 @@ install need no dependency for this.
 
 from __future__ import annotations
 
+import shutil
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import Self, TextIO
@@ -64,6 +66,9 @@ class Progress:
         self._started = clock()
         self._drawn_at: float | None = None
         self._open = False
+        self._lock = threading.Lock()  # parity runs runtimes in threads
+        # a line longer than the terminal wraps, and the carriage return no longer redraws it
+        self.width = shutil.get_terminal_size((80, 24)).columns if self.enabled else 80
 
     def start(self, total: int) -> None:
         """Set the total once it is known (the count and the clock start again)."""
@@ -118,12 +123,16 @@ class Progress:
     def _draw(self, force: bool = False) -> None:
         if not self.enabled:
             return
+        with self._lock:
+            self._draw_locked(force)
+
+    def _draw_locked(self, force: bool) -> None:
         now = self._clock()
         if not force and self._drawn_at is not None and now - self._drawn_at < REDRAW_S:
             return
         self._drawn_at = now
         self._open = True
-        self._write(_ERASE_LINE + self.line())
+        self._write(_ERASE_LINE + self.line()[: max(20, self.width - 1)])
 
     def _write(self, text: str) -> None:
         try:
