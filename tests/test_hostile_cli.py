@@ -520,3 +520,9 @@ def test_record_of_several_drives_draws_progress(tmp_path: Path, monkeypatch, ca
     capsys.readouterr()
     assert rc == 0 and "record: 2/2 drives (100%)" in tty.getvalue()
     assert sorted(os.listdir(tmp_path)) == ["kart-random-1.json", "kart-random-2.json"]
+
+
+def test_the_readme_quotes_the_physics_rule_as_bless_prints_it() -> None:
+    from replay.cmd_bless import PHYSICS_RULE
+
+    assert PHYSICS_RULE in (ROOT / "README.md").read_text("utf-8")
