@@ -13,6 +13,7 @@ from pathlib import Path
 
 from parity.harness import RUNTIME_NAMES, run_parity
 from replay.progress import Progress
+from replay.terminal import printable_lines
 
 DEFAULT_RUNTIMES = ("cpython3.11", "cpython3.12", "cpython3.13", "node")
 
@@ -89,6 +90,11 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
 
 
+def _print_printable(text: str) -> None:
+    """Recording names are file names: print them with control characters escaped."""
+    print(printable_lines(text))
+
+
 def _run_parity(args: argparse.Namespace, names: list[str], root: Path, bar: Progress) -> int:
     return run_parity(
         names,
@@ -106,4 +112,5 @@ def _run_parity(args: argparse.Namespace, names: list[str], root: Path, bar: Pro
         jobs=args.jobs,
         progress=bar.note,
         counter=bar,
+        out=_print_printable,
     )

@@ -63,7 +63,13 @@ def _kind(path: Path) -> tuple[str, str]:
 def run(args: argparse.Namespace) -> int:
     from replay import recording
     from replay.diff import diff_against_golden, diff_recordings, diff_traces
-    from replay.golden import golden_path, hashes_dir_for, read_golden
+    from replay.golden import (
+        another_recording,
+        golden_path,
+        hashes_dir_for,
+        identity_of,
+        read_golden,
+    )
     from replay.terminal import printable
     from replay.trace import load_trace_document
 
@@ -108,9 +114,11 @@ def run(args: argparse.Namespace) -> int:
     elif kinds == {"recording", "golden"}:
         rec_path, gold_path = (a_path, b_path) if ka == "recording" else (b_path, a_path)
         golden = read_golden(gold_path)
-        report = diff_against_golden(
-            recording.load(rec_path), golden, recording.file_sha256(rec_path), str(rec_path)
-        )
+        rec = recording.load(rec_path)
+        other = another_recording(golden, identity_of(rec))
+        if other is not None:  # the two do not belong together: nothing to diff
+            raise SkidpadError(f"{printable(gold_path)}: {other}")
+        report = diff_against_golden(rec, golden, recording.file_sha256(rec_path), str(rec_path))
     elif kinds == {"recording", "trace"}:
         report = _trace_vs_recording(a_path, ka, ta, b_path, tb)
     else:

@@ -335,6 +335,10 @@ def test_another_preset_is_not_reported_as_changed(made, tmp_path: Path, capsys)
     assert "changed since" not in out and "other recording" in out
     rc, out, _ = run_cli(["replay", str(rec), "--json"], capsys)
     assert json.loads(out)["recordings"][0]["match"] == "other"
+    before = snapshot(root)
+    rc, out, err = run_cli(["diff", str(rec)], capsys)  # nothing to diff: another recording's
+    assert rc == 2 and len(err) == 1 and "golden file is for preset kart" in err[0], err
+    assert snapshot(root) == before
 
 
 class _Result:
