@@ -109,8 +109,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run one command; a closed stdout ends it quietly with :data:`EXIT_BROKEN_PIPE`."""
     try:
-        status = _main(argv)
-        sys.stdout.flush()  # a reader that went away shows here, not at interpreter exit
+        try:
+            status = _main(argv)
+        finally:  # also for --help and argparse's exits: a reader that went away shows here
+            sys.stdout.flush()
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_BROKEN_PIPE
