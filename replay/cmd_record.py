@@ -274,7 +274,8 @@ def run(args: argparse.Namespace) -> int:
             if again.final_hash != rec.final_hash:
                 bar.close()
                 print(
-                    f"skidpad record: {target}: replaying the recording gives {again.final_hash}, "
+                    f"skidpad record: {printable(target)}: replaying the recording gives "
+                    f"{again.final_hash}, "
                     f"the live run ended at {rec.final_hash}; not written",
                     file=sys.stderr,
                 )
