@@ -530,3 +530,17 @@ def test_the_readme_quotes_the_physics_rule_as_bless_prints_it() -> None:
     from replay.cmd_bless import PHYSICS_RULE
 
     assert PHYSICS_RULE in (ROOT / "README.md").read_text("utf-8")
+
+
+def test_bless_draws_progress_only_on_a_terminal(made, tmp_path: Path, monkeypatch, capsys) -> None:
+    root = checkout(tmp_path, {"k.json": made["kart"], "cr.json": made["cr"]})
+    files = [str(root / "recordings" / n) for n in ("k.json", "cr.json")]
+    steps = sum(recording.load(f).steps for f in files)
+    tty = FakeTTY()
+    monkeypatch.setattr(sys, "stderr", tty)
+    assert main(["bless", *files]) == 0
+    monkeypatch.undo()
+    capsys.readouterr()
+    assert f"bless: {steps}/{steps} steps (100%), ETA 0:00" in tty.getvalue()
+    rc, _, err = run_cli(["bless", *files], capsys)  # captured stderr is no terminal
+    assert rc == 0 and err == []
