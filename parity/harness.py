@@ -168,6 +168,10 @@ def _stderr_progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def _no_tick() -> None:
+    """Default for ``tick``: nobody counts the units of work done."""
+
+
 def run_runtime(
     name: str,
     recordings: Sequence[RecordingFile],
@@ -179,10 +183,12 @@ def run_runtime(
     request_timeout_s: float = REQUEST_TIMEOUT_S,
     progress: Progress = _stderr_progress,
     factory: RuntimeFactory | None = None,
+    tick: Callable[[], None] = _no_tick,
 ) -> RuntimeRun:
     """Start ``name``, run its self-test and every recording, stop it. Never raises for a
     runtime that is unavailable or fails: the returned run says what happened.
-    ``factory(name)`` replaces ``make_runtime`` (tests plant a perturbed runtime with it)."""
+    ``factory(name)`` replaces ``make_runtime`` (tests plant a perturbed runtime with it).
+    ``tick()`` is called after the self-test and after each recording (a progress count)."""
     run = RuntimeRun(name)
     began = time.perf_counter()
     runtime: Runtime | None = None
@@ -203,6 +209,7 @@ def run_runtime(
         run.info.setdefault("python", response.get("python"))
         run.info.setdefault("platform", response.get("platform"))
         progress(f"[{name}] math hash {run.math_hash or 'ERROR: ' + str(run.math_error)}")
+        tick()
         for i, rec in enumerate(recordings, 1):
             progress(f"[{name}] {rec.name} ({i}/{len(recordings)})")
             request = {
@@ -220,6 +227,7 @@ def run_runtime(
             else:
                 wall = result.get("wall_s", 0.0)
                 progress(f"[{name}] {rec.name}: final {result.get('final')} in {wall:.2f} s")
+            tick()
     except RuntimeUnavailable as exc:
         run.status, run.error = "unavailable", str(exc)
         progress(f"[{name}] unavailable: {exc}")
@@ -704,6 +712,7 @@ def run_parity(
     progress: Progress = _stderr_progress,
     factory: RuntimeFactory | None = None,
     jobs: int = 1,
+    counter: Any = None,
 ) -> int:
     """Run ``names``, print the table (or the JSON report), write the reports; 0 if all ok.
 
@@ -713,6 +722,7 @@ def run_parity(
     With ``diff`` (the default), recordings on which the runtimes disagree are re-run with
     tracing in the two runtimes that disagree and the §10 diff is printed (at most three).
     ``factory(name)`` replaces ``make_runtime`` (tests use it to plant a perturbed runtime).
+    ``counter`` (a ``replay.progress.Progress``) counts the self-tests and recordings run.
     """
     unknown = [n for n in names if n not in RUNTIME_NAMES]
     if unknown:
@@ -732,6 +742,9 @@ def run_parity(
         )
     timeouts = {"start_timeout_s": start_timeout_s, "request_timeout_s": request_timeout_s}
 
+    if counter is not None:
+        counter.start(len(names) * (1 + len(recordings)))
+
     def run_one(name: str) -> RuntimeRun:
         return run_runtime(
             name,
@@ -739,6 +752,7 @@ def run_parity(
             checkpoint_every=checkpoint_every,
             progress=progress,
             factory=factory,
+            tick=_no_tick if counter is None else counter.advance,
             **timeouts,
         )
 
@@ -763,6 +777,8 @@ def run_parity(
             progress=progress,
             **timeouts,
         )
+    if counter is not None:
+        counter.close()  # the table starts on a line of its own
     report_path = write_reports(report_dir or root / "build" / "parity", matrix, runs, recordings)
     if as_json:
         out(report_path.read_text("utf-8").rstrip("\n"))

@@ -21,6 +21,7 @@ import json
 from pathlib import Path
 
 from engine.errors import SkidpadError
+from replay.terminal import printable_lines
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -31,7 +32,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         nargs="?",
         help="trace file, recording, golden file or hashes dir (default: hashes/)",
     )
-    p.add_argument("--hashes", default="hashes", help="golden hash directory for a recording alone")
+    p.add_argument(
+        "--hashes",
+        default=None,
+        help="golden hash folder for a recording alone (default: the recording's checkout's)",
+    )
     p.add_argument("--checkpoint-every", type=int, default=100, help="for two recordings")
     p.add_argument("--json", action="store_true", help="print JSON")
 
@@ -58,7 +63,14 @@ def _kind(path: Path) -> tuple[str, str]:
 def run(args: argparse.Namespace) -> int:
     from replay import recording
     from replay.diff import diff_against_golden, diff_recordings, diff_traces
-    from replay.golden import golden_path, read_golden
+    from replay.golden import (
+        another_recording,
+        golden_path,
+        hashes_dir_for,
+        identity_of,
+        read_golden,
+    )
+    from replay.terminal import printable
     from replay.trace import load_trace_document
 
     a_path = Path(args.a)
@@ -68,7 +80,12 @@ def run(args: argparse.Namespace) -> int:
     if args.b is None or Path(args.b).is_dir():
         if ka != "recording":
             raise SkidpadError(f"{a_path}: only a recording can be compared with hashes/; give B")
-        hashes_dir = Path(args.b) if args.b else Path(args.hashes)
+        hashes_dir = hashes_dir_for(a_path, args.b or args.hashes)
+        if hashes_dir is None:
+            raise SkidpadError(
+                f"{printable(a_path)}: no hashes/ folder beside a recordings/ folder above it "
+                "(give B or --hashes DIR)"
+            )
         b_path, kb, tb = golden_path(hashes_dir, a_path), "golden", None
         if not b_path.is_file():
             raise SkidpadError(f"{b_path}: no golden hashes for {a_path.name} (run skidpad bless)")
@@ -97,9 +114,11 @@ def run(args: argparse.Namespace) -> int:
     elif kinds == {"recording", "golden"}:
         rec_path, gold_path = (a_path, b_path) if ka == "recording" else (b_path, a_path)
         golden = read_golden(gold_path)
-        report = diff_against_golden(
-            recording.load(rec_path), golden, recording.file_sha256(rec_path), str(rec_path)
-        )
+        rec = recording.load(rec_path)
+        other = another_recording(golden, identity_of(rec))
+        if other is not None:  # the two do not belong together: nothing to diff
+            raise SkidpadError(f"{printable(gold_path)}: {other}")
+        report = diff_against_golden(rec, golden, recording.file_sha256(rec_path), str(rec_path))
     elif kinds == {"recording", "trace"}:
         report = _trace_vs_recording(a_path, ka, ta, b_path, tb)
     else:
@@ -107,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_json(), indent=1))
     else:
-        print(report.text(), end="")
+        print(printable_lines(report.text()), end="")
     return 0 if report.identical else 1
 
 
