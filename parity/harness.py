@@ -733,7 +733,7 @@ def diagnose(
     max_recordings: int = 3,
     **options: Any,
 ) -> list[Divergence]:
-    """The §10 diff for the first ``max_recordings`` recordings whose runs disagree: the two
+    """The mismatch diff for the first ``max_recordings`` recordings whose runs disagree: the two
     runtimes that disagree, traced; and when no runtime agrees with the golden file, the
     reference runtime's own trace against it."""
     by_name = {r.name: r for r in recordings}
