@@ -62,6 +62,7 @@ import os
 import sys
 import tempfile
 import time
+import zipfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -506,7 +507,25 @@ def _code_of(run: RuntimeRun | None, name: str) -> str:
     """ "node ran code 1a2b... (wheel skidpad-....whl)": which project code a runtime ran."""
     info = run.info if run is not None else {}
     text = f"{name} ran code {info.get('code_hash') or 'of unknown content hash'}"
-    return text + (f" ({info['source']})" if info.get("source") else "")
+    notes = [info[k] for k in ("source", "code_hash_from") if info.get(k)]
+    return text + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def _fill_code_from_wheel(runs: Sequence[RuntimeRun], wheel: Path) -> None:
+    """A worker from before ``code_hash`` does not report its code: name the wheel's instead,
+    and say where that hash comes from."""
+    from parity.wheel import wheel_code_hash
+
+    silent = [r for r in runs if r.status == "ok" and not r.info.get("code_hash")]
+    if not silent:
+        return
+    try:
+        code = wheel_code_hash(wheel)
+    except (OSError, zipfile.BadZipFile):
+        return
+    for run in silent:
+        run.info["code_hash"] = code
+        run.info["code_hash_from"] = "hash read from the wheel file: the runtime does not report it"
 
 
 def _pair_code_line(runs: Sequence[RuntimeRun | None], names: tuple[str, str]) -> str:
@@ -972,6 +991,7 @@ def run_parity(
 
         wheel = build_wheel(root=root)
     pyodide_dir = root / "node_modules" / "pyodide"
+    factory_is_ours = factory is None
     if factory is None:
         factory = functools.partial(
             make_runtime, wheel=wheel, pyodide_dir=pyodide_dir if pyodide_dir.is_dir() else None
@@ -996,6 +1016,8 @@ def run_parity(
             runs = list(pool.map(run_one, names))
     else:
         runs = [run_one(name) for name in names]
+    if wheel is not None and factory_is_ours:
+        _fill_code_from_wheel(runs, wheel)
     hashes_dir = hashes_dir or root / "hashes"
     matrix = compare_runs(runs, recordings, hashes_dir, checkpoint_every)
     if diff and not matrix.ok:
