@@ -11,6 +11,9 @@ A and B may be:
 * a recording alone, or a recording and a golden file / hashes directory:
   the replay here against ``hashes/<stem>.json`` (checkpoint level).
 
+"Here" is named with the code it ran: the working tree (or installed copy) and its content
+hash (``parity.wheel.code_hash``), so a reader knows which code the replay stands for.
+
 Exit 0 when the runs are identical, 1 when they differ, 2 on bad input.
 """
 
@@ -118,7 +121,9 @@ def run(args: argparse.Namespace) -> int:
         other = another_recording(golden, identity_of(rec))
         if other is not None:  # the two do not belong together: nothing to diff
             raise SkidpadError(f"{printable(gold_path)}: {other}")
-        report = diff_against_golden(rec, golden, recording.file_sha256(rec_path), str(rec_path))
+        report = diff_against_golden(
+            rec, golden, recording.file_sha256(rec_path), str(rec_path), here=_running_code()
+        )
     elif kinds == {"recording", "trace"}:
         report = _trace_vs_recording(a_path, ka, ta, b_path, tb)
     else:
@@ -128,6 +133,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(printable_lines(report.text()), end="")
     return 0 if report.identical else 1
+
+
+def _running_code() -> str:
+    """Which code "replayed here" means: the checkout or installed copy, with its content hash."""
+    from parity.wheel import running_code
+
+    return running_code().describe()
 
 
 def _trace_vs_recording(a_path: Path, ka: str, ta: str, b_path: Path, tb: str):
@@ -148,9 +160,8 @@ def _trace_vs_recording(a_path: Path, ka: str, ta: str, b_path: Path, tb: str):
     window = range(det["from_step"], det["to_step"]) if det else None
     result = replay(rec, int(theirs.get("checkpoint_every", 100)), trace=True, detail_steps=window)
     info = {"name": rec_path.name, "sha256": sha, "preset": rec.preset, "steps": rec.steps}
-    mine = load_trace_document(
-        json.dumps(trace_document(result, info, current_math_hash())), f"{rec_path} (replayed here)"
-    )
+    here = f"{rec_path} replayed here ({_running_code()})"
+    mine = load_trace_document(json.dumps(trace_document(result, info, current_math_hash())), here)
     if ka == "trace":
-        return diff_traces(theirs, mine, str(trace_path), f"{rec_path} replayed here")
-    return diff_traces(mine, theirs, f"{rec_path} replayed here", str(trace_path))
+        return diff_traces(theirs, mine, str(trace_path), here)
+    return diff_traces(mine, theirs, here, str(trace_path))
