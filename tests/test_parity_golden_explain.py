@@ -114,7 +114,9 @@ def blessed_perturbed(recording, perturbed_tree, tmp_path_factory) -> Path:
 def _trace(tree: Path, recording: Path, out: Path, detail: str | None = None) -> dict:
     """``skidpad replay --trace`` of ``recording`` with the code of ``tree``."""
     argv = ["replay", str(recording), "--trace", "--checkpoint-every", str(EVERY), "-o", str(out)]
-    argv += ["--hashes", str(out.parent / "no-hashes")]
+    no_hashes = out.parent / "no-hashes"  # an empty golden folder: no golden file to match
+    no_hashes.mkdir(exist_ok=True)
+    argv += ["--hashes", str(no_hashes)]
     if detail:
         argv += ["--detail-steps", detail]
     subprocess.run(

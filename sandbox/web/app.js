@@ -143,8 +143,10 @@ window.addEventListener("blur", () => {
 
 // ---------------------------------------------------------------------------- buttons
 
+let lastDownload = null;
 $("download").onclick = async () => {
   const text = await request({ type: "call", what: "recording" });
+  lastDownload = text;
   const a = document.createElement("a");
   a.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
   a.download = `${options.preset}-sandbox.json`;
@@ -322,6 +324,9 @@ window.skidpad = {
   recording: () => request({ type: "call", what: "recording" }),
   stateHash: () => request({ type: "call", what: "stateHash" }),
   headroom: () => headroom,
+  // the text the download button last handed to the browser (for drivers without download
+  // events, such as Firefox over WebDriver BiDi)
+  lastDownload: () => lastDownload,
 };
 
 worker.postMessage({ type: "boot", indexURL, wheelURL: `wheel/${wheelName}`, wheelName });
