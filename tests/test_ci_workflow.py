@@ -27,6 +27,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -169,8 +170,8 @@ class Job:
 
     def walk(self, steps: list[dict]) -> None:
         for number, step in enumerate(steps, 1):
-            self.step = f"{number} ({step.get('name') or step.get('uses') or step.get('run')!s})"
-            self.step = self.step.splitlines()[0][:60]
+            label = str(step.get("name") or step.get("uses") or step.get("run"))
+            self.step = f"{number} ({label.splitlines()[0][:60]})"
             env = {**self.env, **{k: str(v) for k, v in (step.get("env") or {}).items()}}
             if "uses" in step:
                 self.action(step["uses"].split("@")[0], step.get("with") or {})
@@ -283,6 +284,7 @@ class Job:
 
     def npm(self, argv: list[str], _: Command) -> None:
         if argv[1:2] == ["ci"]:
+            self.need("node", " (npm ci needs it)")
             self.need_checkout("npm ci")
             self.need_cache(NPM_CACHE, "npm ci")
 
@@ -392,42 +394,51 @@ def test_the_original_workflow_is_rejected():
     assert "nox runs before an earlier step exports SKIDPAD_PYTHON3_12" in problems
 
 
-# (what to break in the real workflow, a phrase the problems must then contain)
+class Breakage(NamedTuple):
+    old: str  # text of the real workflow
+    new: str  # what replaces it
+    phrase: str  # what one of the problems must then say
+
+
 BREAKAGES = {
-    "no git": (" git python3 ", " python3 ", "runs `git` (actions/checkout"),
-    "no python3-venv": (" python3-venv ", " ", "needs Debian's python3-venv"),
-    "no nodejs": (" nodejs ", " ", "runs `node` (ci/setup.sh needs it)"),
-    "venv not on PATH": ('echo "$SKIDPAD_VENV/bin" >> "$GITHUB_PATH"', "true", "PEP 668"),
-    "no 3.13 export": (
+    "no git": Breakage(" git python3 ", " python3 ", "runs `git` (actions/checkout"),
+    "no python3-venv": Breakage(" python3-venv ", " ", "needs Debian's python3-venv"),
+    "no nodejs": Breakage(" nodejs ", " ", "runs `node` (ci/setup.sh needs it)"),
+    "venv not on PATH": Breakage('echo "$SKIDPAD_VENV/bin" >> "$GITHUB_PATH"', "true", "PEP 668"),
+    "no 3.13 export": Breakage(
         'echo "SKIDPAD_PYTHON3_13=$(uv python find --managed-python --no-project 3.13)"'
         ' >> "$GITHUB_ENV"',
         "true",
         "exports SKIDPAD_PYTHON3_13",
     ),
-    "3.13 exported as 3.12": (
+    "3.13 exported as 3.12": Breakage(
         "SKIDPAD_PYTHON3_13=$(uv python find --managed-python --no-project 3.13)",
         "SKIDPAD_PYTHON3_13=$(uv python find --managed-python --no-project 3.12)",
         "SKIDPAD_PYTHON3_13 is not set to the path `uv python find 3.13`",
     ),
-    "setup in the exporting step": (
+    "setup in the exporting step": Breakage(
         '>> "$GITHUB_ENV"\n      - run: bash ci/setup.sh',
         '>> "$GITHUB_ENV"\n          bash ci/setup.sh',
         "ci/setup.sh (no pyenv on a runner) runs before an earlier step exports",
     ),
-    "no pip cache": ("path: ${{ env.PIP_CACHE_DIR }}", "path: /root/.cache/pip", "PIP_CACHE_DIR"),
-    "unknown session": ("nox -s tests lint", "nox -s tests lint-all", "lint-all is not in"),
-    "unknown runtime": ("webkit]", "webkit, pypy3.10]", "replay-pypy3.10 is not in noxfile"),
-    "shallow tests job": ("fetch-depth: 0 ", "fetch-depth: 1 ", "needs fetch-depth: 0"),
+    "no pip cache": Breakage(
+        "path: ${{ env.PIP_CACHE_DIR }}", "path: /root/.cache/pip", "PIP_CACHE_DIR"
+    ),
+    "unknown session": Breakage("nox -s tests lint", "nox -s tests lint-all", "lint-all is not in"),
+    "unknown runtime": Breakage(
+        "webkit]", "webkit, pypy3.10]", "replay-pypy3.10 is not in noxfile"
+    ),
+    "shallow tests job": Breakage("fetch-depth: 0 ", "fetch-depth: 1 ", "needs fetch-depth: 0"),
 }
 
 
 @pytest.mark.parametrize("breakage", sorted(BREAKAGES))
 def test_a_broken_workflow_is_rejected(breakage):
-    old, new, phrase = BREAKAGES[breakage]
+    broken = BREAKAGES[breakage]
     workflow = WORKFLOW.read_text("utf-8")
-    assert old in workflow, f"the breakage {breakage!r} no longer applies to ci.yml"
-    problems = workflow_problems(workflow.replace(old, new))
-    assert any(phrase in line for line in problems), "\n".join(problems)
+    assert broken.old in workflow, f"the breakage {breakage!r} no longer applies to ci.yml"
+    problems = workflow_problems(workflow.replace(broken.old, broken.new))
+    assert any(broken.phrase in line for line in problems), "\n".join(problems)
 
 
 def test_only_the_tests_job_fetches_the_whole_history():
@@ -458,13 +469,11 @@ def test_the_shell_reader_sees_substitutions_and_redirects():
 
 
 def _under_pyenv(folder: str) -> bool:
-    roots = [Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")).resolve()]
+    """True for pyenv's root and everything in it (bin/, shims/, versions/*/bin, plugins)
+    and for any other folder holding a `pyenv` executable."""
+    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")).resolve()
     path = Path(folder).resolve()
-    return (
-        any(path == root or root in path.parents for root in roots)
-        or (path / "pyenv").exists()
-        or "pyenv" in path.parts
-    )
+    return path == root or root in path.parents or (path / "pyenv").exists()
 
 
 def _pyodide_installed() -> bool:
