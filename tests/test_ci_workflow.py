@@ -483,19 +483,27 @@ def _pyodide_installed() -> bool:
     return installed.is_file() and json.loads(installed.read_text("utf-8"))["version"] == wanted
 
 
+def _script(path: Path, body: str) -> None:
+    path.write_text(f"#!/bin/sh\n{body}\n", "utf-8")
+    path.chmod(0o755)
+
+
 @pytest.fixture(scope="module")
 def runner_without_pyenv(tmp_path_factory) -> dict[str, str]:
     """An environment like a hosted runner's: ``python3`` is this interpreter (a small
     wrapper, so no pyenv shim comes with it), PATH holds no pyenv directory, and nothing
-    ci/setup.sh would install is missing (the test must not install anything)."""
+    ci/setup.sh would install is missing. The test installs nothing: `npm ci`, `apt-get`
+    and pip downloads are refused, so a shared node_modules or system is never touched."""
     if subprocess.run([sys.executable, "-c", "import nox, hatchling"]).returncode != 0:
         pytest.skip(f"{sys.executable} lacks nox or hatchling (pip install -e '.[test]')")
     if not (shutil.which("node") and shutil.which("npm") and _pyodide_installed()):
         pytest.skip("node, npm or node_modules/pyodide missing (bash ci/setup.sh installs them)")
     bin_dir = tmp_path_factory.mktemp("runner-bin")
-    wrapper = bin_dir / "python3"
-    wrapper.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} "$@"\n', "utf-8")
-    wrapper.chmod(0o755)
+    npm = shlex.quote(str(shutil.which("npm")))
+    refuse = 'echo "test: $0 $* refused: this test installs nothing" >&2; exit 97'
+    _script(bin_dir / "python3", f'exec {shlex.quote(sys.executable)} "$@"')
+    _script(bin_dir / "npm", f'case "$1" in ci|install) {refuse};; esac\nexec {npm} "$@"')
+    _script(bin_dir / "apt-get", refuse)
     kept = [d for d in os.environ["PATH"].split(os.pathsep) if d and not _under_pyenv(d)]
     env = {
         k: v
@@ -503,6 +511,7 @@ def runner_without_pyenv(tmp_path_factory) -> dict[str, str]:
         if not k.startswith("PYENV") and k not in (*OVERRIDES, "VIRTUAL_ENV", "SKIDPAD_ROOT")
     }
     env.update(PATH=os.pathsep.join([str(bin_dir), *kept]), SKIDPAD_NO_BROWSERS="1")
+    env["PIP_NO_INDEX"] = "1"  # pip may install local wheels only
     assert shutil.which("pyenv", path=env["PATH"]) is None
     return env
 
@@ -544,6 +553,8 @@ def test_setup_and_a_selftest_session_without_pyenv(runner_without_pyenv, interp
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for name, minor in zip(OVERRIDES, MINORS, strict=True):
         assert f"CPython {minor}: {interpreters[name]} (from {name})" in proc.stdout
+    assert "nox and hatchling already installed" in proc.stdout
+    assert re.search(r"pyodide \S+ already in node_modules", proc.stdout)
     assert "SKIDPAD_NO_BROWSERS=1: not installing the browser runtimes" in proc.stdout
 
     # the venv lives in build/ so a re-run reuses it, apart from the developer's .nox/; the
