@@ -20,6 +20,9 @@ How the runtimes are provided
   is pyenv's global version, so the ``python3.12`` shim does not work: the sessions are given
   the full interpreter path. A missing version is not skipped silently: the session fails
   with the version and the command that installs it.
+- ``SKIDPAD_PYTHON3_11``/``_12``/``_13`` name the interpreters instead, checked before pyenv
+  (``find_cpython``); any patch release of the minor version will do. The hosted CI workflow
+  sets them to uv's CPythons, as there is no pyenv on a runner.
 - Every CPython session installs the project *wheel* (``parity.wheel.build_wheel``; the same
   file Pyodide unpacks) into its own virtualenv, so it checks the artifact users get, not the
   work tree. The wheel is rebuilt only when the sources change (content-hash cache).

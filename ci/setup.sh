@@ -2,7 +2,8 @@
 # Install what Skidpad's checks need on a Debian 12 machine (root; pyenv's CPython 3.11 as
 # `python3`, Node.js + npm, pip): nox and hatchling (PyPI), Pyodide (npm, as pinned in
 # package-lock.json), the CPython versions of the matrix (checked; pyenv installs a missing
-# one), and the browser runtimes (ci/install_browsers.sh: Debian's browsers, Playwright,
+# one; SKIDPAD_PYTHON3_11/_12/_13 name them instead, as on a hosted runner without pyenv),
+# and the browser runtimes (ci/install_browsers.sh: Debian's browsers, Playwright,
 # Selenium). Idempotent: every step checks first; re-running installs nothing new.
 # Registries only (PyPI, npm, Debian): nothing is downloaded from anywhere else.
 #
@@ -42,6 +43,11 @@ for version in 3.11.7 3.12.1 3.13.0; do
     minor=${version%.*}
     override_var="SKIDPAD_PYTHON${minor/./_}"
     if [ -n "${!override_var:-}" ]; then
+        # checked here, so a wrong path fails setup, not a nox session later
+        got=$("${!override_var}" -c 'import sys; print("%d.%d" % sys.version_info[:2])' \
+            2>/dev/null) || got=""
+        [ "$got" = "$minor" ] \
+            || die "$override_var=${!override_var} is not a CPython $minor (${got:-does not run})"
         say "CPython $minor: ${!override_var} (from $override_var)"
     elif command -v pyenv >/dev/null 2>&1 && pyenv prefix "$version" >/dev/null 2>&1; then
         say "CPython $minor: $(pyenv prefix "$version")/bin/python$minor"
