@@ -64,13 +64,22 @@ def launch(pw, name: str, profile: str):
     viewport = {"width": 1200, "height": 800}
     if name == "chromium":
         return pw.chromium.launch_persistent_context(
-            profile, executable_path=binary, headless=True, args=browser.CHROMIUM_ARGS,
-            viewport=viewport, accept_downloads=True,
+            profile,
+            executable_path=binary,
+            headless=True,
+            args=browser.CHROMIUM_ARGS,
+            viewport=viewport,
+            accept_downloads=True,
         )
     return pw.firefox.launch_persistent_context(
-        profile, channel="moz-firefox", executable_path=binary, headless=True,
-        env={**os.environ, **browser.FIREFOX_ENV}, firefox_user_prefs=browser.FIREFOX_PREFS,
-        viewport=viewport, accept_downloads=True,
+        profile,
+        channel="moz-firefox",
+        executable_path=binary,
+        headless=True,
+        env={**os.environ, **browser.FIREFOX_ENV},
+        firefox_user_prefs=browser.FIREFOX_PREFS,
+        viewport=viewport,
+        accept_downloads=True,
     )
 
 
@@ -187,11 +196,91 @@ def test_a_keyboard_lap_counts_and_replays_to_the_pages_laps_and_hash(driven, pa
 
 
 def test_the_page_makes_no_request_beyond_loopback(driven, page) -> None:
-    outside = [u for u in page.requests if not u.startswith(("http://127.0.0.1:", "blob:", "data:"))]
+    outside = [
+        u for u in page.requests if not u.startswith(("http://127.0.0.1:", "blob:", "data:"))
+    ]
     assert not outside, outside
-    assert any("/pyodide/" in u for u in page.requests) and any("/wheel/" in u for u in page.requests)
+    assert any("/pyodide/" in u for u in page.requests) and any(
+        "/wheel/" in u for u in page.requests
+    )
 
 
 def test_the_recording_download_is_what_the_api_returns(driven, page) -> None:
     text, _ = driven
     assert json.loads(page.evaluate("window.skidpad.recording()")) == json.loads(text)
+
+
+# ----------------------------------------------------------------------------- WebKit
+
+ASYNC_JS = """
+const done = arguments[arguments.length - 1];
+const go = () => Promise.resolve(%s).then((v) => done({ok: v}), (e) => done({error: String(e)}));
+// the page's module script may not have run yet when the driver first gets here
+const wait = () => (window.skidpad ? go() : setTimeout(wait, 50));
+wait();
+"""
+
+
+def webkit_call(driver, expression: str):
+    out = driver.execute_async_script(ASYNC_JS % expression)
+    if "error" in out:
+        raise AssertionError(f"webkit: {expression}: {out['error']}")
+    return out["ok"]
+
+
+@pytest.fixture(scope="module")
+def webkit(sandbox_url):
+    from parity.runtimes import browser
+
+    if shutil.which("WebKitWebDriver") is None or shutil.which("Xvfb") is None:
+        if IN_CI:
+            pytest.fail("WebKitWebDriver or Xvfb is not installed (ci/install_browsers.sh)")
+        pytest.skip("WebKitWebDriver/Xvfb not installed: sudo ci/install_browsers.sh")
+    from selenium import webdriver
+    from selenium.webdriver.webkitgtk.options import Options
+    from selenium.webdriver.webkitgtk.service import Service
+
+    url, _server = sandbox_url
+    xvfb = browser.Xvfb()
+    display = xvfb.start()
+    options = Options()
+    options.binary_location = browser.browser_binary("webkit")
+    for arg in browser.WEBKIT_ARGS:
+        options.add_argument(arg)
+    env = {k: v for k, v in os.environ.items() if k != "WAYLAND_DISPLAY"}
+    env["DISPLAY"] = display
+    service = Service(executable_path=shutil.which("WebKitWebDriver"), env=env)
+    driver = webdriver.WebKitGTK(options=options, service=service)
+    try:
+        driver.set_script_timeout(180)
+        driver.get(url)
+        webkit_call(driver, "window.skidpad.ready")
+        yield driver
+    finally:
+        driver.quit()
+        xvfb.stop()
+
+
+def test_webkit_drives_ten_seconds_and_the_recording_replays_to_its_hash(webkit) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys as SeleniumKeys
+
+    canvas = webkit.find_element(By.ID, "view")
+    ActionChains(webkit).click(canvas).key_down(SeleniumKeys.ARROW_UP).perform()
+    time.sleep(7)
+    ActionChains(webkit).key_down(SeleniumKeys.ARROW_LEFT).perform()
+    time.sleep(0.5)
+    ActionChains(webkit).key_up(SeleniumKeys.ARROW_LEFT).perform()
+    time.sleep(2.5)
+    ActionChains(webkit).key_up(SeleniumKeys.ARROW_UP).send_keys("p").perform()
+    time.sleep(0.3)
+    car = webkit.execute_script("return window.skidpad.car();")
+    assert car["speed"] > 5.0, car  # the keys reached the engine: the car drove off
+    text = webkit_call(webkit, "window.skidpad.recording()")
+    shown = webkit_call(webkit, "window.skidpad.stateHash()")
+    rec = loads(text)
+    laps, result = replay_laps(rec)
+    assert result.final_hash == shown
+    assert laps == webkit.execute_script("return window.skidpad.laps();")
+    assert any(values[0] > 0.0 for _count, values in rec.frames), "no throttle was recorded"
