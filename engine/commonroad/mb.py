@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine import smath
+from engine.smath.trig import sincos
 
 from . import ks_cog
 from .constraints import acceleration_constraints, steering_constraints
@@ -98,8 +99,6 @@ def derivatives(x: Sequence[float], u: Sequence[float], p: VehicleParams) -> lis
 
 def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     """(derivatives, (slips LF RF LR RR, slip angles LF RF LR RR, F_x x4, F_y x4, F_z x4))."""
-    sin = smath.sin
-    cos = smath.cos
     atan = smath.atan
     g = G
     tp = p.tire
@@ -124,14 +123,10 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
         beta = atan(vy / vx)
     vel = smath.sqrt(vx * vx + vy * vy)
 
-    c13 = cos(x[13])
-    s13 = sin(x[13])
-    c18 = cos(x[18])
-    s18 = sin(x[18])
-    cd = cos(delta)
-    sd = sin(delta)
-    c6 = cos(x[6])
-    s6 = sin(x[6])
+    s13, c13 = sincos(x[13])
+    s18, c18 = sincos(x[18])
+    sd, cd = sincos(delta)
+    s6, c6 = sincos(x[6])
 
     # vertical tire forces
     F_z_LF = (x[16] + R_w * (c13 - 1.0) - 0.5 * T_f * s13) * p.K_zt
@@ -207,19 +202,21 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     dot_delta_y_f = vy + pa * r - x[15]
     dot_delta_y_r = vy - pb * r - x[20]
 
-    delta_f = delta_z_f * s6 - x[27] * c6 - (p.h_raf - R_w) * sin(delta_phi_f)
-    delta_r = delta_z_r * s6 - x[28] * c6 - (p.h_rar - R_w) * sin(delta_phi_r)
+    s_phi_f, c_phi_f = sincos(delta_phi_f)
+    s_phi_r, c_phi_r = sincos(delta_phi_r)
+    delta_f = delta_z_f * s6 - x[27] * c6 - (p.h_raf - R_w) * s_phi_f
+    delta_r = delta_z_r * s6 - x[28] * c6 - (p.h_rar - R_w) * s_phi_r
     dot_delta_f = (
         (delta_z_f * c6 + x[27] * s6) * x[7]
         + dot_delta_z_f * s6
         - dot_delta_y_f * c6
-        - (p.h_raf - R_w) * cos(delta_phi_f) * dot_delta_phi_f
+        - (p.h_raf - R_w) * c_phi_f * dot_delta_phi_f
     )
     dot_delta_r = (
         (delta_z_r * c6 + x[28] * s6) * x[7]
         + dot_delta_z_r * s6
         - dot_delta_y_r * c6
-        - (p.h_rar - R_w) * cos(delta_phi_r) * dot_delta_phi_r
+        - (p.h_rar - R_w) * c_phi_r * dot_delta_phi_r
     )
 
     F_RAF = delta_f * p.K_ras + dot_delta_f * p.K_rad
@@ -291,9 +288,10 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
         dd_psi, _ = ks_cog.low_speed_rates(delta, vx, x[6], u0, u1, p)
         f.append(dd_psi)
     else:
+        s_course, c_course = sincos(beta + x[4])
         f = [
-            cos(beta + x[4]) * vel,
-            sin(beta + x[4]) * vel,
+            c_course * vel,
+            s_course * vel,
             u0,
             1.0 / p.m * sumX + r * vy,
             r,
