@@ -10,7 +10,8 @@ Usage: ``python benchmarks/bench.py [--json] [--seconds S] [--repeat R] [--runti
   (``benchmarks/pyodide_run.mjs`` with the project wheel).
 * **CommonRoad** — ``benchmarks/commonroad.py --json`` in this interpreter (it needs the
   reference package, the test extra): our derivatives against the reference's, and against
-  the yardstick, the reference's MB derivative timed in the same run.
+  the yardstick, the reference's MB derivative timed in the same run; the daemon per model;
+  and the CPU time of replaying the MB 30 s drive (``recordings/commonroad-mb-v2.json``).
 * **Strict math** — ``benchmarks/smath.py --json`` in this interpreter: ns per call of each
   ``engine.smath`` function and its ratio to ``math``.
 
@@ -38,6 +39,7 @@ from parity.runtimes.cpython import PINNED, find_cpython, install_hint  # noqa: 
 BENCH = ROOT / "benchmarks"
 RUNTIMES = [f"cpython{minor}" for minor in PINNED] + ["node"]
 AIMS = {"cpython_us": 30.0, "node_us": 80.0}  # issue 16's aims per substep
+MB_DRIVE = ROOT / "recordings" / "commonroad-mb-v2.json"  # aim: replays at >= 5x real time
 
 
 def machine() -> dict:
@@ -120,7 +122,8 @@ def collect(args: argparse.Namespace) -> dict:
     if args.commonroad:
         print("bench: CommonRoad derivatives ...", file=sys.stderr, flush=True)
         report["commonroad"] = run_json(
-            [sys.executable, str(BENCH / "commonroad.py"), "--json"], "commonroad"
+            [sys.executable, str(BENCH / "commonroad.py"), "--json", "--replay", str(MB_DRIVE)],
+            "commonroad",
         )
     if args.smath:
         print("bench: strict math ...", file=sys.stderr, flush=True)
@@ -170,6 +173,12 @@ def commonroad_table(cr: dict) -> list[str]:
         )
     for model, cpu in cr.get("daemon_cpu_s_per_simulated_s", {}).items():
         lines.append(f"daemon {model:4s} {1.0 / cpu:6.1f}x real time (10 ms host steps)")
+    for r in cr.get("replays", ()):
+        match = "hash match" if r["hash_match"] else "HASH MISMATCH"
+        lines.append(
+            f"replay {r['recording']}: {r['simulated_s']:.1f} s simulated in {r['cpu_s']:.2f} s "
+            f"CPU = {r['realtime_factor']:.1f}x real time ({match})"
+        )
     return lines
 
 

@@ -9,7 +9,9 @@ derivative, timed in the same run (before and after the others, the faster
 kept), so that figures from runs on a differently loaded machine compare.
 Ours runs on the strict math of ``engine.smath`` (pure Python); the reference
 on libm. Also prints the daemon's CPU time per simulated second for each
-model (``--daemon-seconds 0`` skips it).
+model (``--daemon-seconds 0`` skips it), and with ``--replay FILE`` the CPU
+time of replaying a committed CommonRoad recording (x real time, and whether
+the final state hash matched the recording's).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from vehiclemodels.vehicle_parameters import setup_vehicle_parameters  # noqa: E
 from engine.commonroad import ks, mb, st, std  # noqa: E402
 from engine.commonroad.daemon import CommonRoadDaemon  # noqa: E402
 from engine.commonroad.params import load_vehicle  # noqa: E402
+from replay.commonroad import build_daemon, from_document  # noqa: E402
 
 U = [0.15, 0.63 * 9.81]
 X_ST = [2.0233348142065677, 0.0041907137716636, 0.0197545248559617, 15.7216236334290116,
@@ -93,13 +96,35 @@ def daemon_cpu_s(model: str, seconds: float) -> float:
     return (time.process_time() - t0) / seconds
 
 
+def replay_cpu(path: str) -> dict:
+    """CPU seconds of replaying one CommonRoad recording, and whether its final hash matched."""
+    rec = from_document(json.loads(open(path, encoding="utf-8").read()))
+    daemon = build_daemon(rec)
+    sim_us = 0
+    t0 = time.process_time()
+    for count, values in rec.frames:
+        for _ in range(count):
+            daemon.step_us(values[1:], values[0])
+            sim_us += values[0]
+    cpu = time.process_time() - t0
+    return {"recording": os.path.basename(path), "simulated_s": sim_us / 1e6, "cpu_s": cpu,
+            "realtime_factor": sim_us / 1e6 / cpu,
+            "hash_match": daemon.state_hash() == rec.final_hash}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--number", type=int, default=300)
     ap.add_argument("--daemon-seconds", type=float, default=1.0)
     ap.add_argument("--json", action="store_true", help="print JSON")
+    ap.add_argument("--replay", action="append", default=[], metavar="FILE",
+                    help="also time replaying this CommonRoad recording (repeatable)")
     args = ap.parse_args(argv)
+    missing = [f for f in args.replay if not os.path.isfile(f)]
+    if missing:
+        print(f"benchmarks/commonroad.py: recording {missing[0]} not found", file=sys.stderr)
+        return 2
     if args.repeat < 1 or args.number < 1 or args.daemon_seconds < 0:
         print("benchmarks/commonroad.py: --repeat/--number must be >= 1, --daemon-seconds >= 0",
               file=sys.stderr)
@@ -108,11 +133,12 @@ def main(argv: list[str] | None = None) -> int:
     daemon = {}
     if args.daemon_seconds > 0:
         daemon = {m: daemon_cpu_s(m, args.daemon_seconds) for m in ("ks", "st", "std", "mb")}
+    replays = [replay_cpu(f) for f in args.replay]
     if args.json:
         print(json.dumps({"python": platform.python_version(),
                           "implementation": platform.python_implementation(),
                           "yardstick_us": yard, "models": rows,
-                          "daemon_cpu_s_per_simulated_s": daemon}))
+                          "daemon_cpu_s_per_simulated_s": daemon, "replays": replays}))
         return 0
     print(f"python {platform.python_version()} ({platform.python_implementation()}); "
           f"yardstick (reference MB derivative) {yard:.1f} us")
@@ -124,6 +150,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\ndaemon, 10 ms host steps, {args.daemon_seconds:g} s simulated (vehicle 2):")
         for m, cpu in daemon.items():
             print(f"{m:6s} {cpu:8.3f} s CPU per simulated s ({1.0 / cpu:.1f}x real time)")
+    for r in replays:
+        match = "match" if r["hash_match"] else "HASH MISMATCH"
+        print(f"replay {r['recording']}: {r['simulated_s']:.1f} s in {r['cpu_s']:.2f} s CPU, "
+              f"{r['realtime_factor']:.1f}x real time, {match}")
     return 0
 
 
