@@ -109,6 +109,12 @@ def run_substep(runtime: str, args: argparse.Namespace) -> dict:
     return run_json([python, script, *substep_argv(args)], runtime)
 
 
+def progress(args: argparse.Namespace, message: str) -> None:
+    # nox merges a session's stderr into its stdout: with --json, stdout is JSON only
+    if not args.json:
+        print(f"bench: {message} ...", file=sys.stderr, flush=True)
+
+
 def collect(args: argparse.Namespace) -> dict:
     report: dict = {
         "machine": machine(),
@@ -117,16 +123,16 @@ def collect(args: argparse.Namespace) -> dict:
         "substep": {},
     }
     for runtime in args.runtimes:
-        print(f"bench: substep in {runtime} ...", file=sys.stderr, flush=True)
+        progress(args, f"substep in {runtime}")
         report["substep"][runtime] = run_substep(runtime, args)
     if args.commonroad:
-        print("bench: CommonRoad derivatives ...", file=sys.stderr, flush=True)
+        progress(args, "CommonRoad derivatives")
         report["commonroad"] = run_json(
             [sys.executable, str(BENCH / "commonroad.py"), "--json", "--replay", str(MB_DRIVE)],
             "commonroad",
         )
     if args.smath:
-        print("bench: strict math ...", file=sys.stderr, flush=True)
+        progress(args, "strict math")
         report["smath"] = run_json([sys.executable, str(BENCH / "smath.py"), "--json"], "smath")
     return report
 
