@@ -35,6 +35,7 @@ from vehiclemodels.vehicle_parameters import setup_vehicle_parameters  # noqa: E
 from engine.commonroad import ks, mb, st, std  # noqa: E402
 from engine.commonroad.daemon import CommonRoadDaemon  # noqa: E402
 from engine.commonroad.params import load_vehicle  # noqa: E402
+from engine.errors import SkidpadError  # noqa: E402
 from replay.commonroad import build_daemon, from_document  # noqa: E402
 
 U = [0.15, 0.63 * 9.81]
@@ -96,9 +97,17 @@ def daemon_cpu_s(model: str, seconds: float) -> float:
     return (time.process_time() - t0) / seconds
 
 
-def replay_cpu(path: str) -> dict:
+def load_recording(path: str):
+    """The CommonRoad recording in ``path``, or a one-line reason it cannot be replayed."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return from_document(json.load(fh))
+    except (OSError, ValueError, SkidpadError) as exc:
+        return f"{path}: {exc}"
+
+
+def replay_cpu(path: str, rec) -> dict:
     """CPU seconds of replaying one CommonRoad recording, and whether its final hash matched."""
-    rec = from_document(json.loads(open(path, encoding="utf-8").read()))
     daemon = build_daemon(rec)
     sim_us = 0
     t0 = time.process_time()
@@ -121,9 +130,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--replay", action="append", default=[], metavar="FILE",
                     help="also time replaying this CommonRoad recording (repeatable)")
     args = ap.parse_args(argv)
-    missing = [f for f in args.replay if not os.path.isfile(f)]
-    if missing:
-        print(f"benchmarks/commonroad.py: recording {missing[0]} not found", file=sys.stderr)
+    recordings = {f: load_recording(f) for f in args.replay}
+    bad = [r for r in recordings.values() if isinstance(r, str)]
+    if bad:
+        print(f"benchmarks/commonroad.py: {bad[0]}", file=sys.stderr)
         return 2
     if args.repeat < 1 or args.number < 1 or args.daemon_seconds < 0:
         print("benchmarks/commonroad.py: --repeat/--number must be >= 1, --daemon-seconds >= 0",
@@ -133,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     daemon = {}
     if args.daemon_seconds > 0:
         daemon = {m: daemon_cpu_s(m, args.daemon_seconds) for m in ("ks", "st", "std", "mb")}
-    replays = [replay_cpu(f) for f in args.replay]
+    replays = [replay_cpu(f, rec) for f, rec in recordings.items()]
     if args.json:
         print(json.dumps({"python": platform.python_version(),
                           "implementation": platform.python_implementation(),
