@@ -235,7 +235,12 @@ def test_at_least_twenty_refusals() -> None:
 
 
 def edited(src: Path, dst: Path, **fields: object) -> Path:
+    """A copy of ``src`` with top-level ``fields`` changed; ``final_hash`` is the claim, which
+    a version 2 recording keeps in its claims block."""
     doc = json.loads(src.read_text("utf-8"))
+    if "final_hash" in fields and "claims" in doc:
+        doc["claims"]["final_hash"] = fields.pop("final_hash")
+        doc["claims"]["checkpoints"] = []
     doc.update(fields)
     dst.write_text(json.dumps(doc), encoding="utf-8")
     return dst
@@ -246,7 +251,8 @@ def test_a_wrong_own_claim_fails_separately_from_the_golden_file(
     kind: str, made, tmp_path: Path, capsys
 ) -> None:
     root = checkout(tmp_path, {})
-    original = json.loads(made[kind].read_text("utf-8"))["final_hash"]
+    doc = json.loads(made[kind].read_text("utf-8"))
+    original = doc["claims"]["final_hash"] if "claims" in doc else doc["final_hash"]
     wrong = "0123456789abcdef" if original != "0123456789abcdef" else "fedcba9876543210"
     rec = edited(made[kind], root / "recordings" / "claim.json", final_hash=wrong)
     # the golden file is blessed from the edited file itself: golden agrees, the claim does not
