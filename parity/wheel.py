@@ -23,7 +23,7 @@ from pathlib import Path
 from engine.errors import SkidpadError
 
 #: what goes into the wheel (pyproject's [tool.hatch.build.targets.wheel]) plus its metadata.
-PACKAGES = ("engine", "replay", "scenarios", "parity")
+PACKAGES = ("engine", "replay", "scenarios", "parity", "sandbox")
 METADATA_FILES = ("pyproject.toml", "README.md")
 _SKIP_DIRS = {"__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis"}
 _SKIP_SUFFIXES = (".pyc", ".pyo")

@@ -1,0 +1,46 @@
+"""The repository documents itself: the architecture page and an ADR index that lists
+every decision record with a status."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ADR_DIR = ROOT / "docs" / "adr"
+ROW = re.compile(r"^\| \[(\d{4})\]\(([^)]+)\) \| (.+) \| (.+) \|$")
+
+
+def index_rows() -> dict[str, tuple[str, str]]:
+    rows = {}
+    for line in (ADR_DIR / "README.md").read_text(encoding="utf-8").splitlines():
+        m = ROW.match(line)
+        if m:
+            rows[m.group(1)] = (m.group(2), m.group(4))
+    return rows
+
+
+def test_every_adr_is_indexed_with_a_status() -> None:
+    rows = index_rows()
+    files = sorted(p.name for p in ADR_DIR.glob("[0-9][0-9][0-9][0-9]-*.md"))
+    assert files, "no ADR files found"
+    missing = [f for f in files if f[:4] not in rows]
+    assert not missing, f"ADRs not in docs/adr/README.md: {missing}"
+    for number, (target, status) in rows.items():
+        assert (ADR_DIR / target).is_file(), f"index row {number} links a missing file {target}"
+        assert status.startswith(("accepted", "superseded by")), f"ADR {number}: status {status!r}"
+
+
+def test_superseded_adrs_name_an_existing_successor() -> None:
+    rows = index_rows()
+    for number, (_target, status) in rows.items():
+        m = re.match(r"superseded by (\d{4})", status)
+        if m:
+            assert m.group(1) in rows, f"ADR {number} is superseded by a missing ADR {m.group(1)}"
+
+
+def test_readme_links_the_architecture_and_the_adr_index() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert (ROOT / "docs" / "architecture.md").is_file()
+    assert "docs/architecture.md" in readme
+    assert "docs/adr/README.md" in readme
