@@ -13,8 +13,10 @@ Two checks, each on one short recording per target (ADR 0031, 0105-0108):
   as long as nothing is sent on that socket.
 
 A target is a name in :data:`TARGETS` with a function that runs it once in this process
-and says whether its result matched; the three browser runtimes are the parity harness's
-own adapters (``parity.harness.run_runtime``). Adding a page to the proof is adding it there.
+and says whether its result matched: the three browser runtimes are the parity harness's
+own adapters (``parity.harness.run_runtime``, one recording against ``hashes/``), and
+``sandbox`` is ``skidpad sandbox``'s page and server in Chromium (boot, a few seconds of
+live drive, a state hash). Adding a page to the proof is adding it there.
 
 Command line (what the tests run, and how to rerun the measurement by hand)::
 
@@ -243,6 +245,60 @@ def run_browser_runtime(name: str, recording: Path, wheel: Path | None) -> dict[
     }
 
 
+SANDBOX_RUN_S = 3.0
+
+
+def run_sandbox_page(recording: Path, wheel: Path | None) -> dict[str, Any]:
+    """The sandbox page (``skidpad sandbox``'s files and server) in Chromium with the
+    runtime's switches: it boots, drives in real time for a few seconds and hands out a
+    state hash, asking the server for nothing outside its allow-list. (A live drive has no
+    golden file; ``recording`` is not used.)"""
+    from playwright.sync_api import sync_playwright
+
+    from parity.runtimes import browser
+    from parity.server import DEFAULT_PYODIDE_DIR, LoopbackServer
+    from sandbox import WEB_DIR, WEB_FILES
+    from sandbox.cmd_sandbox import page_url
+
+    wheel = wheel if wheel is not None else browser.default_wheel()
+    server = LoopbackServer(wheel, DEFAULT_PYODIDE_DIR, WEB_DIR, WEB_FILES)
+    base = server.start()
+    result: dict[str, Any] = {"target": "sandbox", "ok": False, "status": "failed"}
+    profile = tempfile.mkdtemp(prefix="skidpad-sandbox-")
+    try:
+        with sync_playwright() as pw:
+            context = pw.chromium.launch_persistent_context(
+                profile,
+                executable_path=browser.browser_binary("chromium"),
+                headless=True,
+                args=browser.CHROMIUM_ARGS,
+                timeout=TIME_LIMIT_S * 1000,
+            )
+            page = context.pages[0] if context.pages else context.new_page()
+            page.set_default_timeout(TIME_LIMIT_S * 1000)
+            page.goto(page_url(base, wheel.name, "hatchbackFwd"), wait_until="load")
+            page.evaluate("() => window.skidpad.ready")
+            first = page.evaluate("() => window.skidpad.car().step")
+            page.wait_for_timeout(SANDBOX_RUN_S * 1000)
+            last = page.evaluate("() => window.skidpad.car().step")
+            state_hash = page.evaluate("() => window.skidpad.stateHash()")
+            context.close()
+        refused = server.refused()
+        result.update(
+            ok=bool(state_hash) and last > first and not refused,
+            status="ok",
+            steps=last - first,
+            state_hash=state_hash,
+            refused=[f"{m} {path} -> {code}" for m, path, code in refused],
+        )
+    except Exception as exc:  # the failure is the result, reported by the caller
+        result["error"] = f"{type(exc).__name__}: {exc}"
+    finally:
+        server.stop()
+        shutil.rmtree(profile, ignore_errors=True)
+    return result
+
+
 Target = Callable[[Path, "Path | None"], dict[str, Any]]
 
 
@@ -250,8 +306,19 @@ def _browser(name: str) -> Target:
     return lambda recording, wheel: run_browser_runtime(name, recording, wheel)
 
 
-#: What the proof runs, one start each. A page (the sandbox) joins by adding its runner.
-TARGETS: dict[str, Target] = {name: _browser(name) for name in ("chromium", "firefox", "webkit")}
+#: What the proof runs, one start each; another page joins by adding its runner here.
+#: The browser each target needs installed.
+TARGET_BROWSER = {
+    "chromium": "chromium",
+    "firefox": "firefox",
+    "webkit": "webkit",
+    "sandbox": "chromium",
+}
+
+TARGETS: dict[str, Target] = {
+    **{name: _browser(name) for name in ("chromium", "firefox", "webkit")},
+    "sandbox": run_sandbox_page,
+}
 
 
 @dataclass
