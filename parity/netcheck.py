@@ -245,7 +245,7 @@ def run_browser_runtime(name: str, recording: Path, wheel: Path | None) -> dict[
     }
 
 
-SANDBOX_RUN_S = 3.0
+SANDBOX_RUN_S = 1.5
 
 
 def run_sandbox_page(recording: Path, wheel: Path | None) -> dict[str, Any]:
