@@ -3,8 +3,9 @@
 # `python3`, Node.js + npm, pip): nox and hatchling (PyPI), Pyodide (npm, as pinned in
 # package-lock.json), the CPython versions of the matrix (checked; pyenv installs a missing
 # one; SKIDPAD_PYTHON3_11/_12/_13 name them instead, as on a hosted runner without pyenv),
-# and the browser runtimes (ci/install_browsers.sh: Debian's browsers, Playwright,
-# Selenium). Idempotent: every step checks first; re-running installs nothing new.
+# strace/unshare/ip for the network proof (Debian's strace, util-linux, iproute2) and the
+# browser runtimes (ci/install_browsers.sh: Debian's browsers, Playwright, Selenium).
+# Idempotent: every step checks first; re-running installs nothing new.
 # Registries only (PyPI, npm, Debian): nothing is downloaded from anywhere else.
 #
 #   bash ci/setup.sh            (PYTHON=... to use another interpreter than python3)
@@ -73,6 +74,18 @@ if [ "$have" = "$want" ]; then
 else
     say "npm ci (pyodide $want from package-lock.json)"
     npm ci --no-audit --no-fund
+fi
+
+# --- The network proof (tests/test_network_loopback.py): strace, unshare, ip --------------
+missing_tools=()
+command -v strace >/dev/null 2>&1 || missing_tools+=(strace)
+command -v unshare >/dev/null 2>&1 || missing_tools+=(util-linux)
+command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || missing_tools+=(iproute2)
+if [ ${#missing_tools[@]} -eq 0 ]; then
+    say "strace, unshare and ip already installed"
+else
+    say "apt-get install ${missing_tools[*]}"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing_tools[@]}"
 fi
 
 # --- The browser runtimes -----------------------------------------------------------------
