@@ -38,6 +38,7 @@ COMMANDS = {
     "selftest": ("replay.cmd_selftest", "math self-test hash and accuracy summary"),
     "record": ("replay.cmd_record", "drive a preset and write a recording"),
     "replay": ("replay.cmd_replay", "replay recordings: checkpoint and final hashes vs hashes/"),
+    "verify": ("replay.cmd_verify", "replay recordings on their own and check every claim"),
     "diff": ("replay.cmd_diff", "first divergence between two runs, or a run and hashes/"),
     "bless": ("replay.cmd_bless", "rewrite hashes/ from the current physics, print what changed"),
     "validate": ("scenarios.cmd_validate", "the validation table of the standard manoeuvres"),

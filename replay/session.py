@@ -43,6 +43,7 @@ from engine.track import (
     walk_nearest,
     wheel_offsets,
 )
+from replay.laps import TimingProbe, replay_laps  # noqa: F401  (replay_laps: re-exported)
 from replay.recorder import Recorder, make_simulation
 
 #: (press, release) ramp rates, full scale per second
@@ -52,9 +53,11 @@ STEER_RATES = (2.5, 4.0)
 HANDBRAKE_RATES = (10.0, 10.0)
 TRACK = "sandbox"
 DRIVE = "sandbox"
-CHECKPOINT_EVERY = 100
+
 GEAR_UP, GEAR_DOWN = 1, 2
 ASSIST_CHANNELS = ("abs", "traction_control", "stability_control")
+HEADING_C = LAYOUT.index["body.heading_c"]
+HEADING_S = LAYOUT.index["body.heading_s"]
 
 
 @dataclass(frozen=True)
@@ -130,23 +133,6 @@ class KeyboardInputs:
         }
 
 
-class TimingProbe:
-    """A probe that feeds the CoG pose after every substep to a lap timer (no stage detail)."""
-
-    def __init__(self, timer: LapTimer) -> None:
-        self.timer = timer
-        self.ix = LAYOUT.index["body.x"]
-        self.iy = LAYOUT.index["body.y"]
-        self.ic = LAYOUT.index["body.heading_c"]
-        self.is_ = LAYOUT.index["body.heading_s"]
-
-    def stage(self, name: str, values: Any) -> None:
-        pass
-
-    def substep(self, tick: int, state: list) -> None:
-        self.timer.observe(tick, state[self.ix], state[self.iy], state[self.ic], state[self.is_])
-
-
 def assist_channels(assists: Mapping[str, bool | None] | None) -> dict:
     """Session switches (True on, False off, None or absent: as the preset defines) as the
     engine's assist channels (1, -1, 0)."""
@@ -191,9 +177,8 @@ class DriveSession:
             drive=DRIVE,
         )
         self.keyboard = KeyboardInputs(host_hz, assist_channels(assists))
-        self.timer = LapTimer(self.circuit, wheel_offsets(self.definition), self.sim.substep_hz)
-        self.probe = TimingProbe(self.timer)
-        self.checkpoints: list[tuple[int, str]] = [(0, self.sim.state_hash())]
+        self.timer = self.recorder.lap_timer
+        self.checkpoints = self.recorder.checkpoints
         self.telemetry = self.sim.telemetry()
         self.inputs: dict | None = None
         self._nearest = nearest_sample(self.circuit.track, pose.x, pose.y)
@@ -205,9 +190,7 @@ class DriveSession:
     def step(self, keys: Keys) -> None:
         """One host step with these keys."""
         self.inputs = self.keyboard.next(keys)
-        self.telemetry = self.recorder.step(self.inputs, self.probe)
-        if self.sim.step_count % CHECKPOINT_EVERY == 0:
-            self.checkpoints.append((self.sim.step_count, self.sim.state_hash()))
+        self.telemetry = self.recorder.step(self.inputs)
 
     def state_hash(self) -> str:
         return self.sim.state_hash()
@@ -246,7 +229,7 @@ class DriveSession:
     def sim_heading(self) -> tuple[float, float]:
         """The heading unit vector (cos, sin) after the last step."""
         st = self.sim.state
-        return st[self.probe.ic], st[self.probe.is_]
+        return st[HEADING_C], st[HEADING_S]
 
     def view(self) -> dict:
         """What the page draws after a step: the car, its wheels, the HUD and the lap board."""
@@ -279,27 +262,8 @@ class DriveSession:
             "laps": self.laps(),
         }
 
-    def claims(self) -> dict:
-        """What this drive claims: the final state hash, checkpoint hashes and completed laps."""
-        return {
-            "final_hash": self.sim.state_hash(),
-            "checkpoint_every": CHECKPOINT_EVERY,
-            "checkpoints": [list(c) for c in self.checkpoints],
-            "laps": self.laps(),
-        }
-
     def recording(self) -> Any:
         return self.recorder.recording()
-
-
-def replay_laps(rec: Any) -> tuple[list[dict], Any]:
-    """Replay a circuit recording with a lap timer: its laps and the replay result."""
-    from replay.replayer import replay
-
-    circuit = load_circuit(rec.track)
-    timer = LapTimer(circuit, wheel_offsets(rec.definition), rec.substep_hz)
-    result = replay(rec, checkpoint_every=CHECKPOINT_EVERY, hook=TimingProbe(timer))
-    return [lap.to_json() for lap in timer.laps], result
 
 
 class PageAPI:
@@ -347,6 +311,8 @@ class PageAPI:
 
         if self.session is None:
             raise InputError("steps: no drive started")
+        if not 0 <= int(n) <= 1000:
+            raise InputError("steps: 0..1000 host steps at a time")
         keys = Keys.from_json(json.loads(keys_json))
         held = Keys(keys.throttle, keys.brake, keys.left, keys.right, keys.handbrake)
         for i in range(int(n)):
@@ -393,7 +359,7 @@ class PageAPI:
         timer = LapTimer(circuit, wheel_offsets(rec.definition), rec.substep_hz)
         probe = TimingProbe(timer)
         trajectory = _TrajectoryProbe(probe, max(1, rec.substep_hz // rec.host_hz))
-        result = replay(rec, checkpoint_every=CHECKPOINT_EVERY, hook=trajectory)
+        result = replay(rec, hook=trajectory)
         return json.dumps(
             {
                 "preset": rec.preset,
