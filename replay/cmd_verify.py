@@ -36,6 +36,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="a recording that claims nothing passes (it is reported as 'nothing claimed')",
     )
     p.add_argument(
+        "--upgrade",
+        action="store_true",
+        help="rewrite each verified version 1 recording in place as version 2, with the claims "
+        "this replay computed (checkpoints and laps); no state hash moves",
+    )
+    p.add_argument(
         "--max-sim-seconds",
         type=float,
         default=DEFAULT_MAX_SIM_SECONDS,
@@ -98,6 +104,7 @@ def verify_one(path: Path, rec: Any) -> dict:
         result = replay(rec, getattr(rec, "checkpoint_every", None) or 100)
     row["wall_s"] = time.perf_counter() - t0
     row["final_hash"] = result.final_hash
+    row["replayed"] = (result, laps)
     row["laps"] = laps
     check = check_claims(rec, result, laps)
     row["claims"] = len(claims)
@@ -122,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     loaded = []
     for path in paths:  # every file is checked before anything is replayed
         rec = recording.load(path)
-        seconds = rec.steps / rec.host_hz
+        seconds = rec.sim_s if hasattr(rec, "sim_s") else rec.steps / rec.host_hz
         if seconds > args.max_sim_seconds:
             raise SkidpadError(
                 f"{printable(path)}: declares {seconds:.0f} s of driving, more than the budget "
@@ -141,11 +148,41 @@ def run(args: argparse.Namespace) -> int:
         r["verdict"] == "verified" or (r["verdict"] == "nothing claimed" and args.allow_unclaimed)
         for r in rows
     )
+    if args.upgrade:
+        if not ok:
+            raise SkidpadError("--upgrade rewrites recordings only when every one verifies")
+        for (path, rec), r in zip(loaded, rows, strict=True):
+            if getattr(rec, "version", 2) == 1 and hasattr(rec, "checkpoints"):
+                upgrade(path, rec, *r["replayed"])
+                r["upgraded"] = True
+    for r in rows:
+        r.pop("replayed", None)
     if args.json:
         print(json.dumps({"ok": ok, "recordings": rows}, indent=1))
     else:
         print(format_table(rows))
     return 0 if ok else 1
+
+
+def upgrade(path: Path, rec: Any, result: Any, laps: list[dict] | None) -> None:
+    """Rewrite a verified version 1 recording as version 2 with the claims its replay gave."""
+    from dataclasses import replace
+
+    from replay import recording
+    from replay.recorder import circuit_timer
+
+    if laps is None and circuit_timer(rec.track, rec.definition, rec.substep_hz) is not None:
+        from replay.laps import replay_laps
+
+        laps, result = replay_laps(rec)
+    upgraded = replace(
+        rec,
+        version=recording.FORMAT_VERSION,
+        checkpoint_every=result.checkpoint_every,
+        checkpoints=tuple(result.checkpoints),
+        laps=None if laps is None else tuple(laps),
+    )
+    recording.save(upgraded, path)
 
 
 def format_table(rows: list[dict]) -> str:
@@ -155,6 +192,8 @@ def format_table(rows: list[dict]) -> str:
         head = f"{name}: {r['verdict']}"
         if r["verdict"] in ("verified", "MISMATCH"):
             head += f" ({r['claims']} claims, {r['steps']} steps, final {r['final_hash']})"
+        if r.get("upgraded"):
+            head += ", rewritten as version 2"
         lines.append(head)
         for lap in r.get("laps") or []:
             mark = "valid" if lap["valid"] else f"invalid: {printable(lap['reason'])}"
