@@ -13,9 +13,10 @@ Inputs (``INPUTS``, a dict by name or a sequence in this order):
 One host step: the drift toggle is applied, the scheduler plans N equal
 substeps for dt (integer microseconds, ADR 0063), and each substep runs
 safety intervention -> steering controller -> longitudinal stack -> RK4 ->
-projection (wheel spins >= 0) -> battery/trip integration -> detector and
-stage update -> finiteness check. The steering controller is proportional:
-``v_delta = clamp(k (delta_demand - delta), v_min, v_max)``.
+projection (wheel spins >= 0) -> the guards outside forward driving
+(``guards``: reverse, rest, MB's low speed, ADR 0125) -> battery/trip
+integration -> detector and stage update -> finiteness check. The steering
+controller is proportional: ``v_delta = clamp(k (delta_demand - delta), v_min, v_max)``.
 
 State (``layout``, version per model): the model's states as ``model.*``
 plus ``clock.*`` (integer time and substep count), ``battery.soc``,

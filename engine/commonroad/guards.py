@@ -1,4 +1,4 @@
-"""What the daemon adds around the models outside forward driving (ADR 0125).
+"""What the daemon adds around the models outside forward driving (ADR 0125, 0128).
 
 The derivative functions stay the reference's, term by term. Three regimes
 are the daemon's own, chosen once per substep from the model's speed state
@@ -30,6 +30,10 @@ are the daemon's own, chosen once per substep from the model's speed state
   clamped at zero (:func:`stop_at_rest`). This is what keeps STD parked: the
   reference's slip floor gives a stopped wheel a locked-wheel force which,
   weighted by its low-speed blend, rolls the car backwards at 5 mm/s.
+
+And one for the integrator: where STD's or MB's wheel-spin mode is faster
+than the substep (below about 3 m/s), the substep is integrated as several
+equal RK4 steps (:func:`wheel_mode_split`).
 """
 
 from __future__ import annotations
@@ -189,8 +193,8 @@ def wheel_mode_split(model: str, v0: float, h: float, p: VehicleParams) -> int:
     A wheel's spin mode is ``lambda = R_w^2 C_k / (I_y_w u)`` at ground speed ``u``
     with the tire's slip stiffness ``C_k = p_kx1 F_z`` (static load: STD one axle,
     MB one wheel), scaled in STD by the weight of its dynamic branch. Below about
-    3 m/s it is faster than the 1 ms substep (ADR 0063); the substep is then
-    split so that each step has ``|lambda| h / n <= STIFF_STEP``.
+    3 m/s it is faster than the 1 ms substep; the substep is then split so that
+    each step has ``|lambda| h / n <= STIFF_STEP`` (ADR 0128).
     """
     if model == "std":
         weight = 0.5 * (smath.tanh((v0 - _STD_V_S) / _STD_V_B) + 1.0)
