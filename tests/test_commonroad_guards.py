@@ -143,6 +143,23 @@ def test_top_speed_full_throttle(model):
     assert run["speed"] < 50.8 + 0.01
 
 
+@pytest.mark.parametrize("model", ["st", "std"])
+@pytest.mark.parametrize("beta", [1.5, -1.5])
+def test_sliding_backwards_with_full_brake_slows_down(model, beta):
+    """STD past 90 degrees of slip used to speed up under full brake (10 -> 13.7 m/s)."""
+    speeds = []
+    d = CommonRoadDaemon(model, VEHICLE, initial={"speed": 10.0, "beta": beta})
+    ke = kinetic_energy(d)
+    for _ in range(round(3.0 / DT)):
+        d.step({"brake": 1.0}, DT)
+        ke_now = kinetic_energy(d)
+        assert ke_now <= ke * (1.0 + ENERGY_MARGIN) + ENERGY_FLOOR
+        ke = ke_now
+        speeds.append(d.telemetry().velocity.speed)
+    assert max(speeds) <= 10.0
+    assert speeds[-1] < 0.01
+
+
 @pytest.mark.parametrize("speed", [-14.0, 51.0, 200.0])
 def test_initial_speed_outside_the_vehicle_range_is_refused(speed):
     with pytest.raises(DefinitionError, match=r"initial\.speed: .* speed range \[-13\.9, 50\.8\]"):

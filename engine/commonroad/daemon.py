@@ -436,11 +436,18 @@ class CommonRoadDaemon:
         """One RK4 substep with the daemon's regimes outside forward driving (ADR 0125)."""
         spec = self.spec
         p = self.params
-        v0 = x[3]
         f = spec.derivatives
-        if v0 < 0.0 and self._reverse is not None:
+        slide = guards.sliding_backwards(spec.name, x)
+        if slide and x[3] <= guards.SLIDE_MIN_SPEED:
+            x = list(x)
+            guards.turn_to_reverse(x)
+            slide = False
+        v0 = x[3]
+        if slide:
+            f = guards.sliding
+        elif v0 < 0.0 and self._reverse is not None:
             f = self._reverse
-        split = guards.wheel_mode_split(spec.name, v0, h, p)
+        split = 1 if slide else guards.wheel_mode_split(spec.name, v0, h, p)
         if split == 1:
             x1 = rk4_step(f, x, u, p, h)
         else:
@@ -453,6 +460,8 @@ class CommonRoadDaemon:
         stopped = guards.stop_at_rest(v0, x1, pushed_forward)
         if (stopped and spec.name != "ks") or guards.kinematic_regime(spec.name, v0):
             guards.project_kinematic(spec.name, x1, p)
+        elif slide and spec.name == "std":
+            x1[7] = x1[8] = 0.0  # sliding: the wheels are not rolling
         return x1
 
     def _profile(self) -> safety.Profile:

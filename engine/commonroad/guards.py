@@ -31,6 +31,12 @@ are the daemon's own, chosen once per substep from the model's speed state
   reference's slip floor gives a stopped wheel a locked-wheel force which,
   weighted by its low-speed blend, rolls the car backwards at 5 mm/s.
 
+* **Sliding backwards** (ST, STD at a slip angle past 90 degrees, moving):
+  the reference's tire kinematics turn a braking force into a driving one
+  there, so every tire slides as Coulomb friction against its contact patch
+  velocity (:func:`sliding`); below 0.1 m/s the motion is re-expressed as
+  reverse (:func:`turn_to_reverse`) and follows the kinematic motion.
+
 And one for the integrator: where STD's or MB's wheel-spin mode is faster
 than the substep (below about 3 m/s), the substep is integrated as several
 equal RK4 steps (:func:`wheel_mode_split`).
@@ -47,6 +53,7 @@ from .constraints import acceleration_constraints, steering_constraints
 from .params import VehicleParams
 
 G = 9.81
+PI = 3.141592653589793
 #: MB's own switch between its kinematic and tire branches [m/s].
 MB_LOW_SPEED = mb.LOW_SPEED
 
@@ -123,6 +130,63 @@ def _reverse_mb(x: Sequence[float], u: Sequence[float], p: VehicleParams) -> lis
     for i in (5, 10, 15, 20) + mb.WHEEL_SLOTS:
         f[i] = 0.0
     return f
+
+
+#: Below this speed [m/s] a car sliding backwards is taken as reversing (kinematic).
+SLIDE_MIN_SPEED = 0.1
+#: Sliding speed [m/s] below which a tire's friction force fades linearly (no chatter at rest).
+SLIDE_SOFT_SPEED = 0.1
+
+
+def sliding_backwards(model: str, x: Sequence[float]) -> bool:
+    """ST/STD moving forwards at a slip angle past 90 degrees: the car slides backwards."""
+    return model in ("st", "std") and x[3] > 0.0 and smath.cos(x[6]) < 0.0
+
+
+def turn_to_reverse(x: list) -> None:
+    """The same motion expressed as reverse: speed negated, slip angle turned by pi."""
+    x[3] = -x[3]
+    x[6] = x[6] - PI if x[6] > 0.0 else x[6] + PI
+
+
+def _axle_slide_force(vx: float, vy: float, fz: float, mu: float) -> tuple[float, float]:
+    # Coulomb friction against the contact patch's sliding velocity
+    speed = smath.sqrt(vx * vx + vy * vy)
+    scale = mu * fz / (speed if speed > SLIDE_SOFT_SPEED else SLIDE_SOFT_SPEED)
+    return -scale * vx, -scale * vy
+
+
+def sliding(x: Sequence[float], u: Sequence[float], p: VehicleParams) -> list:
+    """ST/STD sliding backwards (slip angle past 90 degrees): every tire slides.
+
+    The reference's tire kinematics assume the body moves forwards: past 90
+    degrees of slip their slip angle flips sign and a braking car speeds up
+    (ADR 0063). Here each axle's force is Coulomb friction ``mu F_z`` (static
+    axle loads, ``mu = p_dy1``) against its contact patch's velocity, so the
+    motion only loses energy; steering and pedals have no grip to act through.
+    """
+    u0 = steering_constraints(x[2], u[0], p.steering)
+    v = x[3]
+    r = x[5]
+    beta = x[6]
+    vx = v * smath.cos(beta)
+    vy = v * smath.sin(beta)
+    l_wb = p.a + p.b
+    mu = p.tire.p_dy1
+    fxf, fyf = _axle_slide_force(vx, vy + p.a * r, p.m * G * p.b / l_wb, mu)
+    fxr, fyr = _axle_slide_force(vx, vy - p.b * r, p.m * G * p.a / l_wb, mu)
+    fx = fxf + fxr
+    fy = fyf + fyr
+    f = [
+        v * smath.cos(beta + x[4]),
+        v * smath.sin(beta + x[4]),
+        u0,
+        (vx * fx + vy * fy) / (p.m * v),
+        r,
+        (p.a * fyf - p.b * fyr) / p.I_z,
+        (vx * fy - vy * fx) / (p.m * v * v) - r,
+    ]
+    return f + [0.0] * (len(x) - 7)
 
 
 def reverse_derivatives(model: str) -> Derivatives | None:

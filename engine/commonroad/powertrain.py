@@ -6,10 +6,10 @@ force (brakes, regen, rolling) oppose the motion and fade to zero at rest,
 so braking never drives the car backwards (a stop-and-hold, not a reverse).
 No reverse gear: throttle always pushes forwards.
 
-Motor (at the wheels, total):
-``F_drive,max = min(T_max / R_w, P_max / max(|v|, v_floor), F_traction)``
-(:func:`traction_limit`: what the driven tires transmit, ADR 0126) scaled by
-the SOC drive factor (0 at ``soc_min``, 1 from ``soc_min + taper``).
+Motor (at the wheels, total): ``F_drive,max = min(T_max / R_w, P_max / max(|v|, v_floor))``
+scaled by the SOC drive factor (0 at ``soc_min``, 1 from ``soc_min + taper``);
+the drive force ``throttle F_drive,max`` is capped at ``F_traction`` (what the
+driven tires transmit, :func:`traction_limit`, ADR 0126) times the same factor.
 Regeneration: ``F_regen,max = min(T_regen / R_w, P_regen / max(|v|, v_floor))``
 scaled by the SOC regen factor (1 up to ``soc_max - taper``, 0 at ``soc_max``)
 and faded below ``regen_fade_speed``.
@@ -212,8 +212,11 @@ def longitudinal(
 
     throttle = throttle * (1.0 - brake)
     fd_soc = soc_drive_factor(pt, soc)
-    f_drive_max = min(pt.wheel_torque_max / p.R_w, pt.power_max / vf, traction_limit(p)) * fd_soc
+    f_drive_max = min(pt.wheel_torque_max / p.R_w, pt.power_max / vf) * fd_soc
     f_drive = throttle * f_drive_max
+    f_grip = traction_limit(p) * fd_soc
+    if f_drive > f_grip:
+        f_drive = f_grip
 
     demand = brake * m * pt.brake_decel_max
     if throttle <= 0.0 and brake <= 0.0:
