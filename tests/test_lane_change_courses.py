@@ -153,3 +153,19 @@ def test_weaker_tyres_fail_3888_2_at_the_golden_speed() -> None:
     assert lane_change.run(d, course="3888-2", speeds_kmh=(kmh,))["pass_speed_kmh"] is None
     ok = lane_change.run(load_preset(PRESET), course="3888-2", speeds_kmh=(kmh,))
     assert ok["pass_speed_kmh"] == kmh
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--scenario", "parking", "--course", "3888-2"], "only with the lane_change"),
+        (["--scenario", "lane_change", "--course", "3888-2,"], "empty"),
+        (["--scenario", "lane_change_3888_2"], "unknown scenario"),
+    ],
+)
+def test_course_refusals_are_one_line_before_any_run(argv, message, capsys) -> None:
+    from replay.cli import main
+
+    assert main(["validate", *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
