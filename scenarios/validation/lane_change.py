@@ -83,7 +83,7 @@ GAP_3888_2_M = 1.0  # lane 1's left edge to lane 3's right edge
 LANE_5_MIN_3888_2_M = 3.0
 LOOK_M_3888_2 = 2.0
 LOOK_S_3888_2 = 0.3
-COAST_TIME_SLACK = 4.0  # time allowed through a coasted course, over entry speed's
+COAST_TIME_SLACK = 4.0  # a coasted run may take this many times its time at entry speed
 
 
 @dataclass(frozen=True)
@@ -120,16 +120,20 @@ def _lanes_3888_2(width: float) -> tuple:
 
 COURSES = {
     "3888-1": CourseSpec(
-        "3888-1", "ISO 3888-1 double lane change", SECTIONS_3888_1, _lanes_3888_1, False
+        name="3888-1",
+        title="ISO 3888-1 double lane change",
+        sections=SECTIONS_3888_1,
+        lanes=_lanes_3888_1,
+        coast_from_gate=False,
     ),
     "3888-2": CourseSpec(
-        "3888-2",
-        "ISO 3888-2 obstacle avoidance",
-        SECTIONS_3888_2,
-        _lanes_3888_2,
-        True,
-        LOOK_M_3888_2,
-        LOOK_S_3888_2,
+        name="3888-2",
+        title="ISO 3888-2 obstacle avoidance",
+        sections=SECTIONS_3888_2,
+        lanes=_lanes_3888_2,
+        coast_from_gate=True,
+        look_m=LOOK_M_3888_2,
+        look_s=LOOK_S_3888_2,
     ),
 }
 
