@@ -768,11 +768,6 @@ class StatsReport:
     def exceeded(self) -> list[str]:
         return [f.name for f in self.fields if f.exceeded]
 
-    @property
-    def identical(self) -> bool:
-        """True when no tolerance is exceeded (the exit status reads this)."""
-        return not self.exceeded
-
     def lines(self) -> list[str]:
         out = [f"A: {self.a_label}", f"B: {self.b_label}"]
         out += [f"note: {n}" for n in self.notes]
