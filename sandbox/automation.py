@@ -49,7 +49,7 @@ def page_driver(preset: str) -> KeyDriver:
     )
 
 
-def drive_until_a_valid_lap(page: Any, preset: str, timeout_s: float = 300.0) -> int:
+def drive_until_a_valid_lap(page: Any, preset: str, timeout_s: float = 1200.0) -> int:
     """Drive with real keys until the page has timed a valid lap; return the laps timed."""
     driver = page_driver(preset)
     held: set[str] = set()

@@ -58,9 +58,10 @@ def files(rec, tmp_path_factory) -> dict[str, Path]:
         definition_hash=engine_definition.definition_hash(other),
         preset="hatchbackFwd",
         final_hash=None,
+        checkpoints=(),
     )
     frames = recording.run_length(list(rec.inputs())[:120])
-    short = dataclasses.replace(rec, frames=frames, steps=120, final_hash=None)
+    short = dataclasses.replace(rec, frames=frames, steps=120, final_hash=None, checkpoints=())
     out = {"a": root / "a.json", "b": root / "b.json", "short": root / "short.json"}
     for key, r in (("a", rec), ("b", b), ("short", short)):
         recording.save(r, out[key])

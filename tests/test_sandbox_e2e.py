@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -147,6 +149,53 @@ def test_a_keyboard_lap_counts_and_replays_to_the_pages_laps_and_hash(driven, pa
         f"{page.browser_name}: lap {lap['time_s']:.3f} s, load {page.load_ms:.0f} ms, "
         f"headroom {shown['headroom']:.1f}x real time"
     )
+
+
+def verify_text(text: str, tmp_path: Path, name: str) -> tuple[int, dict]:
+    """``skidpad verify --json`` of the recording ``text``, in a CPython subprocess, run from
+    a directory with no hashes/ in sight."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "replay", "verify", str(path), "--json"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    return done.returncode, (json.loads(done.stdout) if done.stdout.strip() else {})
+
+
+def test_skidpad_verify_accepts_the_download_and_rejects_tampered_copies(
+    driven, page, tmp_path
+) -> None:
+    text, shown = driven
+    rc, report = verify_text(text, tmp_path, "lap.json")
+    assert rc == 0, report
+    (row,) = report["recordings"]
+    assert row["laps"] == shown["laps"] and row["final_hash"] == shown["hash"]
+    if page.browser_name != "chromium":
+        return  # the tampered copies test verify, not the browser: once is enough
+    doc = json.loads(text)
+    # one frame's input changed: a throttle frame set to half throttle moves the final hash
+    k = next(i for i, f in enumerate(doc["frames"]) if f[0] > 1 and f[1] not in (0.5,))
+    changed = json.loads(text)
+    changed["frames"][k][1] = 0.5
+    assert replay_laps(loads(json.dumps(changed)))[1].final_hash != shown["hash"]
+    later = json.loads(text)
+    later["claims"]["laps"][0]["time_s"] += 0.001
+    bare = json.loads(text)
+    bare["claims"].update(final_hash=None, checkpoints=[], laps=None)
+    for name, tampered, needle in [
+        ("input.json", changed, "/claims/final_hash"),
+        ("lap-time.json", later, "/claims/laps/0"),
+        ("bare.json", bare, "nothing claimed"),
+    ]:
+        rc, report = verify_text(json.dumps(tampered), tmp_path, name)
+        assert rc == 1, name
+        (row,) = report["recordings"]
+        assert needle in json.dumps(row), (name, row)
 
 
 def test_the_page_makes_no_request_beyond_loopback(driven, page) -> None:
