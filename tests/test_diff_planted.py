@@ -1,4 +1,4 @@
-"""The mismatch diff (DESIGN §10) on planted divergences: it must name exactly the step and field.
+"""The mismatch diff (docs/architecture.md §2) on planted divergences: it must name exactly the step and field.
 
 A hook (a probe the replayer calls before its own tracer) nudges one state
 field by one ulp at the end of one chosen substep in run B. The diff must

@@ -1,4 +1,4 @@
-"""The recording format (DESIGN §7): exact round trip, run lengths, schema, atomic writes."""
+"""The recording format (docs/architecture.md §4): exact round trip, run lengths, schema, atomic writes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The command line of DESIGN §12 end to end: record, bless, replay (match), tamper, mismatch."""
+"""The command line of docs/architecture.md §7 end to end: record, bless, replay (match), tamper, mismatch."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Record -> replay determinism (DESIGN §5-§7): same hashes, host-rate independence, checkpoints."""
+"""Record -> replay determinism (docs/architecture.md §2-§7): same hashes, host-rate independence, checkpoints."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The math self-test (engine/smath/selftest.py) and ``skidpad selftest`` (DESIGN §4, §12)."""
+"""The math self-test (engine/smath/selftest.py) and ``skidpad selftest`` (docs/architecture.md §3, §7)."""
 
 from __future__ import annotations
 
