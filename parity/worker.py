@@ -1,4 +1,6 @@
-"""The runtime worker: the Python that every runtime runs, CPython and Pyodide alike (docs/architecture.md §5).
+"""The runtime worker: the Python that every runtime runs, CPython and Pyodide alike.
+
+See docs/architecture.md §5.
 
 It imports only the standard library, ``engine`` and ``replay``, so the same code runs
 natively, in Pyodide under Node and in every browser. Adapters only move JSON to and from

@@ -1,4 +1,7 @@
-"""The recording format (docs/architecture.md §4): exact round trip, run lengths, schema, atomic writes."""
+"""The recording format: exact round trip, run lengths, schema, atomic writes.
+
+See docs/architecture.md §4.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""The math self-test (engine/smath/selftest.py) and ``skidpad selftest`` (docs/architecture.md §3, §7)."""
+"""The math self-test (engine/smath/selftest.py) and ``skidpad selftest``.
+
+See docs/architecture.md §3 and §7.
+"""
 
 from __future__ import annotations
 

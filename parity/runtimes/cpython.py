@@ -1,4 +1,6 @@
-"""Native CPython runtimes ``cpython3.11``, ``cpython3.12``, ``cpython3.13`` (docs/architecture.md §5).
+"""Native CPython runtimes ``cpython3.11``, ``cpython3.12``, ``cpython3.13``.
+
+See docs/architecture.md §5.
 
 The adapter runs ``python -m parity.worker --serve`` in the chosen interpreter and talks the
 line protocol of ``parity.runtimes.process``. It installs nothing. Which interpreter:
