@@ -314,16 +314,162 @@ g = ratio(GEARBOX_K, gear)
 c_cap = clutch_capacity(CLUTCH_K, w_e, clutch_factor(GEARBOX_K, shift), theta_n)
 """
 
-SOLVE = """\
-om, t_b, held, t_d, w_e_n, t_c, c_locked, _w_out = diff_solve(
-    DIFF_K, [b0, b1, b2, b3], [dg0, dg1, dg2, dg3], (cap0, cap1, cap2, cap3),
-    g, {eta}, w_e, t_e, {j_e}, c_cap, {h},
-)
+# The coupled driveline solve of engine.differential.solve, unrolled over the driveline tree.
+CLUTCH_SOLVE = """\
+if g == 0.0 or c_cap <= 0.0:
+    t_c = 0.0
+    c_locked = False
+else:
+{merged}
+    if -c_cap <= t_e <= c_cap:
+        t = t_e
+    else:
+        t = c_cap if t_e > 0.0 else -c_cap
+    eg = {eta} * g
+    egg = eg * g
+    prev = -1
+    for _ in range({max_iter}):
+        modes = 0
+        num = w_e + {h_over_j} * t_e
+        den = {h_over_j}
+{modes}
+        t = num / den
+        if modes == prev:
+            break
+        prev = modes
+    if -c_cap <= t <= c_cap:
+        t_c = t
+        c_locked = True
+    else:
+        t_c = c_cap if t > 0.0 else -c_cap
+        c_locked = False
+t_out = {eta} * g * t_c
+xd0 = {wt0} * t_out
+xd1 = {wt1} * t_out
+xd2 = {wt2} * t_out
+xd3 = {wt3} * t_out
 """
+
+CLUTCH_MODE = """\
+req = {b} + eg * {kj} * t
+if not -{c} <= req <= {c}:
+    if req > 0.0:
+        modes += {bit}
+        tb = {c}
+    else:
+        modes += {bit2}
+        tb = -{c}
+    inv = {kj} / {d}
+    num -= g * ({b} - tb) * inv
+    den += egg * {kj} * inv
+"""
+
+LSD_SIDE = """\
+req = b{i} + xd{i}
+if -cap{i} <= req <= cap{i}:
+    w{side} = 0.0
+    g{side} = 0.0
+else:
+    w{side} = (req - (cap{i} if req > 0.0 else -cap{i})) / dg{i}
+    g{side} = 1.0 / dg{i}
+"""
+
+LSD = """\
+if gl + gr != 0.0:
+    t_req = (wl - wr) / (gl + gr)
+    axle_in = xd{l} + xd{r}
+    lim = {pre} + ({pr} if axle_in >= 0.0 else {cr}) * (axle_in if axle_in >= 0.0 else -axle_in)
+    t = t_req if -lim <= t_req <= lim else (lim if t_req > 0.0 else -lim)
+    xd{l} = xd{l} - t
+    xd{r} = xd{r} + t
+"""
+
+BODY_ONE = """\
+req = b{i} + xd{i}
+if -cap{i} <= req <= cap{i}:
+    tb{i} = req
+    held{i} = True
+    wn{i} = 0.0
+else:
+    tb = cap{i} if req > 0.0 else -cap{i}
+    wn{i} = (req - tb) / dg{i}
+    tb{i} = tb
+    held{i} = False
+    w_out += {kj} * wn{i}
+"""
+
+BODY_PAIR = """\
+cj = cap{i} + cap{j}
+req = (b{i} + b{j}) + (xd{i} + xd{j})
+if -cj <= req <= cj:
+    w = 0.0
+    tb = req
+    hd = True
+else:
+    tb = cj if req > 0.0 else -cj
+    w = (req - tb) / (dg{i} + dg{j})
+    hd = False
+tb{i} = tb * (cap{i} / cj if cj > 0.0 else 0.5)
+tb{j} = tb - tb{i}
+wn{i} = wn{j} = w
+held{i} = held{j} = hd
+xd{i} = dg{i} * w - b{i} + tb{i}
+xd{j} = dg{j} * w - b{j} + tb{j}
+w_out += {kj} * w
+"""
+
+ENGINE_SPEED = """\
+if c_locked:
+    w_e_n = g * w_out
+else:
+    w_e_n = w_e + {h_over_j} * (t_e - t_c)
+"""
+
+
+def solve_source(sim: object) -> str:
+    """The text of the coupled driveline solve for ``sim``'s driveline tree."""
+    dk = sim.drive_k.layout
+    h_over_j = num(sim.h / sim.engine_inertia)
+    eta = num(sim.drive_k.gearbox.efficiency)
+    merged = ""
+    modes = ""
+    bit = 1
+    for n in dk.driven:
+        idx, kj = dk.bodies[n]
+        bit *= 4
+        if len(idx) == 1:
+            i = idx[0]
+            b, d, c = f"b{i}", f"dg{i}", f"cap{i}"
+        else:
+            i, j = idx
+            merged += f"bm{n} = b{i} + b{j}\ndm{n} = dg{i} + dg{j}\ncm{n} = cap{i} + cap{j}\n"
+            b, d, c = f"bm{n}", f"dm{n}", f"cm{n}"
+        modes += CLUTCH_MODE.format(b=b, d=d, c=c, kj=num(kj), bit=str(bit), bit2=str(2 * bit))
+    out = CLUTCH_SOLVE.format(
+        merged=_indent(merged, 4) if merged else "    pass",
+        eta=eta,
+        max_iter=str(differential.MAX_ITER),
+        h_over_j=h_over_j,
+        modes=_indent(modes, 8),
+        wt0=num(dk.weights[0]),
+        wt1=num(dk.weights[1]),
+        wt2=num(dk.weights[2]),
+        wt3=num(dk.weights[3]),
+    )
+    for left, right, pre, pr, cr in dk.lsds:
+        out += LSD_SIDE.format(i=str(left), side="l") + LSD_SIDE.format(i=str(right), side="r")
+        out += LSD.format(l=str(left), r=str(right), pre=num(pre), pr=num(pr), cr=num(cr))
+    out += "w_out = 0.0\n"
+    for idx, kj in dk.bodies:
+        if len(idx) == 1:
+            out += BODY_ONE.format(i=str(idx[0]), kj=num(kj))
+        else:
+            out += BODY_PAIR.format(i=str(idx[0]), j=str(idx[1]), kj=num(kj))
+    return out + ENGINE_SPEED.format(h_over_j=h_over_j)
+
 
 # The deflection update of one patch after the solve (both solves use it).
 DEFLECT = """\
-wn{i} = om[{i}]
 if loaded{i}:
     uxn{i} = relax_x{i} * (ux{i} + {h} * ({rad} * wn{i} - v_x{i}))
     uyn{i} = uyr{i}
@@ -430,7 +576,8 @@ TAIL = """\
     sim.steer_assist_scale = sa
     sim.derived = Derived(
         (fz0, fz1, fz2, fz3), (fx0, fx1, fx2, fx3), (fy0, fy1, fy2, fy3), (mz0, mz1, mz2, mz3),
-        tuple(t_b), (cap0, cap1, cap2, cap3), tuple(held), tuple(t_d),
+        (tb0, tb1, tb2, tb3), (cap0, cap1, cap2, cap3), (held0, held1, held2, held3),
+        (xd0, xd1, xd2, xd3),
         (v_x0, v_x1, v_x2, v_x3), (v_sy0, v_sy1, v_sy2, v_sy3), dvx, dvy, dr, t_e, t_c,
         c_locked, th_used, (a0, a1, a2, a3), tc_f, esc_err, esc_t, esc_w, sa,
     )
@@ -542,7 +689,7 @@ def source(sim: object) -> str:
         h=num(h),
         tau_h=num(dk.power_unit[4] + h),
     )
-    solve = SOLVE.format(eta=num(gk.efficiency), j_e=num(sim.engine_inertia), h=num(h))
+    solve = solve_source(sim)
     sub += solve
     sub += "".join(DEFLECT.format(**wheel_k[i]) for i in WHEELS)
     sub += "redo = False\n" + "".join(SLIDE.format(**wheel_k[i]) for i in WHEELS)
@@ -597,7 +744,6 @@ def namespace() -> dict:
         "ratio": gearbox.ratio,
         "pu_torque": powertrain.torque,
         "clutch_capacity": clutch.capacity,
-        "diff_solve": differential.solve,
         "Derived": Derived,
         "LAYOUT": LAYOUT,
         "NonFinite": NonFinite,
@@ -613,7 +759,6 @@ def build(sim: object) -> Callable:
         GEARBOX_K=sim.drive_k.gearbox,
         POWER_UNIT_K=sim.drive_k.power_unit,
         CLUTCH_K=sim.drive_k.clutch,
-        DIFF_K=sim.drive_k.layout,
     )
     # The generated text is linted by the strict-float lint in tests/test_fastpath.py.
     code = compile(text, "<fast path>", "exec")  # strict: allow dynamic-code -- generated, linted
