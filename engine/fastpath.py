@@ -29,9 +29,9 @@ generated text with the strict-float lint (ADR 0130).
 from __future__ import annotations
 
 from collections.abc import Callable
-from math import isfinite, sqrt
+from math import ceil, isfinite, sqrt
 
-from engine import assists, clutch, differential, gearbox, powertrain, smath
+from engine import assists, differential, gearbox, powertrain, smath
 from engine.telemetry import Derived
 from engine.vehicle_layout import (
     I_AX,
@@ -146,7 +146,16 @@ def run(sim, host, n):
 STEERING = """\
 # steering
 if sa_on:
-    sa = steer_scale({wheelbase}, {sa_lat}, steer_in * {max_angle}, sqrt(vx * vx + vy * vy))
+    delta = steer_in * {max_angle}
+    ad = delta if delta >= 0.0 else -delta
+    if ad == 0.0:
+        sa = 1.0
+    else:
+        v = sqrt(vx * vx + vy * vy)
+        v = v if v > {v_min} else {v_min}
+        v = ceil(v / {v_step}) * {v_step}
+        cap_sa = {wb_lat} / (v * v)
+        sa = 1.0 if cap_sa >= ad else cap_sa / ad
     if steer_in * sa != geo_steer:
         geo = sim.steer_to(steer_in * sa)
         geo_steer = geo.steer
@@ -305,14 +314,99 @@ if {gearbox_busy}:
         pedal,
         braking,
     )
+if shift <= 0:
+    cf = 1.0
+elif shift >= {ramp}:
+    cf = 0.0
+else:
+    cf = ({ramp} - shift) / {ramp}
 command = pedal * tc_f * esc_f
 if shift_up != 0 and shift > 0:
-    command = command * clutch_factor(GEARBOX_K, shift)
+    command = command * cf
 theta_n = theta + (command - theta) * {h} / {tau_h}
-t_e, th_used = pu_torque(POWER_UNIT_K, w_e, theta_n)
-g = ratio(GEARBOX_K, gear)
-c_cap = clutch_capacity(CLUTCH_K, w_e, clutch_factor(GEARBOX_K, shift), theta_n)
+{torque}
+g = OVERALL[gear - 1] if gear > 0 else ({reverse} if gear < 0 else 0.0)
+{capacity}
 """
+
+MOTOR_TORQUE = """\
+t_e, th_used = pu_torque(POWER_UNIT_K, w_e, theta_n)
+"""
+
+ENGINE_TORQUE = """\
+gov = {gov_k} * ({w_idle} - w_e)
+th_used = theta_n if theta_n >= gov else gov
+if th_used > 1.0:
+    th_used = 1.0
+if w_e > {w_red}:
+    cut = 1.0 - (w_e - {w_red}) * {inv_band}
+    th_used *= cut if cut > 0.0 else 0.0
+{full_load}
+if w_e <= 0.0:
+    drag_e = 0.0
+elif w_e < {w_idle}:
+    drag_e = {neg_drag_idle} * w_e / {w_idle}
+else:
+    drag_e = -({drag_idle} + {drag_slope} * (w_e - {w_idle}))
+t_e = th_used * full + (1.0 - th_used) * drag_e
+"""
+
+RIGID_CLUTCH = """\
+c_cap = {max_torque} if cf > 0.0 else 0.0
+"""
+
+CLUTCH = """\
+e = (w_e - {w_open}) * {inv_span}
+if e <= 0.0:
+    c_cap = 0.0
+else:
+    span = theta_n if theta_n > {s0} else {s0}
+    if e >= span:
+        c_cap = {max_torque} * cf
+    else:
+        c_cap = {max_torque} * (e / span) * cf
+"""
+
+
+def full_load_source(w: tuple, t: tuple, slopes: tuple) -> str:
+    """The engine's full-load curve lookup of :func:`engine.powertrain.torque`, unrolled."""
+    n = len(w) - 1
+    out = f"if w_e <= {num(w[0])}:\n    full = {num(t[0])}\n"
+    out += f"elif w_e >= {num(w[n])}:\n    full = {num(t[n])}\n"
+    for i in range(n - 1):
+        out += f"elif not w_e > {num(w[i + 1])}:\n"
+        out += f"    full = {num(t[i])} + {num(slopes[i])} * (w_e - {num(w[i])})\n"
+    i = n - 1
+    return out + f"else:\n    full = {num(t[i])} + {num(slopes[i])} * (w_e - {num(w[i])})"
+
+
+def drivetrain_parts(sim: object) -> dict:
+    """The power unit's torque and the clutch's capacity, as text for ``sim``'s drivetrain."""
+    pk = sim.drive_k.power_unit
+    ck = sim.drive_k.clutch
+    if pk[0] == "engine":
+        _, w_idle, w_red, _j, _tau, w, t, slopes, drag_idle, drag_slope, gov_k, inv_band = pk
+        torque = ENGINE_TORQUE.format(
+            gov_k=num(gov_k),
+            w_idle=num(w_idle),
+            w_red=num(w_red),
+            inv_band=num(inv_band),
+            full_load=full_load_source(w, t, slopes),
+            neg_drag_idle=num(-drag_idle),
+            drag_idle=num(drag_idle),
+            drag_slope=num(drag_slope),
+        )
+    else:
+        torque = MOTOR_TORQUE
+    max_torque, w_open, inv_span, s0 = ck
+    if inv_span == 0.0:
+        capacity = RIGID_CLUTCH.format(max_torque=num(max_torque))
+    else:
+        capacity = CLUTCH.format(
+            max_torque=num(max_torque), w_open=num(w_open), inv_span=num(inv_span), s0=num(s0)
+        )
+    return {"torque": torque.rstrip("\n"), "capacity": capacity.rstrip("\n")}
+
 
 # The coupled driveline solve of engine.differential.solve, unrolled over the driveline tree.
 CLUTCH_SOLVE = """\
@@ -640,8 +734,9 @@ def source(sim: object) -> str:
     weights = dk.layout.weights
     wheel_k = [_wheel_constants(sim, i) for i in WHEELS]
     sub = STEERING.format(
-        wheelbase=num(sim.wheelbase),
-        sa_lat=num(ak.steer_lat_accel),
+        v_min=num(assists.V_STEER_MIN),
+        v_step=num(assists.V_STEER_STEP),
+        wb_lat=num(sim.wheelbase * ak.steer_lat_accel),
         max_angle=num(stk.max_angle),
     )
     sub += LOAD_TRANSFER.format(
@@ -681,6 +776,9 @@ def source(sim: object) -> str:
     else:
         busy = "shift != 0 or gear_req != last_req"
     sub += DRIVETRAIN.format(
+        **drivetrain_parts(sim),
+        ramp=num(gk.ramp_ticks),
+        reverse=num(gk.reverse),
         gearbox_busy=busy,
         wt0=num(weights[0]),
         wt1=num(weights[1]),
@@ -737,28 +835,29 @@ def namespace() -> dict:
         "isfinite": isfinite,
         "sin": smath.sin,
         "atan": smath.atan,
-        "steer_scale": assists.steer_scale,
+        "ceil": ceil,
         "esc": assists.esc,
         "gearbox_update": gearbox.update,
-        "clutch_factor": gearbox.clutch_factor,
-        "ratio": gearbox.ratio,
         "pu_torque": powertrain.torque,
-        "clutch_capacity": clutch.capacity,
         "Derived": Derived,
         "LAYOUT": LAYOUT,
         "NonFinite": NonFinite,
     }
 
 
-def build(sim: object) -> Callable:
-    """Compile the fast path of ``sim``: ``run(sim, host, n)``."""
-    text = source(sim)
+def build(sim: object, text: str | None = None, extra: dict | None = None) -> Callable:
+    """Compile the fast path of ``sim``, ``run(sim, host, n)``, from :func:`source` (or from
+    ``text``, a variant of it with the ``extra`` names it calls: the planted-difference tests
+    perturb one line)."""
+    if text is None:
+        text = source(sim)
     names = namespace()
+    names.update(extra or {})
     names.update(
         ESC_K=sim.assist_k.esc,
         GEARBOX_K=sim.drive_k.gearbox,
         POWER_UNIT_K=sim.drive_k.power_unit,
-        CLUTCH_K=sim.drive_k.clutch,
+        OVERALL=sim.drive_k.gearbox.overall,
     )
     # The generated text is linted by the strict-float lint in tests/test_fastpath.py.
     code = compile(text, "<fast path>", "exec")  # strict: allow dynamic-code -- generated, linted

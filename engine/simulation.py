@@ -246,7 +246,8 @@ class Simulation:
         self._host_update(DEFAULTS)
         self.derived: Derived = DERIVED_ZERO
         LAYOUT.check_finite(self.state, "initial state")
-        self._fast = fastpath.build(self) if path == "fast" else None
+        #: The compiled fast path (None on the readable path).
+        self.fast_run: Callable | None = fastpath.build(self) if path == "fast" else None
 
     # ----------------------------------------------------------------- constants
     def _build_constants(self) -> None:
@@ -386,8 +387,8 @@ class Simulation:
             LAYOUT.check_finite(self.state, f"the start of host step {self.step_count}")
         n = self.substeps_in(self.step_count)
         try:
-            if self._fast is not None and probe is None:
-                self._fast(self, self.host, n)
+            if self.fast_run is not None and probe is None:
+                self.fast_run(self, self.host, n)
             else:
                 for _ in range(n):
                     self._substep(probe)
