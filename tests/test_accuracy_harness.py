@@ -32,7 +32,6 @@ TRUE_MIN = 5e-324
 
 # ----------------------------------------------------------------- ulp_error
 
-
 def test_zero_error_when_equal():
     assert ulp_error(1.0, mpf(1)) == 0.0
     assert ulp_error(-3.5, mpf(-3.5)) == 0.0
@@ -77,7 +76,6 @@ def test_nan():
 
 
 # ----------------------------------------------------------------- rounding
-
 
 @pytest.mark.parametrize(
     ("num", "exp", "expected"),
@@ -125,7 +123,6 @@ def test_correctly_rounded():
 
 # ----------------------------------------------------------------- oracle
 
-
 def test_reference_values():
     assert A.reference("cbrt", -8.0) == -2
     assert A.reference("pow", -2.0, 3.0) == -8
@@ -139,16 +136,8 @@ def test_reference_values():
 
 @pytest.mark.parametrize(
     ("name", "args"),
-    [
-        ("log", (0.0,)),
-        ("log", (-1.0,)),
-        ("asin", (1.5,)),
-        ("acos", (-2.0,)),
-        ("log1p", (-1.0,)),
-        ("pow", (-2.0, 0.5)),
-        ("pow", (0.0, -1.0)),
-        ("sqrt", (-1.0,)),
-    ],
+    [("log", (0.0,)), ("log", (-1.0,)), ("asin", (1.5,)), ("acos", (-2.0,)),
+     ("log1p", (-1.0,)), ("pow", (-2.0, 0.5)), ("pow", (0.0, -1.0)), ("sqrt", (-1.0,))],
 )
 def test_reference_domain_errors(name, args):
     with pytest.raises(A.DomainError):
@@ -185,7 +174,6 @@ def test_oracle_keeps_its_precision_on_hard_points(name, x):
 
 # ----------------------------------------------------------------- sampling
 
-
 def test_sampling_is_deterministic_and_sliceable():
     a = A.sample_points("sin", 12000, seed=3)
     assert a == A.sample_points("sin", 12000, seed=3)
@@ -217,7 +205,6 @@ def test_trig_samples_include_huge_and_near_pi_over_2():
 
 
 # ----------------------------------------------------------------- measuring
-
 
 def test_evaluate_flags_a_wrong_function():
     err, ok = A.evaluate(lambda x: math.nextafter(math.sqrt(x), math.inf), "sqrt", (2.0,))
@@ -298,9 +285,8 @@ def test_json_output_is_strict_json_even_for_infinite_errors(monkeypatch, capsys
         raise ValueError("math domain error")
 
     monkeypatch.setitem(smath.FUNCTIONS, "cbrt", (raises, 1))
-    assert (
-        A.main(["--points", "10", "--functions", "cbrt", "--jobs", "1", "--json", "--quiet"]) == 1
-    )
+    assert A.main(["--points", "10", "--functions", "cbrt", "--jobs", "1", "--json",
+                   "--quiet"]) == 1
     text = capsys.readouterr().out
     doc = json.loads(text, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
     assert doc["functions"][0]["max_ulp"] == "inf" and doc["failed"] == ["cbrt"]
@@ -308,16 +294,8 @@ def test_json_output_is_strict_json_even_for_infinite_errors(monkeypatch, capsys
 
 @pytest.mark.parametrize(
     ("x", "y"),
-    [
-        (1.0000000000000002, 4503599627370496.0),
-        (3.0, 400.0),
-        (-1.5, 1001.0),
-        (0.999, -65.0),
-        (2.0, -1074.0),
-        (1.0000001, 1e9),
-        (-2.0, 3.0),
-        (10.0, 22.0),
-    ],
+    [(1.0000000000000002, 4503599627370496.0), (3.0, 400.0), (-1.5, 1001.0),
+     (0.999, -65.0), (2.0, -1074.0), (1.0000001, 1e9), (-2.0, 3.0), (10.0, 22.0)],
 )
 def test_pow_oracle_for_large_integer_exponents(x, y):
     got = A.reference("pow", x, y)

@@ -460,7 +460,6 @@ def test_substep_hook_sees_every_substep_and_changes_nothing():
 
 # --- scripted drive -----------------------------------------------------------------------
 
-
 def test_scripted_drive_lands_on_30_s_with_clamped_frames():
     from engine.commonroad import scripted
 

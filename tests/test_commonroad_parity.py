@@ -35,12 +35,8 @@ TOL = {"ks": 1e-13, "st": 1e-13, "std": 1e-13, "mb": 1e-7}
 N_RANDOM = 2000
 G = 9.81
 
-REF = {
-    "ks": vehicle_dynamics_ks,
-    "st": vehicle_dynamics_st,
-    "std": vehicle_dynamics_std,
-    "mb": vehicle_dynamics_mb,
-}
+REF = {"ks": vehicle_dynamics_ks, "st": vehicle_dynamics_st, "std": vehicle_dynamics_std,
+       "mb": vehicle_dynamics_mb}
 OURS = {"ks": ks.derivatives, "st": st.derivatives, "std": std.derivatives, "mb": mb.derivatives}
 
 #: component class of every derivative slot, per model (for the error report)
@@ -50,10 +46,7 @@ CLASSES = {
     "st": _ST_CLASSES,
     "std": _ST_CLASSES + ("wheel", "wheel"),
     "mb": ("pose", "pose", "steering", "longitudinal", "pose", "yaw")
-    + ("sprung",) * 7
-    + ("unsprung",) * 10
-    + ("wheel",) * 4
-    + ("compliance",) * 2,
+    + ("sprung",) * 7 + ("unsprung",) * 10 + ("wheel",) * 4 + ("compliance",) * 2,
 }
 
 _ref_params = {vid: vm_params.setup_vehicle_parameters(vid) for vid in (1, 2, 3)}
@@ -61,7 +54,6 @@ _our_params = {vid: load_vehicle(vid) for vid in (1, 2, 3)}
 
 
 # --- seeded integer PRNG ----------------------------------------------------------------
-
 
 class SplitMix64(_ProjectSplitMix64):
     """The project generator (engine.prng) plus this test's own draws."""
@@ -73,7 +65,6 @@ class SplitMix64(_ProjectSplitMix64):
 
 
 # --- comparison -------------------------------------------------------------------------
-
 
 def rel_err(ours: float, ref: float) -> float:
     """|ours - ref| / |ref|, or the absolute error where |ref| < 1 (near zero)."""
@@ -90,25 +81,11 @@ def compare(model: str, x: list, u: list, vid: int) -> list[float]:
 
 # --- state generators -------------------------------------------------------------------
 
-
 def _speed(rng: SplitMix64, lo: float, hi: float) -> float:
     k = rng.next() % 10
     if k == 0:
-        return rng.choice(
-            [
-                0.0,
-                -0.0,
-                0.1,
-                -0.1,
-                0.2,
-                0.05,
-                math.nextafter(0.1, 0.0),
-                math.nextafter(0.1, 1.0),
-                7.319,
-                4.755,
-                7.824,
-            ]
-        )
+        return rng.choice([0.0, -0.0, 0.1, -0.1, 0.2, 0.05, math.nextafter(0.1, 0.0),
+                           math.nextafter(0.1, 1.0), 7.319, 4.755, 7.824])
     if k <= 2:
         return rng.uniform(-0.3, 0.6)  # switch and blend region
     return rng.uniform(lo, hi)
@@ -122,13 +99,8 @@ def _inputs(rng: SplitMix64) -> list:
 
 
 def gen_ks(rng):
-    x = [
-        rng.uniform(-200, 200),
-        rng.uniform(-200, 200),
-        rng.uniform(-1.1, 1.1),
-        _speed(rng, -14.0, 52.0),
-        rng.uniform(-7.0, 7.0),
-    ]
+    x = [rng.uniform(-200, 200), rng.uniform(-200, 200), rng.uniform(-1.1, 1.1),
+         _speed(rng, -14.0, 52.0), rng.uniform(-7.0, 7.0)]
     return x, _inputs(rng)
 
 
@@ -161,41 +133,21 @@ def gen_mb(rng, vid):
         delta = rng.uniform(-0.6, 0.6)
         # keep every wheel's ground speed positive (the reference divides by it)
         c, s = math.cos(delta), math.sin(delta)
-        speeds = (
-            (vx + 0.5 * p.T_f * r) * c + (vy + p.a * r) * s,
-            (vx - 0.5 * p.T_f * r) * c + (vy + p.a * r) * s,
-            vx + 0.5 * p.T_r * r,
-            vx - 0.5 * p.T_r * r,
-        )
+        speeds = ((vx + 0.5 * p.T_f * r) * c + (vy + p.a * r) * s,
+                  (vx - 0.5 * p.T_f * r) * c + (vy + p.a * r) * s,
+                  vx + 0.5 * p.T_r * r, vx - 0.5 * p.T_r * r)
         if abs(vx) < 0.1 or min(speeds) > 0.01:
             break
     F0_z_f = p.m_s * G * p.b / (p.a + p.b) + p.m_uf * G
     F0_z_r = p.m_s * G * p.a / (p.a + p.b) + p.m_ur * G
-    x = [
-        rng.uniform(-200, 200),
-        rng.uniform(-200, 200),
-        delta,
-        vx,
-        rng.uniform(-7, 7),
-        r,
-        rng.uniform(-0.1, 0.1),
-        rng.uniform(-0.5, 0.5),
-        rng.uniform(-0.05, 0.05),
-        rng.uniform(-0.3, 0.3),
-        vy,
-        rng.uniform(-0.05, 0.05),
-        rng.uniform(-0.3, 0.3),
-        rng.uniform(-0.05, 0.05),
-        rng.uniform(-0.5, 0.5),
-        vy + p.a * r + rng.uniform(-0.05, 0.05),
-        F0_z_f / (2 * p.K_zt) + rng.uniform(-0.005, 0.005),
-        rng.uniform(-0.2, 0.2),
-        rng.uniform(-0.05, 0.05),
-        rng.uniform(-0.5, 0.5),
-        vy - p.b * r + rng.uniform(-0.05, 0.05),
-        F0_z_r / (2 * p.K_zt) + rng.uniform(-0.005, 0.005),
-        rng.uniform(-0.2, 0.2),
-    ]
+    x = [rng.uniform(-200, 200), rng.uniform(-200, 200), delta, vx,
+         rng.uniform(-7, 7), r,
+         rng.uniform(-0.1, 0.1), rng.uniform(-0.5, 0.5), rng.uniform(-0.05, 0.05),
+         rng.uniform(-0.3, 0.3), vy, rng.uniform(-0.05, 0.05), rng.uniform(-0.3, 0.3),
+         rng.uniform(-0.05, 0.05), rng.uniform(-0.5, 0.5), vy + p.a * r + rng.uniform(-0.05, 0.05),
+         F0_z_f / (2 * p.K_zt) + rng.uniform(-0.005, 0.005), rng.uniform(-0.2, 0.2),
+         rng.uniform(-0.05, 0.05), rng.uniform(-0.5, 0.5), vy - p.b * r + rng.uniform(-0.05, 0.05),
+         F0_z_r / (2 * p.K_zt) + rng.uniform(-0.005, 0.005), rng.uniform(-0.2, 0.2)]
     for _ in range(4):
         if rng.next() % 12 == 0:
             x.append(rng.choice([0.0, -0.5]))
@@ -219,71 +171,27 @@ def random_cases(model: str, n: int = N_RANDOM):
 # --- the reference's own unit-test states -----------------------------------------------
 
 U_UNIT = [0.15, 0.63 * G]
-X_KS = [
-    3.9579422297936526,
-    0.0391650102771405,
-    0.0378491427211811,
-    16.3546957860883566,
-    0.0294717351052816,
-]
-X_ST = [
-    2.0233348142065677,
-    0.0041907137716636,
-    0.0197545248559617,
-    15.7216236334290116,
-    0.0025857914776859,
-    0.0529001056654038,
-    0.0033012170610298,
-]
+X_KS = [3.9579422297936526, 0.0391650102771405, 0.0378491427211811, 16.3546957860883566,
+        0.0294717351052816]
+X_ST = [2.0233348142065677, 0.0041907137716636, 0.0197545248559617, 15.7216236334290116,
+        0.0025857914776859, 0.0529001056654038, 0.0033012170610298]
 X_STD = X_ST + [53.6551710641082451, 56.7917911784219598]
-X_MB = [
-    10.8808433066274794,
-    0.5371850187869442,
-    0.0980442671005920,
-    18.0711398687457745,
-    0.1649995631003776,
-    0.6158755000936103,
-    -0.1198403612262477,
-    -0.2762672756169581,
-    0.0131909920269115,
-    -0.0718483683742141,
-    -0.3428324595054725,
-    0.0103233373083297,
-    -0.0399590564140291,
-    -0.0246468320579360,
-    -0.0551575051990853,
-    0.5798277643297529,
-    0.0172059354801703,
-    0.0067890113155477,
-    -0.0184269459410162,
-    -0.0408207136116175,
-    -1.0064484829203018,
-    0.0166808347900582,
-    -0.0049188492004049,
-    53.6551710641082451,
-    50.7045242506744316,
-    56.7917911784219598,
-    200.7079633169796296,
-    -0.0939969123691911,
-    -0.0881514621614376,
-]
+X_MB = [10.8808433066274794, 0.5371850187869442, 0.0980442671005920, 18.0711398687457745,
+        0.1649995631003776, 0.6158755000936103, -0.1198403612262477, -0.2762672756169581,
+        0.0131909920269115, -0.0718483683742141, -0.3428324595054725, 0.0103233373083297,
+        -0.0399590564140291, -0.0246468320579360, -0.0551575051990853, 0.5798277643297529,
+        0.0172059354801703, 0.0067890113155477, -0.0184269459410162, -0.0408207136116175,
+        -1.0064484829203018, 0.0166808347900582, -0.0049188492004049, 53.6551710641082451,
+        50.7045242506744316, 56.7917911784219598, 200.7079633169796296, -0.0939969123691911,
+        -0.0881514621614376]
 # the STD ground truth the reference ships (it matches vehicle_dynamics_std_old)
-STD_SHIPPED_GT = [
-    15.72135120308624,
-    0.09255279797193551,
-    0.15,
-    11.359186518121511,
-    0.0529001056654038,
-    0.5870894694428362,
-    -0.007910389538735838,
-    -1403.4833546513996,
-    72.25313872307531,
-]
+STD_SHIPPED_GT = [15.72135120308624, 0.09255279797193551, 0.15, 11.359186518121511,
+                  0.0529001056654038, 0.5870894694428362, -0.007910389538735838,
+                  -1403.4833546513996, 72.25313872307531]
 UNIT_STATES = {"ks": X_KS, "st": X_ST, "std": X_STD, "mb": X_MB}
 
 
 # --- tests ------------------------------------------------------------------------------
-
 
 @pytest.mark.parametrize("vid", [1, 2, 3])
 def test_parameter_files_equal_reference_data(vid):
@@ -354,7 +262,6 @@ def test_switch_speeds(model, v):
 
 # --- MB reverse: the reference crashes, ours has a defined behaviour (ADR 0062) ---------
 
-
 def _mb_state(vx: float) -> list:
     x = list(X_MB)
     x[3] = vx
@@ -419,7 +326,6 @@ def test_ours_never_mutates_the_state():
 
 # --- report -----------------------------------------------------------------------------
 
-
 def worst_by_class() -> dict:
     """{model: {class: worst error}} over the unit-test and random states."""
     out = {}
@@ -433,50 +339,22 @@ def worst_by_class() -> dict:
     return out
 
 
+
+
 # --- the reference's zero-initial-velocity scenario, asserted (ADR 0061, defect 2) ------
 
-_ROLL_MB_GT = [
-    0.0,
-    0.0,
-    0.0,
-    0.0,
-    0.0,
-    0.0,
-    -0.0000000003174207,
-    0.0000000848065981,
-    -0.0013834133396573,
-    -0.0020336367252011,
-    -0.0000000247286655,
-    0.0176248518072475,
-    0.0071655470428753,
-    0.0000000006677358,
-    -0.0000001709775865,
-    0.0000001839820148,
-    0.0186763737562366,
-    0.0003752526345970,
-    0.0000000006728055,
-    -0.0000001734436431,
-    0.0000001850020879,
-    0.0154621865353889,
-    0.0000251622262094,
-    -0.0000174466440656,
-    -0.0000174466440656,
-    -0.0000014178345014,
-    -0.0000014178345014,
-    0.0000000008088692,
-    0.0000000008250785,
-]
+_ROLL_MB_GT = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -0.0000000003174207, 0.0000000848065981,
+               -0.0013834133396573, -0.0020336367252011, -0.0000000247286655, 0.0176248518072475,
+               0.0071655470428753, 0.0000000006677358, -0.0000001709775865, 0.0000001839820148,
+               0.0186763737562366, 0.0003752526345970, 0.0000000006728055, -0.0000001734436431,
+               0.0000001850020879, 0.0154621865353889, 0.0000251622262094, -0.0000174466440656,
+               -0.0000174466440656, -0.0000014178345014, -0.0000014178345014,
+               0.0000000008088692, 0.0000000008250785]
 _DEC_ST_GT = [-3.4335000000000013, 0.0, 0.0, -6.8670000000000018, 0.0, 0.0, 0.0]
-_ACC_ST_GT = [
-    3.0731976046859715,
-    0.2869835398304389,
-    0.15,
-    6.1802999999999999,
-    0.1097747074946325,
-    0.3248268063223301,
-    0.0697547542798040,
-]
-_ACC_KS_GT = [3.0845676868494927, 0.1484249221523042, 0.15, 6.1803000000000017, 0.1203664469224163]
+_ACC_ST_GT = [3.0731976046859715, 0.2869835398304389, 0.15, 6.1802999999999999,
+              0.1097747074946325, 0.3248268063223301, 0.0697547542798040]
+_ACC_KS_GT = [3.0845676868494927, 0.1484249221523042, 0.15, 6.1803000000000017,
+              0.1203664469224163]
 
 
 def _integrate(f, x0, u, p, seconds=1.0, h=1e-3):

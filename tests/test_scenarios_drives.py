@@ -74,7 +74,6 @@ def test_scripted_drive_is_the_same_for_every_preset_and_in_range() -> None:
 def test_scripted_drive_has_its_manoeuvres() -> None:
     d = scripted.ScriptedDriver(100)
     names = [c.name for c in engine_inputs.CHANNELS]
-
     def channel(name: str):
         i = names.index(name)
         return lambda seconds: d.inputs(int(seconds * 100))[i]

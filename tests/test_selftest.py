@@ -28,7 +28,6 @@ def bits(x: float) -> int:
 
 # ----------------------------------------------------------------- the battery
 
-
 def test_battery_is_deterministic_and_fresh_processes_agree():
     b = selftest.battery()
     assert b == selftest.battery()
@@ -36,14 +35,8 @@ def test_battery_is_deterministic_and_fresh_processes_agree():
     code = "from engine.smath.selftest import selftest_hash; print(selftest_hash())"
     for seed in ("0", "12345"):  # string hashing randomised differently: must not matter
         env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
-        out = subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=ROOT,
-            check=True,
-        ).stdout.strip()
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env=env, cwd=ROOT, check=True).stdout.strip()
         assert out == here
 
 
@@ -77,11 +70,8 @@ def test_battery_has_edge_cases_and_spread(name):
 def test_trig_battery_has_huge_and_near_half_pi_arguments():
     xs = [a[0] for n, a in selftest.battery() if n == "sin"]
     assert sum(1 for x in xs if math.isfinite(x) and abs(x) > 1e300) >= 5
-    near = [
-        x
-        for x in xs
-        if math.isfinite(x) and 1.0 < abs(x) < 1e12 and abs(math.remainder(x, math.pi / 2)) < 1e-6
-    ]
+    near = [x for x in xs if math.isfinite(x) and 1.0 < abs(x) < 1e12
+            and abs(math.remainder(x, math.pi / 2)) < 1e-6]
     assert len(near) >= 20
 
 
@@ -91,13 +81,12 @@ def test_generated_points_are_in_the_domain():
     for name, args in selftest.battery():
         per.setdefault(name, []).append(args)
     for name, pts in per.items():
-        generated = pts[-selftest.POINTS_PER_FUNCTION :]
+        generated = pts[-selftest.POINTS_PER_FUNCTION:]
         outside = [a for a in generated if not selftest._in_domain(name, a)]
         assert len(outside) <= 2, (name, outside[:3])
 
 
 # ----------------------------------------------------------------- results and hash
-
 
 def test_results_are_little_endian_binary64_in_battery_order():
     b = selftest.battery()
@@ -109,15 +98,14 @@ def test_results_are_little_endian_binary64_in_battery_order():
         try:
             y = smath.FUNCTIONS[name][0](*args)
         except ValueError:
-            assert res[8 * i : 8 * i + 8] == struct.pack("<Q", selftest.EXCEPTION_BITS[ValueError])
+            assert res[8 * i:8 * i + 8] == struct.pack("<Q", selftest.EXCEPTION_BITS[ValueError])
             continue
         except OverflowError:
-            assert res[8 * i : 8 * i + 8] == struct.pack(
-                "<Q", selftest.EXCEPTION_BITS[OverflowError]
-            )
+            assert res[8 * i:8 * i + 8] == struct.pack("<Q",
+                                                       selftest.EXCEPTION_BITS[OverflowError])
             continue
         want = struct.pack("<d", y) if y == y else struct.pack("<Q", 0x7FF8000000000000)
-        assert res[8 * i : 8 * i + 8] == want
+        assert res[8 * i:8 * i + 8] == want
 
 
 def test_a_one_bit_change_in_any_result_changes_the_hash():
@@ -158,8 +146,8 @@ def test_exceptions_and_nans_are_packed_as_documented(monkeypatch):
 
     monkeypatch.setitem(smath.FUNCTIONS, "atan", (odd_atan, arity))
     res = selftest.selftest_results()
-    assert res[8 * i : 8 * i + 8] == struct.pack("<Q", 0x7FF80000000DEAD1)
-    assert res[8 * j : 8 * j + 8] == struct.pack("<Q", 0x7FF8000000000000)
+    assert res[8 * i:8 * i + 8] == struct.pack("<Q", 0x7FF80000000DEAD1)
+    assert res[8 * j:8 * j + 8] == struct.pack("<Q", 0x7FF8000000000000)
 
     def not_a_float(x):
         return 1
@@ -183,21 +171,17 @@ def test_selftest_module_obeys_the_strict_float_contract():
 
 def test_selftest_hash_equals_the_golden_file():
     if not GOLDEN.is_file():
-        pytest.fail(
-            f"{GOLDEN} does not exist: the golden math hash has not been blessed yet "
-            f"(this runtime computes {selftest.selftest_hash()})"
-        )
+        pytest.fail(f"{GOLDEN} does not exist: the golden math hash has not been blessed yet "
+                    f"(this runtime computes {selftest.selftest_hash()})")
     golden = json.loads(GOLDEN.read_text(encoding="utf-8"))["math_hash"]
     assert selftest.selftest_hash() == golden, "the strict math changed: re-bless with physics:"
 
 
 # ----------------------------------------------------------------- the CLI
 
-
 def _write(tmp_path: Path, doc) -> Path:
-    (tmp_path / "math.json").write_text(
-        doc if isinstance(doc, str) else json.dumps(doc), encoding="utf-8"
-    )
+    (tmp_path / "math.json").write_text(doc if isinstance(doc, str) else json.dumps(doc),
+                                        encoding="utf-8")
     return tmp_path
 
 

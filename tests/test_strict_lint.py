@@ -53,18 +53,13 @@ PLANTED = [
     ("set-iteration", "for v in {1.0, 2.0}:  # <-\n    pass\n"),
     ("set-iteration", "def f(xs):\n    return [v for v in set(xs)]  # <-\n"),
     ("set-iteration", "def f(xs):\n    for v in frozenset(xs):  # <-\n        print(v)\n"),
-    (
-        "set-iteration",
-        "def f(xs):\n    s = set(xs)\n    acc = 0.0\n    for v in s:  # <-\n"
-        "        acc += v\n    return acc\n",
-    ),
+    ("set-iteration", "def f(xs):\n    s = set(xs)\n    acc = 0.0\n    for v in s:  # <-\n"
+                      "        acc += v\n    return acc\n"),
     ("set-iteration", "def f(xs):\n    s: set[float] = xs\n    return list(s)  # <-\n"),
     ("set-iteration", "def f(a, b):\n    return tuple(set(a) | set(b))  # <-\n"),
     ("set-iteration", "def f(xs):\n    return [*{x for x in xs}]  # <-\n"),
-    (
-        "set-iteration",
-        "KEYS = frozenset(('a', 'b'))\n\n\ndef f(d):\n    return [d[k] for k in KEYS]  # <-\n",
-    ),
+    ("set-iteration", "KEYS = frozenset(('a', 'b'))\n\n\ndef f(d):\n"
+                      "    return [d[k] for k in KEYS]  # <-\n"),
     ("set-iteration", "def f(d, e):\n    return ','.join(d.keys() - e.keys())  # <-\n"),
     ("banned-import", "import random  # <-\n"),
     ("banned-import", "from random import random as r  # <-\n"),
@@ -107,9 +102,8 @@ def _marked_line(source: str) -> int:
     raise AssertionError("case has no '# <-' marker")
 
 
-@pytest.mark.parametrize(
-    ("rule", "source"), PLANTED, ids=[f"{r}-{i}" for i, (r, _) in enumerate(PLANTED)]
-)
+@pytest.mark.parametrize(("rule", "source"), PLANTED,
+                         ids=[f"{r}-{i}" for i, (r, _) in enumerate(PLANTED)])
 def test_planted_violation_is_caught_at_its_line(rule, source, tmp_path):
     found = check(source, tmp_path)
     line = _marked_line(source)
@@ -225,17 +219,11 @@ def test_syntax_error_is_reported_not_raised(tmp_path):
 
 
 def test_several_violations_in_one_file_are_all_reported_in_order(tmp_path):
-    src = (
-        "import math\nimport random\n\n\n"
-        "def f(x):\n    a = math.tan(x)\n    return sum([a, x ** 0.5])\n"
-    )
+    src = ("import math\nimport random\n\n\n"
+           "def f(x):\n    a = math.tan(x)\n    return sum([a, x ** 0.5])\n")
     found = check(src, tmp_path)
     assert [(v.line, v.rule) for v in found] == [
-        (2, "banned-import"),
-        (6, "banned-math"),
-        (7, "builtin-sum"),
-        (7, "pow-operator"),
-    ]
+        (2, "banned-import"), (6, "banned-math"), (7, "builtin-sum"), (7, "pow-operator")]
 
 
 def test_cli_exit_codes(tmp_path):
