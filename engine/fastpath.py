@@ -845,6 +845,10 @@ def namespace() -> dict:
     }
 
 
+CODE_CACHE = 32  # compiled texts kept (simulations of one definition share theirs)
+_CODE: dict = {}
+
+
 def build(sim: object, text: str | None = None, extra: dict | None = None) -> Callable:
     """Compile the fast path of ``sim``, ``run(sim, host, n)``, from :func:`source` (or from
     ``text``, a variant of it with the ``extra`` names it calls: the planted-difference tests
@@ -859,7 +863,12 @@ def build(sim: object, text: str | None = None, extra: dict | None = None) -> Ca
         POWER_UNIT_K=sim.drive_k.power_unit,
         OVERALL=sim.drive_k.gearbox.overall,
     )
-    # The generated text is linted by the strict-float lint in tests/test_fastpath.py.
-    code = compile(text, "<fast path>", "exec")  # strict: allow dynamic-code -- generated, linted
+    code = _CODE.get(text)
+    if code is None:
+        # The generated text is linted by the strict-float lint in tests/test_fastpath.py.
+        code = compile(text, "<fast path>", "exec")  # strict: allow dynamic-code -- generated
+        if len(_CODE) >= CODE_CACHE:
+            del _CODE[next(iter(_CODE))]
+        _CODE[text] = code
     exec(code, names)  # strict: allow dynamic-code -- the generated substep, linted
     return names["run"]

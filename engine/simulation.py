@@ -246,8 +246,8 @@ class Simulation:
         self._host_update(DEFAULTS)
         self.derived: Derived = DERIVED_ZERO
         LAYOUT.check_finite(self.state, "initial state")
-        #: The compiled fast path (None on the readable path).
-        self.fast_run: Callable | None = fastpath.build(self) if path == "fast" else None
+        #: The compiled fast path: built at the first unprobed step on the fast path.
+        self.fast_run: Callable | None = None
 
     # ----------------------------------------------------------------- constants
     def _build_constants(self) -> None:
@@ -387,7 +387,9 @@ class Simulation:
             LAYOUT.check_finite(self.state, f"the start of host step {self.step_count}")
         n = self.substeps_in(self.step_count)
         try:
-            if self.fast_run is not None and probe is None:
+            if self.path == "fast" and probe is None:
+                if self.fast_run is None:
+                    self.fast_run = fastpath.build(self)
                 self.fast_run(self, self.host, n)
             else:
                 for _ in range(n):
