@@ -300,10 +300,28 @@ if slip > worst:
     worst = slip
 """
 
+# The automatic's common substep, no request and no shift running: the schedule keeps the gear
+# (engine.gearbox.update then returns the state as it is); anything else goes to the update.
+AUTOMATIC_STAYS = """\
+wo = {wt0} * w0 + {wt1} * w1 + {wt2} * w2 + {wt3} * w3
+wa = wo if wo >= 0.0 else -wo
+if gear <= 0:
+    stays = True
+elif not braking:
+    n_e = OVERALL[gear - 1] * wa
+    stays = not (gear < {n_gears} and n_e > {up_l} + pedal * {up_span})
+    if stays and gear > 1:
+        stays = not (n_e < {dn_l} + pedal * {dn_span})
+        if stays:
+            stays = not (pedal >= {kd_th} and OVERALL[gear - 2] * wa < {kd_w})
+else:
+    stays = gear <= 1 or not OVERALL[0] * wa < {dn_l}
+"""
+
 DRIVETRAIN = """\
 # drivetrain
-if {gearbox_busy}:
-    gear, shift, shift_up, last_req = gearbox_update(
+{automatic_stays}if {gearbox_busy}:
+    gear_n, shift_n, shift_up_n, last_req_n = gearbox_update(
         GEARBOX_K,
         gear,
         shift,
@@ -314,18 +332,20 @@ if {gearbox_busy}:
         pedal,
         braking,
     )
-if shift <= 0:
+else:
+    gear_n, shift_n, shift_up_n, last_req_n = gear, shift, shift_up, last_req
+if shift_n <= 0:
     cf = 1.0
-elif shift >= {ramp}:
+elif shift_n >= {ramp}:
     cf = 0.0
 else:
-    cf = ({ramp} - shift) / {ramp}
+    cf = ({ramp} - shift_n) / {ramp}
 command = pedal * tc_f * esc_f
-if shift_up != 0 and shift > 0:
+if shift_up_n != 0 and shift_n > 0:
     command = command * cf
 theta_n = theta + (command - theta) * {h} / {tau_h}
 {torque}
-g = OVERALL[gear - 1] if gear > 0 else ({reverse} if gear < 0 else 0.0)
+g = OVERALL[gear_n - 1] if gear_n > 0 else ({reverse} if gear_n < 0 else 0.0)
 {capacity}
 """
 
@@ -646,6 +666,7 @@ w2, ux2, uy2 = wn2, uxn2, uyn2
 w3, ux3, uy3 = wn3, uxn3, uyn3
 theta = theta_n
 w_e = w_e_n
+gear, shift, shift_up, last_req = gear_n, shift_n, shift_up_n, last_req_n
 tick += 1
 if not isfinite(
     x + y + yaw + hc + hs + vx + vy + r + ax + ay + roll + roll_rate + pitch + pitch_rate
@@ -771,11 +792,26 @@ def source(sim: object) -> str:
         tc_slope=num(ak.tc.slope),
         tc_floor=num(ak.tc.floor),
     )
+    automatic_stays = ""
+    busy = "shift != 0 or gear_req != last_req"
     if gk.kind == "automatic":
-        busy = "shift != 0 or gear_req != last_req or gear > 0"
-    else:
-        busy = "shift != 0 or gear_req != last_req"
+        up_l, up_f, dn_l, dn_f, kd_th, kd_w = gk.schedule
+        automatic_stays = AUTOMATIC_STAYS.format(
+            wt0=num(weights[0]),
+            wt1=num(weights[1]),
+            wt2=num(weights[2]),
+            wt3=num(weights[3]),
+            n_gears=num(gk.n_gears),
+            up_l=num(up_l),
+            up_span=num(up_f - up_l),
+            dn_l=num(dn_l),
+            dn_span=num(dn_f - dn_l),
+            kd_th=num(kd_th),
+            kd_w=num(kd_w),
+        )
+        busy += " or not stays"
     sub += DRIVETRAIN.format(
+        automatic_stays=automatic_stays,
         **drivetrain_parts(sim),
         ramp=num(gk.ramp_ticks),
         reverse=num(gk.reverse),

@@ -1,12 +1,14 @@
 """The four-wheel simulation: state layout, integer-tick stepping, the substep, snapshots.
 
-``Simulation(definition, substep_hz=None, host_hz=100, initial=None)``
+``Simulation(definition, substep_hz=None, host_hz=100, initial=None, path="fast")``
 advances in host steps; host step k runs ``(k+1)·S//H - k·S//H`` substeps
 of ``h = 1/S`` (DESIGN §6: integer ticks, never accumulated float time).
 Inputs change only at host steps; what depends only on them (steering
 geometry, brake capacities, pedal) is computed once per host step.
 
-One substep, in this fixed order (each stage reports to a probe, if any):
+One substep is the :data:`STAGES` in this fixed order, each a function in its
+subsystem's module over named constants built once per simulation (each
+stage reports to a probe, if any):
 
 1. ``steering``: road-wheel angles = host-step angle (Ackermann + toe) rotated
    by the compliance-steer state (:mod:`engine.steering`).
@@ -35,6 +37,12 @@ constraints inside the substep; the contact-patch spring couples to the
 wheel and body symplectically (force from the deflection at the start of the
 substep, deflection updated with the new spin), which is stable for
 ω_n·h well below 2 and loses no damping to a one-step delay.
+
+Two paths run it (ADR 0130): :meth:`Simulation._substep` calls the stages
+(the readable path, the source of truth, which every probed step runs), and
+:mod:`engine.fastpath` generates from them, per definition, one function that
+runs a host step's substeps with the constants folded and the wheels
+unrolled (the fast path, the default). Both give the same bits.
 
 A NaN or infinity in the state raises :class:`~engine.state.NonFiniteStateError`
 at the substep where it appears, naming the first such field in layout order.
