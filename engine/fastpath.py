@@ -673,15 +673,13 @@ if not isfinite(
     + dc_fl + dc_fr + w0 + ux0 + uy0 + w1 + ux1 + uy1 + w2 + ux2 + uy2 + w3 + ux3 + uy3
     + theta + w_e
 ):
-    raise NonFinite
+    # a non-finite value (or a sum that overflowed): the state as it is, named if it is bad
+{store}
+    sim.tick = tick
+    LAYOUT.check_finite(st, "tick " + str(tick))
 """
 
 TAIL = """\
-    except NonFinite:
-{store8}
-        sim.tick = tick
-        LAYOUT.check_finite(st, "tick " + str(tick))
-        raise
     except BaseException:
 {store8}
         sim.tick = tick
@@ -697,10 +695,6 @@ TAIL = """\
         c_locked, th_used, (a0, a1, a2, a3), tc_f, esc_err, esc_t, esc_w, sa,
     )
 """
-
-
-class NonFinite(Exception):
-    """Raised inside the generated loop when the new state is not finite (named after it)."""
 
 
 # ---------------------------------------------------------------------------- the builder
@@ -831,7 +825,9 @@ def source(sim: object) -> str:
     sub += _indent("".join(DEFLECT.format(**wheel_k[i]) for i in WHEELS), 4)
     if not dk.motor:
         sub += "if w_e_n < 0.0:\n    w_e_n = 0.0  # an engine does not turn backwards\n"
+    store = "".join(f"st[{index}] = {name}\n" for name, index in SLOTS).rstrip("\n")
     sub += BODY.format(
+        store=_indent(store, 4),
         x0=wheel_k[0]["x"],
         y0=wheel_k[0]["y"],
         x1=wheel_k[1]["x"],
@@ -856,7 +852,6 @@ def source(sim: object) -> str:
         tau_c_h=num(stk.compliance_time + h),
     )
     load = "".join(f"    {name} = st[{index}]\n" for name, index in SLOTS)
-    store = "".join(f"st[{index}] = {name}\n" for name, index in SLOTS).rstrip("\n")
     return (
         HEAD.format(load=load.rstrip("\n"))
         + _indent(sub, 12)
@@ -877,7 +872,6 @@ def namespace() -> dict:
         "pu_torque": powertrain.torque,
         "Derived": Derived,
         "LAYOUT": LAYOUT,
-        "NonFinite": NonFinite,
     }
 
 

@@ -17,7 +17,8 @@ import pytest
 from engine import fastpath
 from engine.definition import PRESET_NAMES, load_preset
 from engine.simulation import STAGES, Simulation
-from engine.state import float_bits
+from engine.state import NonFiniteStateError, float_bits
+from engine.vehicle_layout import I_YAW
 from replay import recording
 from replay.replayer import build_simulation
 from scenarios.random_drive import RandomDriver
@@ -176,3 +177,16 @@ def test_only_numbers_are_folded() -> None:
             fastpath.num(bad)
     with pytest.raises(ValueError):
         fastpath.num(math.inf)
+
+
+def test_a_non_finite_value_is_named_at_its_substep_on_the_fast_path() -> None:
+    sim = Simulation(load_preset("kart"), initial={"speed_mps": 5.0})
+    sim.step((0.2, 0.0, 0.0, 0.0))
+    pat = re.compile(r"^(?P<pad> *)dr = (?P<rhs>.+)$", re.M)
+    text = pat.sub(r"\g<pad>dr = (\g<rhs>) if tick < 14 else nan", fastpath.source(sim), 1)
+    sim.fast_run = fastpath.build(sim, text, {"nan": math.nan})
+    with pytest.raises(NonFiniteStateError) as err:
+        sim.step((0.2, 0.0, 0.0, 0.0))
+    assert err.value.where == "tick 15"  # the fifth substep of host step 1
+    assert err.value.field == "body.x"  # the first bad field in layout order
+    assert sim.tick == 15 and not math.isfinite(sim.state[I_YAW])
