@@ -257,7 +257,35 @@ esc_f = 1.0
 tc_f = 1.0
 a0 = a1 = a2 = a3 = 1.0
 if esc_on:
-    esc_err, esc_t, esc_w, esc_f = esc(ESC_K, vx, r, tan_d_l)
+    r_ref = vx * tan_d_l
+    avx = vx if vx >= 0.0 else -vx
+    if avx > 0.1:
+        lim = {esc_mu_g} / avx
+        if r_ref > lim:
+            r_ref = lim
+        elif r_ref < -lim:
+            r_ref = -lim
+    esc_err = r - r_ref
+    if r_ref > {esc_ref_min} or (r_ref >= {esc_neg_ref_min} and r > 0.0):
+        sense = 1.0
+    elif r_ref < {esc_neg_ref_min} or r < 0.0:
+        sense = -1.0
+    else:
+        sense = 0.0
+    if sense != 0.0:
+        excess = sense * esc_err
+        mag = excess if excess >= 0.0 else -excess
+        if not mag <= {esc_dead}:
+            over = mag - {esc_dead}
+            esc_t = {esc_gain} * over
+            if esc_t > {esc_t_max}:
+                esc_t = {esc_t_max}
+            if excess > 0.0:
+                esc_w = 1 if sense > 0.0 else 0
+            else:
+                esc_w = 2 if sense > 0.0 else 3
+            f = 1.0 - {esc_cut} * over
+            esc_f = f if f > 0.0 else 0.0
     if esc_w == 0:
         cap0 += esc_t
     elif esc_w == 1:
@@ -779,6 +807,13 @@ def source(sim: object) -> str:
         "abs_floor": num(ak.abs.floor),
     }
     sub += ASSISTS.format(
+        esc_mu_g=num(ak.esc.mu_g),
+        esc_ref_min=num(assists.ESC_REF_MIN),
+        esc_neg_ref_min=num(-assists.ESC_REF_MIN),
+        esc_dead=num(ak.esc.dead_band),
+        esc_gain=num(ak.esc.gain),
+        esc_t_max=num(ak.esc.max_torque),
+        esc_cut=num(ak.esc.throttle_cut),
         abs_min_speed=num(ak.abs.min_speed),
         abs_wheels=_indent("".join(ABS_WHEEL.format(**wheel_k[i], **abs_k) for i in WHEELS), 8),
         tc_wheels=_indent("".join(TC_WHEEL.format(**wheel_k[i]) for i in sim.driven), 4),
@@ -867,7 +902,6 @@ def namespace() -> dict:
         "sin": smath.sin,
         "atan": smath.atan,
         "ceil": ceil,
-        "esc": assists.esc,
         "gearbox_update": gearbox.update,
         "pu_torque": powertrain.torque,
         "Derived": Derived,
@@ -888,7 +922,6 @@ def build(sim: object, text: str | None = None, extra: dict | None = None) -> Ca
     names = namespace()
     names.update(extra or {})
     names.update(
-        ESC_K=sim.assist_k.esc,
         GEARBOX_K=sim.drive_k.gearbox,
         POWER_UNIT_K=sim.drive_k.power_unit,
         OVERALL=sim.drive_k.gearbox.overall,
