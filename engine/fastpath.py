@@ -14,16 +14,17 @@ the same bits; what differs is only how the work is laid out:
   the whole host step (written back to ``sim.state`` at its end, and before
   any error is raised), and the small stage functions are inlined;
 * what a definition does not have is left out (the engine's no-reverse clamp
-  for a motor, the gearbox's schedule for a manual box).
+  for a motor, the gearbox's schedule for a manual box, the limited-slip
+  block of an open or locked axle).
 
 The text is built only from fixed templates in this module and numbers
 rendered by :func:`num` (``repr`` of a float or an int): nothing of a
 definition's strings reaches it, since a verifier runs strangers'
-definitions. The gearbox, power unit, clutch, stability control and the
-coupled driveline solve are called, not copied: they are branchy and cheap
-beside the tire, and one copy of them cannot drift. ``tests/test_fastpath.py``
-replays recordings and random drives through both paths and lints the
-generated text with the strict-float lint (ADR 0130).
+definitions. The gearbox's shifts, the electric motor's torque and the
+strict math functions are called, not copied: branchy or shared, and cheap
+beside the tire. ``tests/test_fastpath.py`` replays recordings and random
+drives through both paths and lints the generated text with the strict-float
+lint (ADR 0130).
 """
 
 from __future__ import annotations

@@ -490,16 +490,7 @@ class Simulation:
             ws.clutch_torque, ws.clutch_locked, dt.throttle_used, act.abs_scale, act.tc_scale,
             act.esc_yaw_error, act.esc_torque, act.esc_wheel, sa,
         )  # fmt: skip
-        st[I_X], st[I_Y], st[I_YAW], st[I_HC], st[I_HS] = bd[0:5]
-        st[I_VX], st[I_VY], st[I_R], st[I_AX], st[I_AY] = bd[5:10]
-        st[I_ROLL], st[I_ROLL_RATE], st[I_PITCH], st[I_PITCH_RATE] = sus
-        st[I_DC_FL], st[I_DC_FR] = dc_fl, dc_fr
-        for i in range(4):
-            st[I_OMEGA[i]] = ws.omega[i]
-            st[I_UX[i]] = ws.ux[i]
-            st[I_UY[i]] = ws.uy[i]
-        st[I_THROTTLE], st[I_ENGINE] = dt.throttle, ws.engine_omega
-        st[I_GEAR], st[I_SHIFT], st[I_SHIFT_UP], st[I_LAST_REQ] = dt[0:4]
+        _write_state(st, bd, sus, dc_fl, dc_fr, ws, dt)
         self.tick += 1
         _report(probe, "body_integration", (bd.ax, bd.ay, bd.dr))
         LAYOUT.check_finite(st, f"tick {self.tick}")
@@ -586,3 +577,26 @@ __all__ = ["Simulation", "LAYOUT", "LAYOUT_VERSION", "CHANNELS", "INITIAL_KEYS"]
 def _report(probe: object, stage: str, values: tuple) -> None:
     if probe is not None:
         probe.stage(stage, values)
+
+
+def _write_state(
+    st: list,
+    bd: body.BodyUpdate,
+    sus: tuple,
+    dc_fl: float,
+    dc_fr: float,
+    ws: wheel.WheelSolution,
+    dt: drive.DriveTerms,
+) -> None:
+    st[I_X], st[I_Y], st[I_YAW] = bd.x, bd.y, bd.yaw
+    st[I_HC], st[I_HS] = bd.heading_c, bd.heading_s
+    st[I_VX], st[I_VY], st[I_R], st[I_AX], st[I_AY] = bd.vx, bd.vy, bd.yaw_rate, bd.ax, bd.ay
+    st[I_ROLL], st[I_ROLL_RATE], st[I_PITCH], st[I_PITCH_RATE] = sus
+    st[I_DC_FL], st[I_DC_FR] = dc_fl, dc_fr
+    for i in range(4):
+        st[I_OMEGA[i]] = ws.omega[i]
+        st[I_UX[i]] = ws.ux[i]
+        st[I_UY[i]] = ws.uy[i]
+    st[I_THROTTLE], st[I_ENGINE] = dt.throttle, ws.engine_omega
+    st[I_GEAR], st[I_SHIFT] = dt.gear, dt.shift_ticks
+    st[I_SHIFT_UP], st[I_LAST_REQ] = dt.shift_up, dt.last_request
