@@ -66,12 +66,17 @@ from engine.vehicle_layout import (
 WHEELS = range(4)
 
 
+class Unfoldable(ValueError):
+    """A constant of the definition is not finite (an extreme value): it has no literal, and
+    the simulation runs the readable stages instead."""
+
+
 def num(v: float | int) -> str:
     """A number as source text that reads back to the same value (negative in parentheses)."""
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise TypeError(f"fast path: only numbers are folded into the code, not {type(v)!r}")
     if isinstance(v, float) and not isfinite(v):
-        raise ValueError(f"fast path: cannot fold the non-finite constant {v!r}")
+        raise Unfoldable(f"fast path: cannot fold the non-finite constant {v!r}")
     text = repr(v)
     return f"({text})" if text.startswith("-") else text
 

@@ -1,6 +1,6 @@
 """The four-wheel simulation: state layout, integer-tick stepping, the substep, snapshots.
 
-``Simulation(definition, substep_hz=None, host_hz=100, initial=None, path="fast")``
+``Simulation(definition, substep_hz=None, host_hz=100, initial=None, path=None)``
 advances in host steps; host step k runs ``(k+1)·S//H - k·S//H`` substeps
 of ``h = 1/S`` (DESIGN §6: integer ticks, never accumulated float time).
 Inputs change only at host steps; what depends only on them (steering
@@ -190,6 +190,9 @@ STAGES: tuple[Stage, ...] = (
 #: The two implementations of the substep (ADR 0130): the stages, and the code generated
 #: from them for one definition. Both give the same bits.
 PATHS = ("fast", "readable")
+#: The path of a Simulation that names none (a test that plants a broken stage function sets
+#: "readable": the generated code does not call the stage functions it inlines).
+DEFAULT_PATH = "fast"
 
 
 class HostInputs(NamedTuple):
@@ -225,7 +228,7 @@ class Simulation:
         substep_hz: int | None = None,
         host_hz: int = 100,
         initial: dict | None = None,
-        path: str = "fast",
+        path: str | None = None,
     ) -> None:
         d = validate_definition(definition)
         if substep_hz is None:
@@ -235,6 +238,8 @@ class Simulation:
                 raise SkidpadError(f"{name}: must be a positive integer, got {value!r}")
         if host_hz > substep_hz:
             raise SkidpadError(f"host_hz ({host_hz}) must not exceed substep_hz ({substep_hz})")
+        if path is None:
+            path = DEFAULT_PATH
         if path not in PATHS:
             raise SkidpadError(f"path: must be one of {', '.join(PATHS)}, got {path!r}")
         self.definition = d
@@ -394,10 +399,14 @@ class Simulation:
         if not math.isfinite(chk):
             LAYOUT.check_finite(self.state, f"the start of host step {self.step_count}")
         n = self.substeps_in(self.step_count)
+        fast = self.path == "fast" and probe is None
+        if fast and self.fast_run is None:
+            try:
+                self.fast_run = fastpath.build(self)
+            except fastpath.Unfoldable:
+                self.fast_run = Simulation._run_stages  # a constant has no literal
         try:
-            if self.path == "fast" and probe is None:
-                if self.fast_run is None:
-                    self.fast_run = fastpath.build(self)
+            if fast:
                 self.fast_run(self, self.host, n)
             else:
                 for _ in range(n):
@@ -406,6 +415,10 @@ class Simulation:
             raise StepArithmeticError(exc, f"tick {self.tick + 1}") from exc
         self.step_count += 1
         return self.telemetry()
+
+    def _run_stages(self, host: HostInputs, n: int) -> None:
+        for _ in range(n):
+            self._substep(None)
 
     def _substep(self, probe: object) -> None:
         """One substep: the :data:`STAGES` in order, over the state at its start."""

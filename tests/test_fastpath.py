@@ -175,8 +175,18 @@ def test_only_numbers_are_folded() -> None:
     for bad in ("1.0", True, None, (1.0,)):
         with pytest.raises(TypeError):
             fastpath.num(bad)
-    with pytest.raises(ValueError):
+    with pytest.raises(fastpath.Unfoldable):
         fastpath.num(math.inf)
+
+
+def test_a_definition_with_a_constant_that_has_no_literal_runs_the_stages() -> None:
+    d = load_preset("sportsRwd")
+    d["tires"]["front"]["sliding_slip"] = 1e300  # its square, folded by the fast path, is inf
+    fast = Simulation(d, initial={"speed_mps": 10.0})
+    slow = Simulation(d, initial={"speed_mps": 10.0}, path="readable")
+    frames = [(0.3, 0.0, 0.05, 0.0)] * 20
+    assert first_mismatch(fast, slow, frames) == ""
+    assert fast.fast_run is not None and fast.fast_run.__name__ == "_run_stages"
 
 
 def test_a_non_finite_value_is_named_at_its_substep_on_the_fast_path() -> None:
