@@ -9,11 +9,14 @@ beside it), best of ``--repeat`` runs, and the real-time factor
 ``1e6 / (µs · substep_hz)`` from the CPU figure. DESIGN §14 target: >= 10x in
 CPython 3.11.
 
-    python benchmarks/substep.py [--seconds 3] [--repeat 3] [--assists on|off|preset] [--json]
+    python benchmarks/substep.py [--seconds 3] [--repeat 3] [--assists on|off|preset]
+        [--path fast|readable] [--json]
 
 ``--assists on`` (the default) switches ABS, traction control, stability
 control and the steering assist on for every preset through the input
-channels (issue 4 measures the substep with all of them on).
+channels (issue 4 measures the substep with all of them on). ``--path readable``
+measures the substep's readable stages instead of the code generated from them
+(ADR 0130); both give the same bits.
 """
 
 from __future__ import annotations
@@ -42,7 +45,12 @@ def drive(k: int, host_hz: int, switches: tuple = ()) -> tuple:
 
 
 def measure(
-    name: str, seconds: float, repeat: int, host_hz: int = 100, assists: str = "preset"
+    name: str,
+    seconds: float,
+    repeat: int,
+    host_hz: int = 100,
+    assists: str = "preset",
+    path: str = "fast",
 ) -> dict:
     # gear request 0, then the four assist switches: -1 off, 0 as the preset ships, 1 on
     switches = {"preset": (), "on": (0, 1, 1, 1, 1), "off": (0, -1, -1, -1, -1)}[assists]
@@ -50,7 +58,7 @@ def measure(
     best_wall = None
     ticks = 0
     for _ in range(repeat):
-        sim = Simulation(load_preset(name), host_hz=host_hz, initial={"speed_mps": 15.0})
+        sim = Simulation(load_preset(name), host_hz=host_hz, initial={"speed_mps": 15.0}, path=path)
         for k in range(20):
             sim.step(drive(k, host_hz, switches))
         w0 = time.perf_counter()
@@ -72,6 +80,7 @@ def measure(
         "substep_hz": sim.substep_hz,
         "realtime_factor": 1e6 / (best * sim.substep_hz),
         "substeps": ticks,
+        "path": path,
     }
 
 
@@ -88,9 +97,15 @@ def main(argv: list[str] | None = None) -> int:
         help="ABS, traction and stability control, steering assist: all on (default), "
         "all off, or as each preset ships them",
     )
+    ap.add_argument(
+        "--path",
+        choices=("fast", "readable"),
+        default="fast",
+        help="the generated substep (default) or its readable stages",
+    )
     args = ap.parse_args(argv)
     rows = [
-        measure(n, args.seconds, args.repeat, assists=args.assists)
+        measure(n, args.seconds, args.repeat, assists=args.assists, path=args.path)
         for n in (args.preset or PRESET_NAMES)
     ]
     if args.json:
@@ -98,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(
         f"Python {platform.python_version()} ({platform.python_implementation()}),"
-        f" assists: {args.assists}"
+        f" assists: {args.assists}, path: {args.path}"
     )
     print(f"{'preset':14s} {'us/substep':>10s} {'x real time':>12s} {'wall us':>9s}")
     for r in rows:

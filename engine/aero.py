@@ -11,13 +11,23 @@ loads (:mod:`engine.load_transfer`).
 
 from __future__ import annotations
 
+from typing import NamedTuple
 
-def constants(a: dict) -> tuple[float, float, float]:
+
+class AeroConstants(NamedTuple):
+    """½ρ·C_dA and the downforce coefficients per axle (kg/m)."""
+
+    drag: float
+    down_front: float
+    down_rear: float
+
+
+def constants(a: dict) -> AeroConstants:
     """(½ρC_dA, ½ρC_lA·share, ½ρC_lA·(1-share)) in kg/m."""
     q = 0.5 * a["air_density_kg_per_m3"]
     down = q * a["downforce_area_m2"]
     share = a["downforce_front_share"]
-    return (q * a["drag_area_m2"], down * share, down * (1.0 - share))
+    return AeroConstants(q * a["drag_area_m2"], down * share, down * (1.0 - share))
 
 
 def forces(k: tuple, vx: float) -> tuple[float, float, float]:

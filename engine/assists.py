@@ -36,7 +36,8 @@ braking slip s_b = (V_x - R·ω)/V, drive slip s_d = (R·ω - V_x)/V.
 
 from __future__ import annotations
 
-from math import ceil
+from math import ceil, sqrt
+from typing import NamedTuple
 
 from engine.errors import DefinitionError
 from engine.powertrain import _num
@@ -89,25 +90,71 @@ def validate(a: object, path: str = "assists") -> dict:
     return out
 
 
-def constants(a: dict) -> tuple:
+class AbsConstants(NamedTuple):
+    slip_target: float
+    floor: float
+    slope: float  # (1 - floor)/(release - target)
+    min_speed: float
+
+
+class TcConstants(NamedTuple):
+    slip_target: float
+    floor: float
+    slope: float
+
+
+class EscConstants(NamedTuple):
+    dead_band: float
+    gain: float
+    max_torque: float
+    throttle_cut: float
+    mu_g: float
+
+
+class AssistConstants(NamedTuple):
+    """The definition's switches (0/1) and each assist's folded constants."""
+
+    abs_on: int
+    tc_on: int
+    esc_on: int
+    steer_on: int
+    abs: AbsConstants
+    tc: TcConstants
+    esc: EscConstants
+    steer_lat_accel: float
+
+
+class AssistActions(NamedTuple):
+    """The ``assists`` stage: the brake capacities after ESC and ABS, and each factor."""
+
+    capacity: tuple
+    abs_scale: tuple  # per wheel
+    tc_scale: float
+    esc_yaw_error: float
+    esc_torque: float
+    esc_wheel: int  # -1 for none
+    esc_throttle: float
+
+
+def constants(a: dict) -> AssistConstants:
     """Folded constants for the stages (switch flags first)."""
-    return (
+    return AssistConstants(
         a["abs"],
         a["traction_control"],
         a["stability_control"],
         a["steering_assist"],
-        (
+        AbsConstants(
             a["abs_slip_target"],
             a["abs_floor"],
             (1.0 - a["abs_floor"]) / (a["abs_release_slip"] - a["abs_slip_target"]),
             a["abs_min_speed_mps"],
         ),
-        (
+        TcConstants(
             a["tc_slip_target"],
             a["tc_floor"],
             (1.0 - a["tc_floor"]) / (a["tc_release_slip"] - a["tc_slip_target"]),
         ),
-        (
+        EscConstants(
             a["esc_dead_band_radps"],
             a["esc_gain_nm_per_radps"],
             a["esc_max_torque_nm"],
@@ -226,3 +273,44 @@ def steer_scale(wheelbase: float, a_lim: float, delta: float, speed: float) -> f
     v = ceil(v / V_STEER_STEP) * V_STEER_STEP
     cap = wheelbase * a_lim / (v * v)
     return 1.0 if cap >= ad else cap / ad
+
+
+IDLE_ABS = (1.0, 1.0, 1.0, 1.0)
+
+
+def apply(
+    k: AssistConstants,
+    abs_on: bool,
+    tc_on: bool,
+    esc_on: bool,
+    vx: float,
+    vy: float,
+    r: float,
+    tan_delta_over_l: float,
+    radii: tuple,
+    omega: tuple,
+    v_x: tuple,
+    driven: tuple,
+    capacity: list,
+) -> AssistActions:
+    """The ``assists`` stage: ESC adds its torque to one wheel's capacity, ABS scales each
+    capacity, traction control gives the throttle factor from the driven wheels' slips."""
+    cap = list(capacity)
+    speed = sqrt(vx * vx + vy * vy)
+    esc_err = 0.0
+    esc_t = 0.0
+    esc_w = -1
+    esc_f = 1.0
+    tc_f = 1.0
+    abs_sc = IDLE_ABS
+    if esc_on:
+        esc_err, esc_t, esc_w, esc_f = esc(k.esc, vx, r, tan_delta_over_l)
+        if esc_w >= 0:
+            cap[esc_w] += esc_t
+    if abs_on:
+        abs_sc = tuple(abs_scales(k.abs, radii, omega, v_x, speed))
+        for i in range(4):
+            cap[i] *= abs_sc[i]
+    if tc_on:
+        tc_f = tc_scale(k.tc, max_drive_slip(radii, omega, v_x, driven))
+    return AssistActions(tuple(cap), abs_sc, tc_f, esc_err, esc_t, esc_w, esc_f)

@@ -30,6 +30,7 @@ direction), normal to it ``g/sqrt(1 + G_X² + G_Y²)``.
 from __future__ import annotations
 
 from math import sqrt
+from typing import NamedTuple
 
 from engine.state import Field
 
@@ -62,3 +63,69 @@ def rotate_heading(c: float, s: float, d: float) -> tuple[float, float]:
     ns = s * cd + c * sd
     inv = 1.0 / sqrt(nc * nc + ns * ns)
     return nc * inv, ns * inv
+
+
+class BodyUpdate(NamedTuple):
+    """The rigid body after one substep, and its accelerations over it."""
+
+    x: float
+    y: float
+    yaw: float
+    heading_c: float
+    heading_s: float
+    vx: float
+    vy: float
+    yaw_rate: float
+    ax: float  # specific force (tire + aero over the mass), the accelerometer
+    ay: float
+    dvx: float  # d(v)/dt in the body frame, gravity and ω×v included
+    dvy: float
+    dr: float
+
+
+def integrate(
+    wheels: tuple,
+    cos_w: tuple,
+    sin_w: tuple,
+    fx: tuple,
+    fy: tuple,
+    mz: tuple,
+    drag: float,
+    g_world: tuple,
+    inv_m: float,
+    inv_iz: float,
+    h: float,
+    pose: tuple,
+    vx: float,
+    vy: float,
+    r: float,
+) -> BodyUpdate:
+    """Newton–Euler over one substep: wheel-frame tire forces rotated into the body frame and
+    summed at the patches, then semi-implicit Euler. ``pose`` is (x, y, yaw, c, s)."""
+    fx_tot = drag
+    fy_tot = 0.0
+    m_z = 0.0
+    for i in range(4):
+        c = cos_w[i]
+        s = sin_w[i]
+        fbx = fx[i] * c - fy[i] * s
+        fby = fx[i] * s + fy[i] * c
+        fx_tot += fbx
+        fy_tot += fby
+        m_z += wheels[i].x * fby - wheels[i].y * fbx + mz[i]
+    x, y, yaw, hc, hs = pose
+    gx, gy = g_world
+    gxb = gx * hc + gy * hs
+    gyb = gy * hc - gx * hs
+    fxs = fx_tot * inv_m
+    fys = fy_tot * inv_m
+    dvx = fxs + gxb + r * vy
+    dvy = fys + gyb - r * vx
+    dr = m_z * inv_iz
+    vx_n = vx + h * dvx
+    vy_n = vy + h * dvy
+    r_n = r + h * dr
+    hc_n, hs_n = rotate_heading(hc, hs, h * r_n)
+    x_n = x + h * (vx_n * hc_n - vy_n * hs_n)
+    y_n = y + h * (vx_n * hs_n + vy_n * hc_n)
+    return BodyUpdate(x_n, y_n, yaw + h * r_n, hc_n, hs_n, vx_n, vy_n, r_n, fxs, fys, dvx, dvy, dr)

@@ -12,11 +12,23 @@ drivetrain issue's ABS scales these capacities per substep (never to 0).
 
 from __future__ import annotations
 
+from typing import NamedTuple
 
-def constants(b: dict) -> tuple[float, float, float]:
+
+class BrakeConstants(NamedTuple):
+    """Service torque per front and rear wheel at full pedal, handbrake per rear wheel (N·m)."""
+
+    front: float
+    rear: float
+    handbrake: float
+
+
+def constants(b: dict) -> BrakeConstants:
     """(front per-wheel, rear per-wheel service torque at full pedal, handbrake per rear wheel)."""
     t = b["max_torque_nm"]
-    return (0.5 * t * b["front_bias"], 0.5 * t * (1.0 - b["front_bias"]), b["handbrake_torque_nm"])
+    return BrakeConstants(
+        0.5 * t * b["front_bias"], 0.5 * t * (1.0 - b["front_bias"]), b["handbrake_torque_nm"]
+    )
 
 
 def capacities(k: tuple, brake: float, handbrake: float) -> tuple[float, float, float, float]:

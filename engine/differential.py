@@ -49,6 +49,8 @@ drive torque by the ordinary bounded brake solve, so a wheel locks exactly.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from engine.errors import DefinitionError
 from engine.powertrain import _num
 
@@ -95,9 +97,18 @@ def validate(layout: object, path: str = "drivetrain.layout") -> dict:
     }
 
 
-def constants(layout: dict) -> tuple:
-    """(bodies, lsd axles, weights, driven bodies): bodies (wheel indices, k); lsd axles
-    (l, r, pre, pr, cr); driven bodies the indices of the bodies with k > 0."""
+class DiffConstants(NamedTuple):
+    """The driveline tree: bodies (wheel indices, k); lsd axles (l, r, preload, power ratio,
+    coast ratio); each wheel's weight k_i; the indices of the bodies with k > 0."""
+
+    bodies: tuple
+    lsds: tuple
+    weights: tuple
+    driven: tuple
+
+
+def constants(layout: dict) -> DiffConstants:
+    """The driveline tree of ``layout`` (see :class:`DiffConstants`)."""
     s = layout["front_share"]
     weights = (0.5 * s, 0.5 * s, 0.5 * (1.0 - s), 0.5 * (1.0 - s))
     bodies = []
@@ -112,7 +123,7 @@ def constants(layout: dict) -> tuple:
         if diff["type"] == "lsd" and share > 0.0:
             lsds.append((left, right, diff["preload_nm"], diff["power_ratio"], diff["coast_ratio"]))
     driven = tuple(n for n, (_idx, k) in enumerate(bodies) if k > 0.0)
-    return (tuple(bodies), tuple(lsds), weights, driven)
+    return DiffConstants(tuple(bodies), tuple(lsds), weights, driven)
 
 
 def solve(

@@ -29,6 +29,8 @@ power unit's speed and the shift; then the coupled solve.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from engine import clutch, differential, gearbox, powertrain
 from engine.errors import DefinitionError
 from engine.state import Field
@@ -68,9 +70,34 @@ def validate(dt: object, path: str = "drivetrain") -> dict:
     }
 
 
-def constants(dt: dict, substep_hz: int) -> tuple:
-    """(power unit, clutch, gearbox, differential constants, is_motor)."""
-    return (
+class DriveConstants(NamedTuple):
+    """The drivetrain's parts, folded: power unit, clutch, gearbox, driveline tree."""
+
+    power_unit: tuple
+    clutch: tuple
+    gearbox: gearbox.GearboxConstants
+    layout: differential.DiffConstants
+    motor: bool
+
+
+class DriveTerms(NamedTuple):
+    """The ``drivetrain`` stage: gearbox state, throttle and what the wheel solve needs."""
+
+    gear: int
+    shift_ticks: int
+    shift_up: int
+    last_request: int
+    throttle: float  # delivered throttle (the new state)
+    engine_torque: float  # crank torque at the power unit's speed (N·m)
+    throttle_used: float  # after the idle governor and the rev limiter
+    ratio: float  # signed overall ratio G of the gear
+    efficiency: float
+    clutch_capacity: float  # (N·m)
+
+
+def constants(dt: dict, substep_hz: int) -> DriveConstants:
+    """The folded drivetrain of definition block ``dt`` at ``substep_hz``."""
+    return DriveConstants(
         powertrain.constants(dt["power_unit"]),
         clutch.constants(dt["clutch"]),
         gearbox.constants(dt["gearbox"], substep_hz),
@@ -81,7 +108,7 @@ def constants(dt: dict, substep_hz: int) -> tuple:
 
 def output_speed(k: tuple, omega: tuple) -> float:
     """Output speed ω_o = Σ k_i·ω_i of the driven wheels (rad/s)."""
-    wt = k[3][2]
+    wt = k.layout.weights
     return wt[0] * omega[0] + wt[1] * omega[1] + wt[2] * omega[2] + wt[3] * omega[3]
 
 
@@ -96,7 +123,7 @@ def initial(k: tuple, omega: tuple, speed_mps: float | None = None) -> tuple[flo
     beyond, the initial speed is refused (ADR 0129). ``speed_mps`` (the initial
     speed the wheels turn at) only words that refusal.
     """
-    pk, ck, gk = k[0], k[1], k[2]
+    pk, ck, gk = k.power_unit, k.clutch, k.gearbox
     w_out = output_speed(k, omega)
     gear = 1
     if gk[0] == "automatic":
@@ -127,3 +154,51 @@ def _over_limit(pk: tuple, gear: int, w_e: float, limit: float, speed_mps: float
     if speed_mps is not None and speed_mps > 0.0:
         msg += f"; this vehicle starts at up to {speed_mps * limit / w_e:.1f} m/s"
     return msg
+def drivetrain(
+    k: DriveConstants,
+    gear: int,
+    shift_ticks: int,
+    shift_up: int,
+    last_request: int,
+    request: int,
+    omega: tuple,
+    pedal: float,
+    braking: bool,
+    tc_factor: float,
+    esc_factor: float,
+    throttle: float,
+    omega_e: float,
+    h: float,
+) -> DriveTerms:
+    """The ``drivetrain`` stage: the gearbox on the request or its schedule, the delivered
+    throttle (pedal × the traction- and stability-control factors × the upshift's
+    lift, lagged), the power unit's
+    torque and the clutch capacity, all from the state at the start of the substep."""
+    gk = k.gearbox
+    gear, shift_ticks, shift_up, last_request = gearbox.update(
+        gk,
+        gear,
+        shift_ticks,
+        shift_up,
+        last_request,
+        request,
+        output_speed(k, omega),
+        pedal,
+        braking,
+    )
+    command = pedal * tc_factor * esc_factor * gearbox.throttle_factor(gk, shift_ticks, shift_up)
+    theta = powertrain.update_throttle(k.power_unit, throttle, command, h)
+    t_e, th_used = powertrain.torque(k.power_unit, omega_e, theta)
+    c_cap = clutch.capacity(k.clutch, omega_e, gearbox.clutch_factor(gk, shift_ticks), theta)
+    return DriveTerms(
+        gear,
+        shift_ticks,
+        shift_up,
+        last_request,
+        theta,
+        t_e,
+        th_used,
+        gearbox.ratio(gk, gear),
+        gk.efficiency,
+        c_cap,
+    )

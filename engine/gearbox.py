@@ -48,6 +48,8 @@ hunt; :func:`validate` checks it.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from engine.errors import DefinitionError
 from engine.powertrain import RPM, _num
 from engine.state import Field
@@ -122,7 +124,20 @@ def validate(g: object, path: str = "drivetrain.gearbox") -> dict:
     return out
 
 
-def constants(g: dict, substep_hz: int) -> tuple:
+class GearboxConstants(NamedTuple):
+    """Folded gearbox constants (see the module docstring)."""
+
+    kind: str  # manual, automatic, single
+    overall: tuple  # ratio·final drive per forward gear
+    reverse: float  # signed overall reverse ratio
+    efficiency: float
+    shift_ticks: int
+    ramp_ticks: int  # ticks of the clutch's re-engagement ramp
+    schedule: tuple | None  # the automatic's speeds (rad/s) and kickdown throttle
+    n_gears: int
+
+
+def constants(g: dict, substep_hz: int) -> GearboxConstants:
     """Folded constants (see the module docstring)."""
     fd = g["final_drive"]
     overall = tuple(r * fd for r in g["ratios"])
@@ -136,7 +151,7 @@ def constants(g: dict, substep_hz: int) -> tuple:
         if auto
         else None
     )
-    return (
+    return GearboxConstants(
         g["type"],
         overall,
         -g["reverse_ratio"] * fd,

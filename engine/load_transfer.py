@@ -34,6 +34,9 @@ a ± pair, so the four loads always sum to ``m·g_n`` plus the downforce.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+from engine import aero
 from engine.state import Field  # noqa: F401  (no state of its own)
 
 G = 9.80665  # m/s², standard gravity
@@ -107,11 +110,34 @@ def static_loads(c: dict, g_normal: float) -> tuple[float, float]:
     return (0.5 * w * c["b"], 0.5 * w * c["a"])
 
 
-def folded(c: dict) -> tuple:
-    """The tuple :func:`wheel_loads` reads (coefficients of f_x, f_y, θ, φ per transfer)."""
+class LoadTransferConstants(NamedTuple):
+    """The coefficients :func:`wheel_loads` reads (of f_x, f_y, θ, φ per transfer)."""
+
+    long_braking: float  # geometric longitudinal coefficient when f_x < 0
+    long_driving: float
+    long_unsprung: float
+    pitch_stiffness: float
+    pitch_damping: float
+    lat_front: float  # roll-centre + unsprung lateral coefficient, front
+    roll_stiffness_front: float
+    roll_damping_front: float
+    lat_rear: float
+    roll_stiffness_rear: float
+    roll_damping_rear: float
+
+
+class Loads(NamedTuple):
+    """The ``load_transfer`` stage: wheel loads (N, FL, FR, RL, RR) and the aero drag (N)."""
+
+    fz: tuple
+    drag: float
+
+
+def folded(c: dict) -> LoadTransferConstants:
+    """The coefficients :func:`wheel_loads` reads (of f_x, f_y, θ, φ per transfer)."""
     inv_l = 1.0 / c["L"]
     unsprung_long = (c["muf"] * c["rf"] + c["mur"] * c["rr"]) * inv_l
-    return (
+    return LoadTransferConstants(
         c["ms"] * c["hs"] * c["anti_brake"] * inv_l,  # 0: geometric long. coef (braking)
         c["ms"] * c["hs"] * c["anti_drive"] * inv_l,  # 1: geometric long. coef (driving)
         unsprung_long,  # 2
@@ -153,3 +179,23 @@ def wheel_loads(
         max(base_r - d_r - jack, 0.0),
         max(base_r + d_r + jack, 0.0),
     )
+
+
+def loads(
+    k: LoadTransferConstants,
+    aero_k: aero.AeroConstants,
+    s_f: float,
+    s_r: float,
+    vx: float,
+    fx: float,
+    fy: float,
+    roll: float,
+    roll_rate: float,
+    pitch: float,
+    pitch_rate: float,
+    jack: float,
+) -> Loads:
+    """The ``load_transfer`` stage: the aero forces at ``vx``, then :func:`wheel_loads`."""
+    drag, down_f, down_r = aero.forces(aero_k, vx)
+    fz = wheel_loads(k, s_f, s_r, fx, fy, roll, roll_rate, pitch, pitch_rate, jack, down_f, down_r)
+    return Loads(fz, drag)

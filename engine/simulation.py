@@ -1,12 +1,14 @@
 """The four-wheel simulation: state layout, integer-tick stepping, the substep, snapshots.
 
-``Simulation(definition, substep_hz=None, host_hz=100, initial=None)``
+``Simulation(definition, substep_hz=None, host_hz=100, initial=None, path=None)``
 advances in host steps; host step k runs ``(k+1)·S//H - k·S//H`` substeps
 of ``h = 1/S`` (DESIGN §6: integer ticks, never accumulated float time).
 Inputs change only at host steps; what depends only on them (steering
 geometry, brake capacities, pedal) is computed once per host step.
 
-One substep, in this fixed order (each stage reports to a probe, if any):
+One substep is the :data:`STAGES` in this fixed order, each a function in its
+subsystem's module over named constants built once per simulation (each
+stage reports to a probe, if any):
 
 1. ``steering``: road-wheel angles = host-step angle (Ackermann + toe) rotated
    by the compliance-steer state (:mod:`engine.steering`).
@@ -36,6 +38,12 @@ wheel and body symplectically (force from the deflection at the start of the
 substep, deflection updated with the new spin), which is stable for
 ω_n·h well below 2 and loses no damping to a one-step delay.
 
+Two paths run it (ADR 0130): :meth:`Simulation._substep` calls the stages
+(the readable path, the source of truth, which every probed step runs), and
+:mod:`engine.fastpath` generates from them, per definition, one function that
+runs a host step's substeps with the constants folded and the wheels
+unrolled (the fast path, the default). Both give the same bits.
+
 A NaN or infinity in the state raises :class:`~engine.state.NonFiniteStateError`
 at the substep where it appears, naming the first such field in layout order.
 """
@@ -44,30 +52,30 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
-from math import isfinite, sqrt
+from collections.abc import Callable, Mapping, Sequence
+from math import sqrt
+from typing import NamedTuple
 
 from engine import (
     aero,
     assists,
     body,
     brakes,
-    clutch,
-    differential,
     drive,
-    gearbox,
+    fastpath,
     load_transfer,
     powertrain,
     smath,
     steering,
     suspension,
     tire,
+    wheel,
 )
 from engine.definition import definition_hash, validate_definition
 from engine.errors import DefinitionError, SkidpadError
 from engine.inputs import CHANNELS, DEFAULTS, INPUT_VERSION, inputs_from_mapping, validate_inputs
 from engine.state import NonFiniteStateError, StepArithmeticError, float_bits
-from engine.telemetry import Telemetry, build_telemetry
+from engine.telemetry import DERIVED_FLOATS, DERIVED_ZERO, Derived, Telemetry, build_telemetry
 from engine.vehicle_layout import (  # noqa: E402,F401  (re-exported for callers)
     I_AX,
     I_AY,
@@ -161,6 +169,56 @@ def _initial(initial: Mapping | None) -> dict:
     return out
 
 
+class Stage(NamedTuple):
+    """One stage of the substep: the name the probe reports it by, and its function."""
+
+    name: str
+    function: Callable
+
+
+#: The stages of one substep, in order (the probe reports each under its name).
+STAGES: tuple[Stage, ...] = (
+    Stage("steering", steering.wheel_frames),
+    Stage("load_transfer", load_transfer.loads),
+    Stage("tire_forces", tire.forces),
+    Stage("assists", assists.apply),
+    Stage("drivetrain", drive.drivetrain),
+    Stage("wheel_solve", wheel.solve),
+    Stage("body_integration", body.integrate),
+)
+
+#: The two implementations of the substep (ADR 0130): the stages, and the code generated
+#: from them for one definition. Both give the same bits.
+PATHS = ("fast", "readable")
+#: The path of a Simulation that names none (a test that plants a broken stage function sets
+#: "readable": the generated code does not call the stage functions it inlines).
+DEFAULT_PATH = "fast"
+
+
+class HostInputs(NamedTuple):
+    """What the substeps of one host step read from its inputs (computed once per host step)."""
+
+    steer: float  # the driver's steer fraction
+    capacities: tuple  # brake capacities from the pedal and the handbrake (N·m)
+    pedal: float  # throttle pedal
+    braking: bool  # brake pedal above BRAKING_PEDAL (the automatic holds its gear)
+    gear_request: int
+    abs_on: bool
+    tc_on: bool
+    esc_on: bool
+    steer_assist_on: bool
+
+
+class SteerGeometry(NamedTuple):
+    """The steering geometry for one steer fraction (recomputed only when it changes)."""
+
+    steer: float  # the steer fraction it was computed for
+    delta: float  # reference road-wheel angle (rad)
+    angles: tuple  # (δ, cos δ, sin δ) per wheel, FL, FR, RL, RR (toe included)
+    jack: float  # steering-jacking load transfer J·δ (N)
+    tan_delta_over_l: float  # tan δ / L, for the stability control's reference yaw rate
+
+
 class Simulation:
     """A four-wheel vehicle simulation; see the module docstring for the substep."""
 
@@ -170,6 +228,7 @@ class Simulation:
         substep_hz: int | None = None,
         host_hz: int = 100,
         initial: dict | None = None,
+        path: str | None = None,
     ) -> None:
         d = validate_definition(definition)
         if substep_hz is None:
@@ -179,23 +238,29 @@ class Simulation:
                 raise SkidpadError(f"{name}: must be a positive integer, got {value!r}")
         if host_hz > substep_hz:
             raise SkidpadError(f"host_hz ({host_hz}) must not exceed substep_hz ({substep_hz})")
+        if path is None:
+            path = DEFAULT_PATH
+        if path not in PATHS:
+            raise SkidpadError(f"path: must be one of {', '.join(PATHS)}, got {path!r}")
         self.definition = d
         self.definition_hash = definition_hash(d)
         self.substep_hz = substep_hz
         self.host_hz = host_hz
         self.initial = _initial(initial)
         self.layout = LAYOUT
+        self.path = path
         self.step_count = 0
         self.tick = 0
         self._build_constants()
         self.state = self._initial_state()
         self.inputs: tuple = DEFAULTS
-        self._steer_in = 0.0
-        self._steer_used = 0.0
-        self._host_angles = None
+        self.geometry: SteerGeometry | None = None
+        self.steer_assist_scale = 1.0
         self._host_update(DEFAULTS)
-        self._derived: list = self._derived_zero()
+        self.derived: Derived = DERIVED_ZERO
         LAYOUT.check_finite(self.state, "initial state")
+        #: The compiled fast path: built at the first unprobed step on the fast path.
+        self.fast_run: Callable | None = None
 
     # ----------------------------------------------------------------- constants
     def _build_constants(self) -> None:
@@ -205,17 +270,15 @@ class Simulation:
         self.h = h
         self.inv_h = float(self.substep_hz)
         lt = load_transfer.constants(d)
-        self._lt = lt
         gx, gy, gn = body.road_gravity(G, ini["grade"], ini["cross_grade"])
         self.g_world = (gx, gy)
         self.g_normal = gn
         s_f, s_r = load_transfer.static_loads(lt, gn)
         self.static_loads = (s_f, s_f, s_r, s_r)
-        self._s_f, self._s_r = s_f, s_r
-        self._inv_m = 1.0 / lt["m"]
-        self._inv_iz = 1.0 / lt["iz"]
-        self._lt_k = load_transfer.folded(lt)
-        self._sus_k = suspension.folded(lt, gn)
+        self.inv_m = 1.0 / lt["m"]
+        self.inv_iz = 1.0 / lt["iz"]
+        self.load_k = load_transfer.folded(lt)
+        self.suspension_k = suspension.folded(lt, gn)
         self.surface = tire.SURFACES[ini["surface"]]
         tf, tr = d["tires"]["front"], d["tires"]["rear"]
         # Tire constants at the flat-ground static loads (damping sized once per car).
@@ -224,51 +287,24 @@ class Simulation:
         kr = tire.constants(tr, s_r0, G)
         a, b = lt["a"], lt["b"]
         htf, htr = 0.5 * lt["tf"], 0.5 * lt["tr"]
-        self.wheel_pos = ((a, htf), (a, -htf), (-b, htr), (-b, -htr))
-        self._tire_k = (kf, kf, kr, kr)
         inertia_f, inertia_r = tf["wheel_inertia_kgm2"], tr["wheel_inertia_kgm2"]
-        self._inertia = (inertia_f, inertia_f, inertia_r, inertia_r)
-        self._brake_k = brakes.constants(d["brakes"])
-        self._aero_k = aero.constants(d["aero"])
-        self._drive_k = drive.constants(d["drivetrain"], self.substep_hz)
-        self._j_e = powertrain.inertia(self._drive_k[0])
-        wts = self._drive_k[3][2]
-        self._driven = tuple(i for i in range(4) if wts[i] > 0.0)
-        self._radii = tuple(self._tire_k[i][tire.K_R] for i in range(4))
-        self._assist_k = assists.constants(d["assists"])
-        self._abs_idle = (1.0, 1.0, 1.0, 1.0)
-        self._wheelbase = lt["L"]
+        self.wheels = (
+            wheel.constants(a, htf, kf, inertia_f, h),
+            wheel.constants(a, -htf, kf, inertia_f, h),
+            wheel.constants(-b, htr, kr, inertia_r, h),
+            wheel.constants(-b, -htr, kr, inertia_r, h),
+        )
+        self.radii = tuple(w.radius for w in self.wheels)
+        self.brake_k = brakes.constants(d["brakes"])
+        self.aero_k = aero.constants(d["aero"])
+        self.drive_k = drive.constants(d["drivetrain"], self.substep_hz)
+        self.engine_inertia = powertrain.inertia(self.drive_k.power_unit)
+        weights = self.drive_k.layout.weights
+        self.driven = tuple(i for i in range(4) if weights[i] > 0.0)
+        self.assist_k = assists.constants(d["assists"])
+        self.wheelbase = lt["L"]
         toe_r = d["steering"]["toe_rear_deg"] * steering.DEG
-        self._steer_k = steering.constants(d["steering"], lt["L"], lt["tf"], toe_r)
-        # Per-wheel folded tuple for the hot loop.
-        per_wheel = []
-        for i in range(4):
-            k = self._tire_k[i]
-            x_i, y_i = self.wheel_pos[i]
-            inertia = self._inertia[i]
-            per_wheel.append(
-                (
-                    x_i,
-                    y_i,
-                    k,
-                    k[tire.K_R],
-                    inertia,
-                    inertia / h,
-                    h / k[tire.K_SIG_X],
-                    h / k[tire.K_SIG_Y],
-                    k[tire.K_RHO_CAP],
-                    k[tire.K_C],
-                    k[tire.K_CX],
-                    k[tire.K_CY],
-                    k[tire.K_INV_VFADE2],
-                    k[tire.K_T0],
-                    k[tire.K_INV_RHOT2],
-                    k[tire.K_FRR] * k[tire.K_R],
-                    1.0 / k[tire.K_SIG_X],
-                    k[tire.K_E],
-                )
-            )
-        self._per_wheel = tuple(per_wheel)
+        self.steer_k = steering.constants(d["steering"], lt["L"], lt["tf"], toe_r)
 
     def _initial_state(self) -> list:
         ini = self.initial
@@ -284,50 +320,59 @@ class Simulation:
         gyb = -gx * s + gy * c
         fx, fy = -gxb, -gyb + v * r
         st[I_AX], st[I_AY] = fx, fy
-        roll, pitch = suspension.equilibrium(self._sus_k, fx, fy)
+        roll, pitch = suspension.equilibrium(self.suspension_k, fx, fy)
         st[I_ROLL], st[I_PITCH] = roll, pitch
-        for i in range(4):
-            x_i, y_i = self.wheel_pos[i]
-            st[I_OMEGA[i]] = (v - r * y_i) / self._tire_k[i][tire.K_R]
+        for i, w in enumerate(self.wheels):
+            st[I_OMEGA[i]] = (v - r * w.y) / w.radius
         omega = tuple(st[I_OMEGA[i]] for i in range(4))
-        st[I_THROTTLE], st[I_ENGINE], st[I_GEAR] = drive.initial(self._drive_k, omega, v)
+        st[I_THROTTLE], st[I_ENGINE], st[I_GEAR] = drive.initial(self.drive_k, omega, v)
         return st
-
-    def _derived_zero(self) -> list:
-        # Per wheel: fz, fx, fy, mz, brake torque, capacity, held(0/1), drive torque, vx, vsy;
-        # then dvx, dvy, dr; then the drivetrain and assists (see telemetry): engine torque,
-        # clutch torque, clutch locked, throttle burnt, ABS factor x4, TC factor, ESC yaw
-        # error, ESC torque, ESC wheel, steering-assist factor.
-        return [0.0] * 40 + [0.0, 0.0, 0.0] + [0.0] * 13
 
     # ------------------------------------------------------------------ stepping
     def _host_update(self, inputs: tuple) -> None:
         throttle, brake, steer, handbrake = inputs[0], inputs[1], inputs[2], inputs[3]
-        self._steer_in = steer
-        self._set_steer(steer)
-        self._sa_scale = 1.0
-        self._caps = brakes.capacities(self._brake_k, brake, handbrake)
-        self._pedal = throttle
-        self._braking = brake > BRAKING_PEDAL
-        self._gear_req = inputs[4]
-        ak = self._assist_k
-        self._abs_on = assists.switch(ak[0], inputs[5])
-        self._tc_on = assists.switch(ak[1], inputs[6])
-        self._esc_on = assists.switch(ak[2], inputs[7])
-        self._sa_on = assists.switch(ak[3], inputs[8])
+        ak = self.assist_k
+        self.host = HostInputs(
+            steer,
+            brakes.capacities(self.brake_k, brake, handbrake),
+            throttle,
+            brake > BRAKING_PEDAL,
+            inputs[4],
+            assists.switch(ak.abs_on, inputs[5]),
+            assists.switch(ak.tc_on, inputs[6]),
+            assists.switch(ak.esc_on, inputs[7]),
+            assists.switch(ak.steer_on, inputs[8]),
+        )
+        self.steer_assist_scale = 1.0
+        self.steer_to(steer)
 
-    def _set_steer(self, steer: float) -> None:
-        """Road-wheel angles (and what depends on them) for the steer fraction ``steer``."""
-        # The steering geometry depends on the steer fraction only: recompute it when it
-        # changes (compared bit for bit: -0.0 and 0.0 are different inputs).
-        if self._host_angles is not None and float_bits(steer) == float_bits(self._steer_used):
-            return
-        delta, angles = steering.host_angles(self._steer_k, steer)
-        self._steer_used = steer
-        self._delta_ref = delta
-        self._host_angles = angles
-        self._jack = self._steer_k[7] * delta
-        self._tan_d_l = smath.tan(delta) / self._wheelbase if delta != 0.0 else 0.0
+    def steer_to(self, steer: float) -> SteerGeometry:
+        """The steering geometry for the steer fraction ``steer`` (kept until it changes)."""
+        # The geometry depends on the steer fraction only: recompute it when it changes
+        # (compared bit for bit: -0.0 and 0.0 are different inputs).
+        g = self.geometry
+        if g is not None and float_bits(steer) == float_bits(g.steer):
+            return g
+        delta, angles = steering.host_angles(self.steer_k, steer)
+        tan_d_l = smath.tan(delta) / self.wheelbase if delta != 0.0 else 0.0
+        self.geometry = SteerGeometry(steer, delta, angles, self.steer_k.jacking * delta, tan_d_l)
+        return self.geometry
+
+    def steering_assist(self, vx: float, vy: float) -> SteerGeometry:
+        """The geometry this substep steers with: the steering assist caps the angle at
+        L·a_lim/V² (the geometry is recomputed when it acts)."""
+        host = self.host
+        if host.steer_assist_on and host.steer != 0.0:
+            sa = assists.steer_scale(
+                self.wheelbase,
+                self.assist_k.steer_lat_accel,
+                host.steer * self.steer_k.max_angle,
+                sqrt(vx * vx + vy * vy),
+            )
+            self.steer_assist_scale = sa
+            if host.steer * sa != self.geometry.steer:
+                return self.steer_to(host.steer * sa)
+        return self.geometry
 
     def substeps_in(self, k: int) -> int:
         """Substeps in host step ``k``: (k+1)·S//H - k·S//H."""
@@ -335,7 +380,11 @@ class Simulation:
         return (k + 1) * s // hz - k * s // hz
 
     def step(self, inputs: Sequence | Mapping, probe: object = None) -> Telemetry:
-        """Advance one host step with ``inputs`` (CHANNELS order or a dict); return telemetry."""
+        """Advance one host step with ``inputs`` (CHANNELS order or a dict); return telemetry.
+
+        A ``probe`` sees every stage's values and every substep's state; the stages
+        report to it, so a probed step runs the readable path.
+        """
         if isinstance(inputs, Mapping):
             values = inputs_from_mapping(inputs)
         else:
@@ -350,434 +399,114 @@ class Simulation:
         if not math.isfinite(chk):
             LAYOUT.check_finite(self.state, f"the start of host step {self.step_count}")
         n = self.substeps_in(self.step_count)
+        fast = self.path == "fast" and probe is None
+        if fast and self.fast_run is None:
+            try:
+                self.fast_run = fastpath.build(self)
+            except fastpath.Unfoldable:
+                self.fast_run = Simulation._run_stages  # a constant has no literal
         try:
-            for _ in range(n):
-                self._substep(probe)
+            if fast:
+                self.fast_run(self, self.host, n)
+            else:
+                for _ in range(n):
+                    self._substep(probe)
         except (ValueError, ZeroDivisionError, OverflowError) as exc:
             raise StepArithmeticError(exc, f"tick {self.tick + 1}") from exc
         self.step_count += 1
         return self.telemetry()
 
-    def _substep(self, probe: object) -> None:  # noqa: C901  (the hot path, kept flat on purpose)
+    def _run_stages(self, host: HostInputs, n: int) -> None:
+        for _ in range(n):
+            self._substep(None)
+
+    def _substep(self, probe: object) -> None:
+        """One substep: the :data:`STAGES` in order, over the state at its start."""
         st = self.state
         h = self.h
-        inv_h = self.inv_h
-        vx = st[I_VX]
-        vy = st[I_VY]
-        r = st[I_R]
-        hc = st[I_HC]
-        hs = st[I_HS]
-        # 1. steering: host-step angles rotated by the compliance states (series, no trig);
-        #    the steering assist caps the angle at L·a_lim/V² (angles recomputed if it acts)
-        if self._sa_on and self._steer_in != 0.0:
-            sa = assists.steer_scale(
-                self._wheelbase,
-                self._assist_k[7],
-                self._steer_in * self._steer_k[0],
-                sqrt(vx * vx + vy * vy),
-            )
-            self._sa_scale = sa
-            if self._steer_in * sa != self._steer_used:
-                self._set_steer(self._steer_in * sa)
-        dc_fl = st[I_DC_FL]
-        dc_fr = st[I_DC_FR]
-        (d_fl, c_fl, s_fl), (d_fr, c_fr, s_fr), rl, rr = self._host_angles
-        cd, sd = steering.small_rotation(dc_fl)
-        c0 = c_fl * cd - s_fl * sd
-        s0 = s_fl * cd + c_fl * sd
-        cd, sd = steering.small_rotation(dc_fr)
-        c1 = c_fr * cd - s_fr * sd
-        s1 = s_fr * cd + c_fr * sd
-        cos_w = (c0, c1, rl[1], rr[1])
-        sin_w = (s0, s1, rl[2], rr[2])
-        if probe is not None:
-            probe.stage("steering", (d_fl + dc_fl, d_fr + dc_fr, rl[0], rr[0]))
-        # 2. load transfer
-        drag, down_f, down_r = aero.forces(self._aero_k, vx)
-        fz = load_transfer.wheel_loads(
-            self._lt_k,
-            self._s_f,
-            self._s_r,
+        host = self.host
+        vx, vy, r = st[I_VX], st[I_VY], st[I_R]
+        omega = (st[I_OMEGA[0]], st[I_OMEGA[1]], st[I_OMEGA[2]], st[I_OMEGA[3]])
+        geo = self.steering_assist(vx, vy)
+
+        frames = steering.wheel_frames(geo.angles, st[I_DC_FL], st[I_DC_FR])
+        _report(probe, "steering", frames.angle)
+
+        loads = load_transfer.loads(
+            self.load_k,
+            self.aero_k,
+            self.static_loads[0],
+            self.static_loads[2],
+            vx,
             st[I_AX],
             st[I_AY],
             st[I_ROLL],
             st[I_ROLL_RATE],
             st[I_PITCH],
             st[I_PITCH_RATE],
-            self._jack,
-            down_f,
-            down_r,
+            geo.jack,
         )
-        if probe is not None:
-            probe.stage("load_transfer", fz)
-        # 3. tire terms per wheel: hub velocity in the wheel frame, the patch spring force,
-        #    and the longitudinal force's dependence on the new spin, F_x' = P + Q·ω'
-        w0, w1, w2, w3 = st[I_OMEGA[0]], st[I_OMEGA[1]], st[I_OMEGA[2]], st[I_OMEGA[3]]
-        omega = (w0, w1, w2, w3)
-        surface = self.surface
-        caps = self._caps
-        derived = self._derived
-        spring = [0.0] * 8
-        out = [0.0] * 12  # omega', ux', uy' per wheel
-        forces = [0.0] * 12  # fx, fy, mz per wheel (wheel frame)
-        terms: list = [None, None, None, None]
-        b = [0.0, 0.0, 0.0, 0.0]
-        dg = [0.0, 0.0, 0.0, 0.0]
-        cap = [0.0, 0.0, 0.0, 0.0]
-        vxs = [0.0, 0.0, 0.0, 0.0]
-        vsys = [0.0, 0.0, 0.0, 0.0]
-        load_terms = tire.load_terms
-        shape = tire.shape
-        per_wheel = self._per_wheel
-        for i in range(4):
-            (
-                x_i,
-                y_i,
-                k,
-                rad,
-                _inertia,
-                a_i,
-                h_sx,
-                h_sy,
-                rho_cap,
-                c_shape,
-                c_x,
-                c_y,
-                inv_vf2,
-                t0,
-                inv_rt2,
-                rr_arm,
-                inv_sx,
-                e_shape,
-            ) = per_wheel[i]
-            c = cos_w[i]
-            s = sin_w[i]
-            hvx = vx - r * y_i
-            hvy = vy + r * x_i
-            v_x = hvx * c + hvy * s
-            v_sy = hvy * c - hvx * s
-            vxs[i] = v_x
-            vsys[i] = v_sy
-            f_z = fz[i]
-            if f_z > 0.0:
-                ux = st[I_UX[i]]
-                uy = st[I_UY[i]]
-                dx, dy, kxs, kys = load_terms(k, f_z, surface)
-                phx = kxs * ux
-                phy = kys * uy
-                rho = sqrt(phx * phx + phy * phy)
-                shp = shape(c_shape, e_shape, rho)
-                fx0 = dx * shp * phx
-                fy0 = dy * shp * phy
-                abs_v = v_x if v_x >= 0.0 else -v_x
-                if rho >= rho_cap * (1.0 - 1e-12):
-                    cxd = 0.0
-                    cyd = 0.0
-                else:
-                    fade = 1.0 / (1.0 + v_x * v_x * inv_vf2)
-                    cxd = c_x * fade
-                    cyd = c_y * fade
-                relax_x = 1.0 / (1.0 + abs_v * h_sx)
-                relax_y = 1.0 / (1.0 + abs_v * h_sy)
-                rate_x = -v_x - abs_v * ux * inv_sx
-                q = cxd * relax_x * rad
-                p = fx0 + cxd * relax_x * rate_x
-                mzk = -t0 / (1.0 + rho * rho * inv_rt2)
-                terms[i] = (
-                    kxs,
-                    kys,
-                    relax_x,
-                    relax_y * (uy - h * v_sy),
-                    cxd,
-                    cyd,
-                    p,
-                    q,
-                    ux,
-                    uy,
-                    mzk,
-                    fy0,
-                    rad,
-                    rho_cap,
-                )
-                b[i] = a_i * omega[i] - rad * p
-                dg[i] = a_i + rad * q
-                cap[i] = caps[i] + rr_arm * f_z
-                spring[2 * i] = fx0
-                spring[2 * i + 1] = fy0
-            else:  # wheel off the ground: no force, the patch relaxes, the wheel spins freely
-                b[i] = a_i * omega[i]
-                dg[i] = a_i
-                cap[i] = caps[i]
-        if probe is not None:
-            probe.stage("tire_forces", tuple(spring))
-        # assists: stateless stages on this substep's brake capacities and throttle
-        ak = self._assist_k
-        speed = sqrt(vx * vx + vy * vy)
-        esc_err = 0.0
-        esc_t = 0.0
-        esc_w = -1
-        esc_f = 1.0
-        tc_f = 1.0
-        abs_sc = self._abs_idle
-        if self._esc_on:
-            esc_err, esc_t, esc_w, esc_f = assists.esc(ak[6], vx, r, self._tan_d_l)
-            if esc_w >= 0:
-                cap[esc_w] += esc_t
-        if self._abs_on:
-            abs_sc = assists.abs_scales(ak[4], self._radii, omega, vxs, speed)
-            cap[0] *= abs_sc[0]
-            cap[1] *= abs_sc[1]
-            cap[2] *= abs_sc[2]
-            cap[3] *= abs_sc[3]
-        if self._tc_on:
-            worst = assists.max_drive_slip(self._radii, omega, vxs, self._driven)
-            tc_f = assists.tc_scale(ak[5], worst)
-        if probe is not None:
-            probe.stage("assists", tuple(abs_sc) + (tc_f, esc_err, esc_t, esc_f, self._sa_scale))
-        # 4. the drivetrain (gearbox, power unit, clutch) and the coupled wheel solve
-        pk, ck, gk, dfk, _motor = self._drive_k
-        wts = dfk[2]
-        w_out = wts[0] * w0 + wts[1] * w1 + wts[2] * w2 + wts[3] * w3
-        gear, shift, shift_up, last_req = gearbox.update(
-            gk,
-            st[I_GEAR],
-            st[I_SHIFT],
-            st[I_SHIFT_UP],
-            st[I_LAST_REQ],
-            self._gear_req,
-            w_out,
-            self._pedal,
-            self._braking,
+        _report(probe, "load_transfer", loads.fz)
+
+        ux = (st[I_UX[0]], st[I_UX[1]], st[I_UX[2]], st[I_UX[3]])
+        uy = (st[I_UY[0]], st[I_UY[1]], st[I_UY[2]], st[I_UY[3]])
+        tf = tire.forces(
+            self.wheels, frames.cos, frames.sin, vx, vy, r, omega, ux, uy, loads.fz,
+            self.surface, host.capacities, h,
+        )  # fmt: skip
+        _report(probe, "tire_forces", tf.spring)
+
+        act = assists.apply(
+            self.assist_k, host.abs_on, host.tc_on, host.esc_on, vx, vy, r,
+            geo.tan_delta_over_l, self.radii, omega, tf.v_x, self.driven, tf.capacity,
+        )  # fmt: skip
+        sa = self.steer_assist_scale
+        _report(
+            probe,
+            "assists",
+            act.abs_scale + (act.tc_scale, act.esc_yaw_error, act.esc_torque, act.esc_throttle, sa),
         )
-        command = self._pedal * tc_f * esc_f * gearbox.throttle_factor(gk, shift, shift_up)
-        theta = powertrain.update_throttle(pk, st[I_THROTTLE], command, h)
-        w_e = st[I_ENGINE]
-        t_e, th_used = powertrain.torque(pk, w_e, theta)
-        g = gearbox.ratio(gk, gear)
-        c_cap = clutch.capacity(ck, w_e, gearbox.clutch_factor(gk, shift), theta)
-        j_e = self._j_e
-        eta = gk[3]
-        solve = differential.solve
-        om, t_b, held, t_d, w_e_n, t_c, c_locked, _w_o = solve(
-            dfk, b, dg, cap, g, eta, w_e, t_e, j_e, c_cap, h
+
+        dt = drive.drivetrain(
+            self.drive_k, st[I_GEAR], st[I_SHIFT], st[I_SHIFT_UP], st[I_LAST_REQ],
+            host.gear_request, omega, host.pedal, host.braking, act.tc_scale, act.esc_throttle,
+            st[I_THROTTLE], st[I_ENGINE], h,
+        )  # fmt: skip
+        ws = wheel.solve(
+            self.wheels, self.drive_k.layout, tf._replace(capacity=act.capacity), omega,
+            dt.ratio, dt.efficiency, st[I_ENGINE], dt.engine_torque, self.engine_inertia,
+            dt.clutch_capacity, self.drive_k.motor, h, self.inv_h,
+        )  # fmt: skip
+        held = tuple(1.0 if x else 0.0 for x in ws.held)
+        _report(
+            probe,
+            "drivetrain",
+            (ws.engine_omega, dt.engine_torque, ws.clutch_torque, dt.ratio, float(dt.gear)),
         )
-        # deflection update; a patch that would deflect past its sliding cap slides: it is
-        # solved again without the low-speed damper (a sliding patch does not deflect
-        # further, so the damper sees no rate); still past the cap, it is scaled back to it
-        redo = False
-        for i in range(4):
-            tm = terms[i]
-            w_n = om[i]
-            j = 3 * i
-            if tm is None:
-                fx = fy = mz = ux_n = uy_n = 0.0
-            else:
-                kxs, kys, relax_x, uy_n, cxd, cyd, p, q, ux, uy, mzk, fy0, rad, rho_cap = tm
-                ux_n = relax_x * (ux + h * (rad * w_n - vxs[i]))
-                px = kxs * ux_n
-                py = kys * uy_n
-                r2 = px * px + py * py
-                if r2 > rho_cap * rho_cap:
-                    if cxd != 0.0 or cyd != 0.0:
-                        # the patch slides: solve again without this wheel's damper
-                        p = spring[2 * i]
-                        terms[i] = (
-                            kxs,
-                            kys,
-                            relax_x,
-                            uy_n,
-                            0.0,
-                            0.0,
-                            p,
-                            0.0,
-                            ux,
-                            uy,
-                            mzk,
-                            fy0,
-                            rad,
-                            rho_cap,
-                        )
-                        a_i = per_wheel[i][5]
-                        b[i] = a_i * omega[i] - rad * p
-                        dg[i] = a_i
-                        redo = True
-                    scale = rho_cap / sqrt(r2)
-                    ux_n *= scale
-                    uy_n *= scale
-                fx = p + q * w_n
-                fy = fy0 + cyd * (uy_n - uy) * inv_h
-                mz = mzk * fy
-            out[j] = w_n
-            out[j + 1] = ux_n
-            out[j + 2] = uy_n
-            forces[j] = fx
-            forces[j + 1] = fy
-            forces[j + 2] = mz
-        if redo:
-            om, t_b, held, t_d, w_e_n, t_c, c_locked, _w_o = solve(
-                dfk, b, dg, cap, g, eta, w_e, t_e, j_e, c_cap, h
-            )
-            for i in range(4):
-                tm = terms[i]
-                w_n = om[i]
-                j = 3 * i
-                out[j] = w_n
-                if tm is None:
-                    continue
-                kxs, kys, relax_x, uy_n, cxd, cyd, p, q, ux, uy, mzk, fy0, rad, rho_cap = tm
-                ux_n = relax_x * (ux + h * (rad * w_n - vxs[i]))
-                px = kxs * ux_n
-                py = kys * uy_n
-                r2 = px * px + py * py
-                if r2 > rho_cap * rho_cap:
-                    scale = rho_cap / sqrt(r2)
-                    ux_n *= scale
-                    uy_n *= scale
-                fy = fy0 + cyd * (uy_n - uy) * inv_h
-                out[j + 1] = ux_n
-                out[j + 2] = uy_n
-                forces[j] = p + q * w_n
-                forces[j + 1] = fy
-                forces[j + 2] = mzk * fy
-        if not _motor and w_e_n < 0.0:
-            w_e_n = 0.0  # an engine does not turn backwards
-        for i in range(4):
-            j = 3 * i
-            derived[10 * i : 10 * i + 10] = (
-                fz[i],
-                forces[j],
-                forces[j + 1],
-                forces[j + 2],
-                t_b[i],
-                cap[i],
-                1.0 if held[i] else 0.0,
-                t_d[i],
-                vxs[i],
-                vsys[i],
-            )
-        derived[43:56] = (
-            t_e,
-            t_c,
-            1.0 if c_locked else 0.0,
-            th_used,
-            abs_sc[0],
-            abs_sc[1],
-            abs_sc[2],
-            abs_sc[3],
-            tc_f,
-            esc_err,
-            esc_t,
-            float(esc_w),
-            self._sa_scale,
-        )
-        if probe is not None:
-            probe.stage("drivetrain", (w_e_n, t_e, t_c, g, float(gear)))
-            probe.stage(
-                "wheel_solve",
-                tuple(out[0::3])
-                + tuple(forces[0::3])
-                + tuple(forces[1::3])
-                + (derived[6], derived[16], derived[26], derived[36]),
-            )
-        # 5. body integration (semi-implicit Euler)
-        fx_tot = drag
-        fy_tot = 0.0
-        m_z = 0.0
-        pos = self.wheel_pos
-        for i in range(4):
-            c = cos_w[i]
-            s = sin_w[i]
-            j = 3 * i
-            fx = forces[j]
-            fy = forces[j + 1]
-            fbx = fx * c - fy * s
-            fby = fx * s + fy * c
-            x_i, y_i = pos[i]
-            fx_tot += fbx
-            fy_tot += fby
-            m_z += x_i * fby - y_i * fbx + forces[j + 2]
-        gx, gy = self.g_world
-        gxb = gx * hc + gy * hs
-        gyb = gy * hc - gx * hs
-        inv_m = self._inv_m
-        fxs = fx_tot * inv_m
-        fys = fy_tot * inv_m
-        dvx = fxs + gxb + r * vy
-        dvy = fys + gyb - r * vx
-        dr = m_z * self._inv_iz
-        vx_n = vx + h * dvx
-        vy_n = vy + h * dvy
-        r_n = r + h * dr
-        hc_n, hs_n = body.rotate_heading(hc, hs, h * r_n)
-        roll, roll_rate, pitch, pitch_rate = suspension.step(
-            self._sus_k, h, fxs, fys, st[I_ROLL], st[I_ROLL_RATE], st[I_PITCH], st[I_PITCH_RATE]
-        )
-        sk = self._steer_k
-        x_n = st[I_X] + h * (vx_n * hc_n - vy_n * hs_n)
-        y_n = st[I_Y] + h * (vx_n * hs_n + vy_n * hc_n)
-        yaw_n = st[I_YAW] + h * r_n
-        dc_fl = steering.update_compliance(sk, dc_fl, forces[2], h)
-        dc_fr = steering.update_compliance(sk, dc_fr, forces[5], h)
-        st[I_X] = x_n
-        st[I_Y] = y_n
-        st[I_YAW] = yaw_n
-        st[I_HC] = hc_n
-        st[I_HS] = hs_n
-        st[I_VX] = vx_n
-        st[I_VY] = vy_n
-        st[I_R] = r_n
-        st[I_AX] = fxs
-        st[I_AY] = fys
-        st[I_ROLL] = roll
-        st[I_ROLL_RATE] = roll_rate
-        st[I_PITCH] = pitch
-        st[I_PITCH_RATE] = pitch_rate
-        st[I_DC_FL] = dc_fl
-        st[I_DC_FR] = dc_fr
-        chk = (
-            x_n
-            + y_n
-            + yaw_n
-            + hc_n
-            + hs_n
-            + vx_n
-            + vy_n
-            + r_n
-            + fxs
-            + fys
-            + roll
-            + roll_rate
-            + pitch
-            + pitch_rate
-            + dc_fl
-            + dc_fr
-            + theta
-            + w_e_n
-        )
-        for i in range(4):
-            j = 3 * i
-            w_n = out[j]
-            ux_n = out[j + 1]
-            uy_n = out[j + 2]
-            st[I_OMEGA[i]] = w_n
-            st[I_UX[i]] = ux_n
-            st[I_UY[i]] = uy_n
-            chk += w_n + ux_n + uy_n
-        st[I_THROTTLE] = theta
-        st[I_ENGINE] = w_e_n
-        st[I_GEAR] = gear
-        st[I_SHIFT] = shift
-        st[I_SHIFT_UP] = shift_up
-        st[I_LAST_REQ] = last_req
-        derived[40] = dvx
-        derived[41] = dvy
-        derived[42] = dr
+        _report(probe, "wheel_solve", ws.omega + ws.fx + ws.fy + held)
+
+        pose = (st[I_X], st[I_Y], st[I_YAW], st[I_HC], st[I_HS])
+        bd = body.integrate(
+            self.wheels, frames.cos, frames.sin, ws.fx, ws.fy, ws.mz, loads.drag, self.g_world,
+            self.inv_m, self.inv_iz, h, pose, vx, vy, r,
+        )  # fmt: skip
+        sus = suspension.step(
+            self.suspension_k, h, bd.ax, bd.ay,
+            st[I_ROLL], st[I_ROLL_RATE], st[I_PITCH], st[I_PITCH_RATE],
+        )  # fmt: skip
+        dc_fl = steering.update_compliance(self.steer_k, st[I_DC_FL], ws.mz[0], h)
+        dc_fr = steering.update_compliance(self.steer_k, st[I_DC_FR], ws.mz[1], h)
+
+        self.derived = Derived(
+            loads.fz, ws.fx, ws.fy, ws.mz, ws.brake_torque, act.capacity, ws.held,
+            ws.drive_torque, tf.v_x, tf.v_sy, bd.dvx, bd.dvy, bd.dr, dt.engine_torque,
+            ws.clutch_torque, ws.clutch_locked, dt.throttle_used, act.abs_scale, act.tc_scale,
+            act.esc_yaw_error, act.esc_torque, act.esc_wheel, sa,
+        )  # fmt: skip
+        _write_state(st, bd, sus, dc_fl, dc_fr, ws, dt)
         self.tick += 1
-        if probe is not None:
-            probe.stage("body_integration", (fxs, fys, dr))
-        # Any NaN/inf in the new state makes this sum non-finite (every field is in it).
-        if not isfinite(chk):
-            LAYOUT.check_finite(st, f"tick {self.tick}")
+        _report(probe, "body_integration", (bd.ax, bd.ay, bd.dr))
+        LAYOUT.check_finite(st, f"tick {self.tick}")
         if probe is not None:
             probe.substep(self.tick, st)
 
@@ -805,7 +534,7 @@ class Simulation:
             "tick": self.tick,
             "state": list(self.state),
             "inputs": list(self.inputs),
-            "derived": list(self._derived),
+            "derived": self.derived.flat(),
         }
 
     def restore(self, snap: dict) -> None:
@@ -833,7 +562,7 @@ class Simulation:
         except (KeyError, TypeError, ValueError, NonFiniteStateError) as exc:
             raise SkidpadError(f"snapshot.state: {exc}") from None
         derived = snap.get("derived")
-        if not isinstance(derived, list) or len(derived) != len(self._derived):
+        if not isinstance(derived, list) or len(derived) != DERIVED_FLOATS:
             raise SkidpadError("snapshot.derived: wrong length")
         for key in ("step_count", "tick"):
             if (
@@ -848,7 +577,7 @@ class Simulation:
         self.tick = snap["tick"]
         self.inputs = inputs
         self._host_update(inputs)
-        self._derived[:] = [float(v) for v in derived]
+        self.derived = Derived.from_flat([float(v) for v in derived])
 
     def snapshot_json(self) -> str:
         """:meth:`snapshot` as JSON text."""
@@ -856,3 +585,31 @@ class Simulation:
 
 
 __all__ = ["Simulation", "LAYOUT", "LAYOUT_VERSION", "CHANNELS", "INITIAL_KEYS"]
+
+
+def _report(probe: object, stage: str, values: tuple) -> None:
+    if probe is not None:
+        probe.stage(stage, values)
+
+
+def _write_state(
+    st: list,
+    bd: body.BodyUpdate,
+    sus: tuple,
+    dc_fl: float,
+    dc_fr: float,
+    ws: wheel.WheelSolution,
+    dt: drive.DriveTerms,
+) -> None:
+    st[I_X], st[I_Y], st[I_YAW] = bd.x, bd.y, bd.yaw
+    st[I_HC], st[I_HS] = bd.heading_c, bd.heading_s
+    st[I_VX], st[I_VY], st[I_R], st[I_AX], st[I_AY] = bd.vx, bd.vy, bd.yaw_rate, bd.ax, bd.ay
+    st[I_ROLL], st[I_ROLL_RATE], st[I_PITCH], st[I_PITCH_RATE] = sus
+    st[I_DC_FL], st[I_DC_FR] = dc_fl, dc_fr
+    for i in range(4):
+        st[I_OMEGA[i]] = ws.omega[i]
+        st[I_UX[i]] = ws.ux[i]
+        st[I_UY[i]] = ws.uy[i]
+    st[I_THROTTLE], st[I_ENGINE] = dt.throttle, ws.engine_omega
+    st[I_GEAR], st[I_SHIFT] = dt.gear, dt.shift_ticks
+    st[I_SHIFT_UP], st[I_LAST_REQ] = dt.shift_up, dt.last_request

@@ -29,6 +29,7 @@ unloads its inner rear wheel this way). Applied in :mod:`engine.load_transfer`.
 from __future__ import annotations
 
 from math import sqrt
+from typing import NamedTuple
 
 from engine import smath
 from engine.state import Field
@@ -41,10 +42,36 @@ FIELDS = (
 )
 
 
-def constants(s: dict, wheelbase: float, track_front: float, toe_rear_rad: float) -> tuple:
+class SteeringConstants(NamedTuple):
+    """Folded steering constants (see :func:`host_angles`)."""
+
+    max_angle: float  # rad
+    ackermann: float
+    wheelbase: float
+    half_track: float  # front
+    toe_front: float  # rad
+    compliance: float  # rad per N·m
+    compliance_time: float  # s
+    jacking: float  # N/rad
+    toe_rear: float  # rad
+    toe_front_cs: tuple  # (cos, sin) of the front toe
+    toe_rear_cs: tuple
+
+
+class WheelFrames(NamedTuple):
+    """The ``steering`` stage: each road wheel's angle and its (cos, sin), FL, FR, RL, RR."""
+
+    angle: tuple
+    cos: tuple
+    sin: tuple
+
+
+def constants(
+    s: dict, wheelbase: float, track_front: float, toe_rear_rad: float
+) -> SteeringConstants:
     """Folded steering constants (see :func:`host_angles`)."""
     toe_f = s["toe_front_deg"] * DEG
-    return (
+    return SteeringConstants(
         s["max_angle_deg"] * DEG,
         s["ackermann"],
         wheelbase,
@@ -85,6 +112,21 @@ def host_angles(k: tuple, steer: float) -> tuple:
     rl = (-toe_r, ct_r, -st_r)
     rr = (toe_r, ct_r, st_r)
     return delta, (fl, fr, rl, rr)
+
+
+def wheel_frames(host: tuple, dc_fl: float, dc_fr: float) -> WheelFrames:
+    """The ``steering`` stage: the host-step angles of :func:`host_angles` (``host``) with the
+    front wheels rotated by their compliance angles (series, no trigonometric call)."""
+    (d_fl, c_fl, s_fl), (d_fr, c_fr, s_fr), rl, rr = host
+    cd, sd = small_rotation(dc_fl)
+    c0 = c_fl * cd - s_fl * sd
+    s0 = s_fl * cd + c_fl * sd
+    cd, sd = small_rotation(dc_fr)
+    c1 = c_fr * cd - s_fr * sd
+    s1 = s_fr * cd + c_fr * sd
+    return WheelFrames(
+        (d_fl + dc_fl, d_fr + dc_fr, rl[0], rr[0]), (c0, c1, rl[1], rr[1]), (s0, s1, rl[2], rr[2])
+    )
 
 
 def small_rotation(d: float) -> tuple[float, float]:

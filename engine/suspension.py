@@ -17,6 +17,8 @@ taken as quasi-static. Integrated with semi-implicit (symplectic) Euler.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from engine.state import Field
 
 FIELDS = (
@@ -27,10 +29,22 @@ FIELDS = (
 )
 
 
-def folded(c: dict, g: float) -> tuple:
-    """(roll moment per f_y, roll stiffness net of gravity, roll damping, I_x, pitch coefs...)."""
+class SuspensionConstants(NamedTuple):
+    """Roll and pitch coefficients per unit inertia."""
+
+    roll_per_fy: float  # m_s·(h_s - h_ra)/I_x
+    roll_stiffness: float  # (K_φ - m_s·g·(h_s - h_ra))/I_x
+    roll_damping: float
+    pitch_braking: float  # m_s·h_s·(1 - anti)/I_y when f_x < 0
+    pitch_driving: float
+    pitch_stiffness: float
+    pitch_damping: float
+
+
+def folded(c: dict, g: float) -> SuspensionConstants:
+    """Roll and pitch coefficients per unit inertia (see :class:`SuspensionConstants`)."""
     arm = c["hs"] - c["h_ra"]
-    return (
+    return SuspensionConstants(
         c["ms"] * arm / c["ix"],
         (c["k_roll_f"] + c["k_roll_r"] - c["ms"] * g * arm) / c["ix"],
         (c["c_roll_f"] + c["c_roll_r"]) / c["ix"],

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from math import sqrt
+from typing import NamedTuple
 
 from engine import smath
 from engine.vehicle_layout import (
@@ -127,24 +128,115 @@ class Telemetry:
         return out
 
 
+class Derived(NamedTuple):
+    """What the last substep computed that the state does not hold: the telemetry's source.
+
+    Per-wheel fields are tuples in the order FL, FR, RL, RR. Both substep paths
+    build it; :meth:`flat` is its fixed layout in a snapshot.
+    """
+
+    fz: tuple  # wheel loads (N)
+    fx: tuple  # tire forces in the wheel frame (N) and aligning torques (N·m)
+    fy: tuple
+    mz: tuple
+    brake_torque: tuple  # the bounded constraint's torque (N·m)
+    brake_capacity: tuple  # its bound (N·m)
+    locked: tuple  # the constraint held the wheel exactly still
+    drive_torque: tuple  # (N·m)
+    v_x: tuple  # hub velocity in the wheel frame (m/s)
+    v_sy: tuple
+    dvx: float  # body-frame accelerations d(v)/dt + ω×v (m/s²) and yaw acceleration (rad/s²)
+    dvy: float
+    dr: float
+    engine_torque: float  # (N·m)
+    clutch_torque: float  # (N·m)
+    clutch_locked: bool
+    throttle_used: float  # the throttle the power unit burns
+    abs_scale: tuple  # ABS factor on each brake capacity
+    tc_scale: float  # traction-control factor on the throttle
+    esc_yaw_error: float  # (rad/s)
+    esc_torque: float  # (N·m)
+    esc_wheel: int  # -1 for none
+    steer_assist_scale: float
+
+    def flat(self) -> list:
+        """The values as floats in the snapshot's order: ten per wheel, then the rest."""
+        out: list = []
+        for i in range(4):
+            out += (
+                self.fz[i],
+                self.fx[i],
+                self.fy[i],
+                self.mz[i],
+                self.brake_torque[i],
+                self.brake_capacity[i],
+                1.0 if self.locked[i] else 0.0,
+                self.drive_torque[i],
+                self.v_x[i],
+                self.v_sy[i],
+            )
+        out += (self.dvx, self.dvy, self.dr, self.engine_torque, self.clutch_torque)
+        out += (1.0 if self.clutch_locked else 0.0, self.throttle_used)
+        out += self.abs_scale
+        out += (self.tc_scale, self.esc_yaw_error, self.esc_torque, float(self.esc_wheel))
+        out.append(self.steer_assist_scale)
+        return out
+
+    @classmethod
+    def from_flat(cls, v: list) -> Derived:
+        """The inverse of :meth:`flat`."""
+
+        def wheels(j: int) -> tuple:
+            return (v[j], v[10 + j], v[20 + j], v[30 + j])
+
+        return cls(
+            wheels(0),
+            wheels(1),
+            wheels(2),
+            wheels(3),
+            wheels(4),
+            wheels(5),
+            tuple(x == 1.0 for x in wheels(6)),
+            wheels(7),
+            wheels(8),
+            wheels(9),
+            v[40],
+            v[41],
+            v[42],
+            v[43],
+            v[44],
+            v[45] == 1.0,
+            v[46],
+            (v[47], v[48], v[49], v[50]),
+            v[51],
+            v[52],
+            v[53],
+            int(v[54]),
+            v[55],
+        )
+
+
+#: Before the first substep every derived value reads 0.
+DERIVED_FLOATS = 56
+DERIVED_ZERO = Derived.from_flat([0.0] * DERIVED_FLOATS)
+
+
 def build_telemetry(sim) -> Telemetry:  # noqa: ANN001  (engine.simulation.Simulation)
     """Assemble telemetry from the simulation's state and last-substep derived values."""
     st = sim.state
-    d = sim._derived
+    d = sim.derived
     vx = st[I_VX]
     vy = st[I_VY]
     o = I_OMEGA
     omega = (st[o[0]], st[o[1]], st[o[2]], st[o[3]])
-    pw = sim._per_wheel
     slip_ratio = [0.0, 0.0, 0.0, 0.0]
     slip_angle = [0.0, 0.0, 0.0, 0.0]
     for i in range(4):
-        j = 10 * i
-        v_x = d[j + 8]
+        v_x = d.v_x[i]
         den = max(abs(v_x), V_REG)
-        slip_ratio[i] = (pw[i][3] * omega[i] - v_x) / den
-        slip_angle[i] = -smath.atan(d[j + 9] / den)
-    ha = sim._host_angles
+        slip_ratio[i] = (sim.wheels[i].radius * omega[i] - v_x) / den
+        slip_angle[i] = -smath.atan(d.v_sy[i] / den)
+    ha = sim.geometry.angles
     ux, uy = I_UX, I_UY
     return Telemetry(
         step=sim.step_count,
@@ -157,42 +249,47 @@ def build_telemetry(sim) -> Telemetry:  # noqa: ANN001  (engine.simulation.Simul
         vy=vy,
         speed=sqrt(vx * vx + vy * vy),
         yaw_rate=st[I_R],
-        ax=d[40],
-        ay=d[41],
+        ax=d.dvx,
+        ay=d.dvy,
         accel_x=st[I_AX],
         accel_y=st[I_AY],
-        yaw_accel=d[42],
+        yaw_accel=d.dr,
         roll=st[I_ROLL],
         pitch=st[I_PITCH],
-        steer_angle=sim._delta_ref,
+        steer_angle=sim.geometry.delta,
         throttle=st[I_THROTTLE],
-        fz=(d[0], d[10], d[20], d[30]),
-        fx=(d[1], d[11], d[21], d[31]),
-        fy=(d[2], d[12], d[22], d[32]),
-        mz=(d[3], d[13], d[23], d[33]),
+        fz=d.fz,
+        fx=d.fx,
+        fy=d.fy,
+        mz=d.mz,
         omega=omega,
         wheel_angle=(ha[0][0] + st[I_DC_FL], ha[1][0] + st[I_DC_FR], ha[2][0], ha[3][0]),
         slip_ratio=tuple(slip_ratio),
         slip_angle=tuple(slip_angle),
-        brake_torque=(d[4], d[14], d[24], d[34]),
-        brake_capacity=(d[5], d[15], d[25], d[35]),
-        locked=(d[6] == 1.0, d[16] == 1.0, d[26] == 1.0, d[36] == 1.0),
-        drive_torque=(d[7], d[17], d[27], d[37]),
+        brake_torque=d.brake_torque,
+        brake_capacity=d.brake_capacity,
+        locked=d.locked,
+        drive_torque=d.drive_torque,
         deflection_x=(st[ux[0]], st[ux[1]], st[ux[2]], st[ux[3]]),
         deflection_y=(st[uy[0]], st[uy[1]], st[uy[2]], st[uy[3]]),
         engine_omega=st[I_ENGINE],
         engine_rpm=st[I_ENGINE] * RPM_PER_RADPS,
-        engine_torque=d[43],
+        engine_torque=d.engine_torque,
         gear=st[I_GEAR],
         shifting=st[I_SHIFT] > 0,
         upshift_interruption=st[I_SHIFT_UP] == 1 and st[I_SHIFT] > 0,
-        clutch_torque=d[44],
-        clutch_locked=d[45] == 1.0,
-        throttle_effective=d[46],
-        abs_activity=(1.0 - d[47], 1.0 - d[48], 1.0 - d[49], 1.0 - d[50]),
-        tc_activity=1.0 - d[51],
-        esc_yaw_error=d[52],
-        esc_brake_torque=d[53],
-        esc_wheel=int(d[54]),
-        steer_assist_scale=d[55],
+        clutch_torque=d.clutch_torque,
+        clutch_locked=d.clutch_locked,
+        throttle_effective=d.throttle_used,
+        abs_activity=(
+            1.0 - d.abs_scale[0],
+            1.0 - d.abs_scale[1],
+            1.0 - d.abs_scale[2],
+            1.0 - d.abs_scale[3],
+        ),
+        tc_activity=1.0 - d.tc_scale,
+        esc_yaw_error=d.esc_yaw_error,
+        esc_brake_torque=d.esc_torque,
+        esc_wheel=d.esc_wheel,
+        steer_assist_scale=d.steer_assist_scale,
     )

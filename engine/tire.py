@@ -59,9 +59,13 @@ counter-clockwise seen from above.
 from __future__ import annotations
 
 from math import sqrt
+from typing import TYPE_CHECKING, NamedTuple
 
 from engine import smath
 from engine.state import Field
+
+if TYPE_CHECKING:
+    from engine.wheel import WheelConstants
 
 #: Surface friction factor λ (multiplies μ_x and μ_y; stiffness unchanged).
 SURFACES: dict[str, float] = {
@@ -83,7 +87,33 @@ FIELDS = tuple(
     )
 )
 
-# Indices into the folded constant tuple of one tire (see :func:`constants`).
+
+class TireConstants(NamedTuple):
+    """The folded constants of one tire (:func:`constants`)."""
+
+    inv_fz0: float  # 1/F_z0
+    mu_x: float
+    mu_y: float
+    load_sensitivity: float  # p of s(F_z)
+    kx: float  # K_x, C_κ per newton of load
+    ky1_fz0: float  # K_y1·F_z0
+    inv_ky2_fz0: float  # 1/(K_y2·F_z0)
+    c: float  # shape factor C
+    rho_cap: float  # sliding slip ρ_cap
+    sigma_x: float  # relaxation lengths (m)
+    sigma_y: float
+    damper_x: float  # low-speed damper c = 2ζ·sqrt(k·m_corner) (N·s/m)
+    damper_y: float
+    inv_vfade2: float  # 1/v_fade²
+    trail: float  # pneumatic trail t0 (m)
+    inv_rho_t2: float  # 1/ρ_t²
+    radius: float  # loaded radius R (m)
+    rolling_resistance: float  # f_rr
+    inv_c: float  # 1/C
+    e: float  # curvature factor E
+
+
+# Positions of the fields of :class:`TireConstants` (for callers that index it).
 (
     K_INV_FZ0,
     K_MU_X,
@@ -108,7 +138,7 @@ FIELDS = tuple(
 ) = range(20)
 
 
-def constants(t: dict, static_load: float, g: float) -> tuple:
+def constants(t: dict, static_load: float, g: float) -> TireConstants:
     """The folded constants of one tire, given its definition and static load (N)."""
     fz0 = t["nominal_load_n"]
     kx = t["long_stiffness_per_load"]
@@ -120,7 +150,7 @@ def constants(t: dict, static_load: float, g: float) -> tuple:
     k_y = c_alpha / t["relaxation_length_y_m"]
     vf = t["damping_fade_speed_mps"]
     rho_t = t["trail_decay_slip"]
-    return (
+    return TireConstants(
         1.0 / fz0,
         t["mu_x"],
         t["mu_y"],
@@ -199,3 +229,164 @@ def steady_lateral(k: tuple, fz: float, surface: float, tan_alpha: float) -> tup
     fy = dy * shape(k[K_C], k[K_E], rho) * phi
     trail = k[K_T0] / (1.0 + rho * rho * k[K_INV_RHOT2])
     return fy, -trail * fy
+
+
+class PatchTerms(NamedTuple):
+    """One loaded wheel's tire terms at the start of a substep, from its deflection."""
+
+    kxs: float  # φ_x per metre of u_x
+    kys: float  # φ_y per metre of u_y
+    relax_x: float  # 1/(1 + h·|V_x|/σ_x), the implicit relaxation of u_x
+    uy_next: float  # the new lateral deflection before saturation (it does not depend on ω')
+    damper_x: float  # the low-speed dampers at this speed (0 while the patch slides)
+    damper_y: float
+    p: float  # F_x' = P + Q·ω': the longitudinal force's dependence on the new spin
+    q: float
+    ux: float  # the deflection at the start of the substep
+    uy: float
+    trail_k: float  # M_z = trail_k·F_y (minus the pneumatic trail)
+    fx0: float  # the patch spring's force at the start of the substep
+    fy0: float
+
+
+class TireForces(NamedTuple):
+    """The ``tire_forces`` stage: per wheel (FL, FR, RL, RR) the terms the wheel solve uses."""
+
+    terms: tuple  # PatchTerms per wheel, None for a wheel off the ground
+    v_x: tuple  # hub forward speed in the wheel frame (m/s)
+    v_sy: tuple  # hub lateral speed in the wheel frame (m/s)
+    rhs: list  # b_i = I/h·ω - R·P: the wheel equation's right-hand side
+    diag: list  # d_i = I/h + R·Q
+    capacity: list  # brake + rolling-resistance bound of each wheel (N·m)
+    spring: tuple  # (F_x0, F_y0) per wheel, flattened: the probe's values
+
+
+class PatchUpdate(NamedTuple):
+    """A patch after the wheel solve: new deflection and the forces over the substep."""
+
+    ux: float
+    uy: float
+    fx: float
+    fy: float
+    mz: float
+    slid: bool  # the deflection passed the sliding cap and was projected back onto it
+
+
+def patch_terms(
+    w: WheelConstants,
+    fz: float,
+    v_x: float,
+    v_sy: float,
+    ux: float,
+    uy: float,
+    surface: float,
+    h: float,
+) -> PatchTerms:
+    """The spring force of the deflected patch and the terms of its implicit update.
+
+    The longitudinal deflection's update is implicit in the relaxation and the
+    damper acts on its rate, so F_x at the end of the substep is linear in the
+    wheel's new spin, ``F_x' = P + Q·ω'``.
+    """
+    k = w.tire
+    dx, dy, kxs, kys = load_terms(k, fz, surface)
+    phx = kxs * ux
+    phy = kys * uy
+    rho = sqrt(phx * phx + phy * phy)
+    shp = shape(k.c, k.e, rho)
+    fx0 = dx * shp * phx
+    fy0 = dy * shp * phy
+    abs_v = v_x if v_x >= 0.0 else -v_x
+    if rho >= k.rho_cap * (1.0 - 1e-12):
+        cxd = 0.0
+        cyd = 0.0
+    else:
+        fade = 1.0 / (1.0 + v_x * v_x * k.inv_vfade2)
+        cxd = k.damper_x * fade
+        cyd = k.damper_y * fade
+    relax_x = 1.0 / (1.0 + abs_v * w.h_over_sigma_x)
+    relax_y = 1.0 / (1.0 + abs_v * w.h_over_sigma_y)
+    rate_x = -v_x - abs_v * ux * w.inv_sigma_x
+    q = cxd * relax_x * w.radius
+    p = fx0 + cxd * relax_x * rate_x
+    mzk = -k.trail / (1.0 + rho * rho * k.inv_rho_t2)
+    return PatchTerms(
+        kxs, kys, relax_x, relax_y * (uy - h * v_sy), cxd, cyd, p, q, ux, uy, mzk, fx0, fy0
+    )
+
+
+def sliding(t: PatchTerms) -> PatchTerms:
+    """The terms of a patch that slides: no damper (a sliding patch does not deflect further)."""
+    return t._replace(damper_x=0.0, damper_y=0.0, p=t.fx0, q=0.0)
+
+
+def forces(
+    wheels: tuple,
+    cos_w: tuple,
+    sin_w: tuple,
+    vx: float,
+    vy: float,
+    r: float,
+    omega: tuple,
+    ux: tuple,
+    uy: tuple,
+    fz: tuple,
+    surface: float,
+    caps: tuple,
+    h: float,
+) -> TireForces:
+    """The ``tire_forces`` stage: hub velocities in each wheel frame and each patch's terms."""
+    terms: list = [None, None, None, None]
+    v_xs = [0.0, 0.0, 0.0, 0.0]
+    v_sys = [0.0, 0.0, 0.0, 0.0]
+    rhs = [0.0, 0.0, 0.0, 0.0]
+    diag = [0.0, 0.0, 0.0, 0.0]
+    cap = [0.0, 0.0, 0.0, 0.0]
+    spring = [0.0] * 8
+    for i in range(4):
+        w = wheels[i]
+        c = cos_w[i]
+        s = sin_w[i]
+        hvx = vx - r * w.y
+        hvy = vy + r * w.x
+        v_x = hvx * c + hvy * s
+        v_sy = hvy * c - hvx * s
+        v_xs[i] = v_x
+        v_sys[i] = v_sy
+        f_z = fz[i]
+        if f_z > 0.0:
+            t = patch_terms(w, f_z, v_x, v_sy, ux[i], uy[i], surface, h)
+            terms[i] = t
+            rhs[i] = w.a * omega[i] - w.radius * t.p
+            diag[i] = w.a + w.radius * t.q
+            cap[i] = caps[i] + w.rolling_arm * f_z
+            spring[2 * i] = t.fx0
+            spring[2 * i + 1] = t.fy0
+        else:  # wheel off the ground: no force, the patch relaxes, the wheel spins freely
+            rhs[i] = w.a * omega[i]
+            diag[i] = w.a
+            cap[i] = caps[i]
+    return TireForces(tuple(terms), tuple(v_xs), tuple(v_sys), rhs, diag, cap, tuple(spring))
+
+
+def deflect(
+    w: WheelConstants, t: PatchTerms, omega_n: float, v_x: float, h: float, inv_h: float
+) -> PatchUpdate:
+    """The deflection after the substep with the wheel's new spin, saturated at the sliding slip.
+
+    ``u_x' = (u_x - h·V_sx)/(1 + h·|V_x|/σ_x)`` with ``V_sx = V_x - R·ω'``; past
+    ``ρ_cap`` the deflection is projected back onto it (the patch slides).
+    """
+    ux_n = t.relax_x * (t.ux + h * (w.radius * omega_n - v_x))
+    uy_n = t.uy_next
+    px = t.kxs * ux_n
+    py = t.kys * uy_n
+    r2 = px * px + py * py
+    rho_cap = w.tire.rho_cap
+    slid = r2 > rho_cap * rho_cap
+    if slid:
+        scale = rho_cap / sqrt(r2)
+        ux_n *= scale
+        uy_n *= scale
+    fy = t.fy0 + t.damper_y * (uy_n - t.uy) * inv_h
+    return PatchUpdate(ux_n, uy_n, t.p + t.q * omega_n, fy, t.trail_k * fy, slid)

@@ -32,6 +32,9 @@ coupled pair there solves the same bound on the relative speed.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+from engine import differential, tire
 from engine.state import Field
 
 WHEELS = ("FL", "FR", "RL", "RR")
@@ -55,3 +58,127 @@ def bounded_solve(
         return target, t_req, True
     t_b = capacity if t_req > 0.0 else -capacity
     return (rhs - t_b) / diag, t_b, False
+
+
+class WheelConstants(NamedTuple):
+    """One wheel's constants: contact-patch position, tire, inertia and the substep's folds."""
+
+    x: float  # patch position in the body frame (m)
+    y: float
+    tire: tire.TireConstants
+    radius: float  # R
+    inertia: float  # I (kg·m²)
+    a: float  # I/h
+    h_over_sigma_x: float  # h/σ_x
+    h_over_sigma_y: float  # h/σ_y
+    inv_sigma_x: float  # 1/σ_x
+    rolling_arm: float  # f_rr·R: rolling-resistance torque per newton of load
+
+
+def constants(
+    x: float, y: float, k: tire.TireConstants, inertia: float, h: float
+) -> WheelConstants:
+    """The constants of a wheel at (x, y) with tire ``k`` and ``inertia``, for substep ``h``."""
+    return WheelConstants(
+        x,
+        y,
+        k,
+        k.radius,
+        inertia,
+        inertia / h,
+        h / k.sigma_x,
+        h / k.sigma_y,
+        1.0 / k.sigma_x,
+        k.rolling_resistance * k.radius,
+    )
+
+
+class WheelSolution(NamedTuple):
+    """The ``wheel_solve`` stage: per wheel (FL, FR, RL, RR) and the power unit after it."""
+
+    omega: tuple  # new spins (rad/s)
+    ux: tuple  # new deflections (m)
+    uy: tuple
+    fx: tuple  # tire forces over the substep, wheel frame (N, N·m)
+    fy: tuple
+    mz: tuple
+    brake_torque: tuple  # the bounded constraint's torque (N·m)
+    held: tuple  # the constraint held the wheel exactly still
+    drive_torque: tuple  # (N·m)
+    engine_omega: float  # the power unit's new speed (rad/s)
+    clutch_torque: float  # (N·m)
+    clutch_locked: bool
+
+
+def solve(
+    wheels: tuple,
+    diff_k: tuple,
+    tf: tire.TireForces,
+    omega: tuple,
+    g: float,
+    eta: float,
+    w_e: float,
+    t_e: float,
+    j_e: float,
+    clutch_cap: float,
+    motor: bool,
+    h: float,
+    inv_h: float,
+) -> WheelSolution:
+    """The ``wheel_solve`` stage: the coupled driveline solve, then each patch's deflection.
+
+    ``omega`` are the spins at the start of the substep.
+
+    A patch that would deflect past its sliding cap while its low-speed damper
+    acts slides: all wheels are solved again with that patch undamped (a
+    sliding patch does not deflect further, so the damper sees no rate).
+    """
+    terms = list(tf.terms)
+    rhs = list(tf.rhs)
+    diag = list(tf.diag)
+    cap = tf.capacity
+    sol = differential.solve(diff_k, rhs, diag, cap, g, eta, w_e, t_e, j_e, clutch_cap, h)
+    patches = _deflect_all(wheels, terms, sol[0], tf.v_x, h, inv_h)
+    redo = False
+    for i in range(4):
+        t = terms[i]
+        if t is not None and patches[i].slid and (t.damper_x != 0.0 or t.damper_y != 0.0):
+            t = tire.sliding(t)
+            terms[i] = t
+            rhs[i] = wheels[i].a * omega[i] - wheels[i].radius * t.p
+            diag[i] = wheels[i].a
+            redo = True
+    if redo:
+        sol = differential.solve(diff_k, rhs, diag, cap, g, eta, w_e, t_e, j_e, clutch_cap, h)
+        patches = _deflect_all(wheels, terms, sol[0], tf.v_x, h, inv_h)
+    omega, t_b, held, t_d, w_e_n, t_c, c_locked, _w_out = sol
+    if not motor and w_e_n < 0.0:
+        w_e_n = 0.0  # an engine does not turn backwards
+    return WheelSolution(
+        tuple(omega),
+        tuple(p.ux for p in patches),
+        tuple(p.uy for p in patches),
+        tuple(p.fx for p in patches),
+        tuple(p.fy for p in patches),
+        tuple(p.mz for p in patches),
+        tuple(t_b),
+        tuple(held),
+        tuple(t_d),
+        w_e_n,
+        t_c,
+        c_locked,
+    )
+
+
+_AIRBORNE = tire.PatchUpdate(0.0, 0.0, 0.0, 0.0, 0.0, False)
+
+
+def _deflect_all(
+    wheels: tuple, terms: list, omega: list, v_x: tuple, h: float, inv_h: float
+) -> tuple:
+    return tuple(
+        _AIRBORNE
+        if terms[i] is None
+        else tire.deflect(wheels[i], terms[i], omega[i], v_x[i], h, inv_h)
+        for i in range(4)
+    )

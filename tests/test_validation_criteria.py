@@ -1,6 +1,7 @@
 """Each validation scenario's pass/fail criteria catch a deliberately broken model (issue 7).
 
-The breaks are monkeypatched into the engine for one test only:
+The breaks are monkeypatched into the engine for one test only (on the readable path:
+the generated fast path does not call the stage functions it inlines):
 
 * the brake as an explicit torque (no bounded constraint): it overshoots
   through zero spin, and the locked-wheel check must see chatter;
@@ -18,7 +19,7 @@ import copy
 
 import pytest
 
-from engine import differential
+from engine import differential, simulation
 from engine.definition import load_preset
 from scenarios.validation import (
     iso4138,
@@ -90,6 +91,7 @@ def test_real_brake_passes_the_locked_wheel_check():
 
 
 def test_explicit_brake_chatters_and_fails_the_locked_wheel_check(monkeypatch):
+    monkeypatch.setattr(simulation, "DEFAULT_PATH", "readable")
     monkeypatch.setattr(differential, "solve", _explicit_brake())
     s = straight_line.stop(load_preset(PRESET), abs_on=False)
     m = locked_wheels.metrics(s)
@@ -100,12 +102,14 @@ def test_explicit_brake_chatters_and_fails_the_locked_wheel_check(monkeypatch):
 def test_creeping_hold_fails_the_park(monkeypatch):
     d = load_preset(PRESET)
     assert parking.case_failures("service_30", parking.park(d, "service_30")) == []
+    monkeypatch.setattr(simulation, "DEFAULT_PATH", "readable")
     monkeypatch.setattr(differential, "solve", _creeping_hold)
     fails = parking.case_failures("service_30", parking.park(d, "service_30"))
     assert fails and any("drift" in f or "moving" in f for f in fails), fails
 
 
 def test_explicit_brake_fails_the_timestep_sweep(monkeypatch):
+    monkeypatch.setattr(simulation, "DEFAULT_PATH", "readable")
     monkeypatch.setattr(differential, "solve", _explicit_brake())
     r = timestep_sweep.run(load_preset(PRESET), substeps=(250,), hosts=(30,))
     assert timestep_sweep.failures(r)

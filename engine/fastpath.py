@@ -1,0 +1,943 @@
+"""The fast path: the substep's stages specialised to one simulation's definition, as code.
+
+:func:`build` writes the source of one function, ``run(sim, host, n)``, that
+advances ``sim`` by ``n`` substeps of one host step, and compiles it. The
+source follows the stages of :data:`engine.simulation.STAGES` (the readable
+path, which stays the source of truth) operation for operation, so both give
+the same bits; what differs is only how the work is laid out:
+
+* every constant of the definition is folded into the text as the ``repr`` of
+  its float (which reads back to the same double), and a constant
+  subexpression is folded only where the readable path computes it from
+  constants alone, in the same order (``I/h``, ``h/σ``, ``τ + h``...);
+* the per-wheel loops are unrolled, the state lives in local variables for
+  the whole host step (written back to ``sim.state`` at its end, and before
+  any error is raised), and the small stage functions are inlined;
+* what a definition does not have is left out (the engine's no-reverse clamp
+  for a motor, the gearbox's schedule for a manual box, the limited-slip
+  block of an open or locked axle).
+
+The text is built only from fixed templates in this module and numbers
+rendered by :func:`num` (``repr`` of a float or an int): nothing of a
+definition's strings reaches it, since a verifier runs strangers'
+definitions. The gearbox's shifts, the electric motor's torque and the
+strict math functions are called, not copied: branchy or shared, and cheap
+beside the tire. ``tests/test_fastpath.py`` replays recordings and random
+drives through both paths and lints the generated text with the strict-float
+lint (ADR 0130).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from math import ceil, isfinite, sqrt
+
+from engine import assists, differential, gearbox, powertrain, smath
+from engine.telemetry import Derived
+from engine.vehicle_layout import (
+    I_AX,
+    I_AY,
+    I_DC_FL,
+    I_DC_FR,
+    I_ENGINE,
+    I_GEAR,
+    I_HC,
+    I_HS,
+    I_LAST_REQ,
+    I_OMEGA,
+    I_PITCH,
+    I_PITCH_RATE,
+    I_R,
+    I_ROLL,
+    I_ROLL_RATE,
+    I_SHIFT,
+    I_SHIFT_UP,
+    I_THROTTLE,
+    I_UX,
+    I_UY,
+    I_VX,
+    I_VY,
+    I_X,
+    I_Y,
+    I_YAW,
+    LAYOUT,
+)
+
+WHEELS = range(4)
+
+
+class Unfoldable(ValueError):
+    """A constant of the definition is not finite (an extreme value): it has no literal, and
+    the simulation runs the readable stages instead."""
+
+
+def num(v: float | int) -> str:
+    """A number as source text that reads back to the same value (negative in parentheses)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"fast path: only numbers are folded into the code, not {type(v)!r}")
+    if isinstance(v, float) and not isfinite(v):
+        raise Unfoldable(f"fast path: cannot fold the non-finite constant {v!r}")
+    text = repr(v)
+    return f"({text})" if text.startswith("-") else text
+
+
+# The state slots, as (local variable, layout index): loaded at the start of a host step,
+# written back at its end.
+def _slots() -> tuple:
+    out = [
+        ("x", I_X),
+        ("y", I_Y),
+        ("yaw", I_YAW),
+        ("hc", I_HC),
+        ("hs", I_HS),
+        ("vx", I_VX),
+        ("vy", I_VY),
+        ("r", I_R),
+        ("ax", I_AX),
+        ("ay", I_AY),
+        ("roll", I_ROLL),
+        ("roll_rate", I_ROLL_RATE),
+        ("pitch", I_PITCH),
+        ("pitch_rate", I_PITCH_RATE),
+        ("dc_fl", I_DC_FL),
+        ("dc_fr", I_DC_FR),
+    ]
+    for i in WHEELS:
+        out += [(f"w{i}", I_OMEGA[i]), (f"ux{i}", I_UX[i]), (f"uy{i}", I_UY[i])]
+    out += [
+        ("theta", I_THROTTLE),
+        ("w_e", I_ENGINE),
+        ("gear", I_GEAR),
+        ("shift", I_SHIFT),
+        ("shift_up", I_SHIFT_UP),
+        ("last_req", I_LAST_REQ),
+    ]
+    return tuple(out)
+
+
+SLOTS = _slots()
+INT_SLOTS = ("gear", "shift", "shift_up", "last_req")
+
+
+def _indent(text: str, n: int) -> str:
+    pad = " " * n
+    return "".join(pad + line if line.strip() else line for line in text.splitlines(True))
+
+
+# ---------------------------------------------------------------------------- templates
+HEAD = """\
+def run(sim, host, n):
+    st = sim.state
+{load}
+    geo = sim.geometry
+    geo_steer = geo.steer
+    (d_fl, c_fl, s_fl), (d_fr, c_fr, s_fr), (d_rl, c2, s2), (d_rr, c3, s3) = geo.angles
+    jack = geo.jack
+    tan_d_l = geo.tan_delta_over_l
+    caps0, caps1, caps2, caps3 = host.capacities
+    pedal = host.pedal
+    braking = host.braking
+    gear_req = host.gear_request
+    abs_on = host.abs_on
+    tc_on = host.tc_on
+    esc_on = host.esc_on
+    steer_in = host.steer
+    sa_on = host.steer_assist_on and steer_in != 0.0
+    sa = sim.steer_assist_scale
+    tick = sim.tick
+    try:
+        for _ in range(n):
+"""
+
+STEERING = """\
+# steering
+if sa_on:
+    delta = steer_in * {max_angle}
+    ad = delta if delta >= 0.0 else -delta
+    if ad == 0.0:
+        sa = 1.0
+    else:
+        v = sqrt(vx * vx + vy * vy)
+        v = v if v > {v_min} else {v_min}
+        v = ceil(v / {v_step}) * {v_step}
+        cap_sa = {wb_lat} / (v * v)
+        sa = 1.0 if cap_sa >= ad else cap_sa / ad
+    if steer_in * sa != geo_steer:
+        geo = sim.steer_to(steer_in * sa)
+        geo_steer = geo.steer
+        (d_fl, c_fl, s_fl), (d_fr, c_fr, s_fr), (d_rl, c2, s2), (d_rr, c3, s3) = geo.angles
+        jack = geo.jack
+        tan_d_l = geo.tan_delta_over_l
+d2 = dc_fl * dc_fl
+cd = 1.0 - d2 * (0.5 - d2 * (1.0 / 24.0))
+sd = dc_fl * (1.0 - d2 * (1.0 / 6.0 - d2 * (1.0 / 120.0)))
+c0 = c_fl * cd - s_fl * sd
+s0 = s_fl * cd + c_fl * sd
+d2 = dc_fr * dc_fr
+cd = 1.0 - d2 * (0.5 - d2 * (1.0 / 24.0))
+sd = dc_fr * (1.0 - d2 * (1.0 / 6.0 - d2 * (1.0 / 120.0)))
+c1 = c_fr * cd - s_fr * sd
+s1 = s_fr * cd + c_fr * sd
+"""
+
+LOAD_TRANSFER = """\
+# load_transfer
+v2 = vx * vx
+drag = {neg_drag} * vx * abs(vx)
+down_f = {down_f} * v2
+down_r = {down_r} * v2
+long_k = {neg_long_b} if ax < 0.0 else {neg_long_d}
+d_long = 0.5 * (long_k * ax + {k3} * pitch + {k4} * pitch_rate)
+d_f = {k5} * ay + {k6} * roll + {k7} * roll_rate
+d_r = {k8} * ay + {k9} * roll + {k10} * roll_rate
+base_f = {s_f} + d_long + 0.5 * down_f
+base_r = {s_r} - d_long + 0.5 * down_r
+fz0 = base_f - d_f + jack
+if fz0 < 0.0:
+    fz0 = 0.0
+fz1 = base_f + d_f - jack
+if fz1 < 0.0:
+    fz1 = 0.0
+fz2 = base_r - d_r - jack
+if fz2 < 0.0:
+    fz2 = 0.0
+fz3 = base_r + d_r + jack
+if fz3 < 0.0:
+    fz3 = 0.0
+"""
+
+TIRE = """\
+# tire_forces, wheel {i}
+hvx = vx - r * {y}
+hvy = vy + r * {x}
+v_x{i} = hvx * c{i} + hvy * s{i}
+v_sy{i} = hvy * c{i} - hvx * s{i}
+if fz{i} > 0.0:
+    loaded{i} = True
+    scale = {surface} * (1.0 + {pdmu} * (fz{i} * {inv_fz0} - 1.0)) * fz{i}
+    dx = {mu_x} * scale
+    dy = {mu_y} * scale
+    q = fz{i} * {inv_ky2}
+    c_alpha = {ky1} * 2.0 * q / (1.0 + q * q)
+    kxs{i} = {kx} * fz{i} * {inv_c} / (dx * {sig_x})
+    kys{i} = c_alpha * {inv_c} / (dy * {sig_y})
+    phx = kxs{i} * ux{i}
+    phy = kys{i} * uy{i}
+    rho = sqrt(phx * phx + phy * phy)
+    if rho < 1e-9:
+        shp = {c}
+    else:
+        shp = sin({c} * atan(rho - {e} * (rho - atan(rho)))) / rho
+    sfx{i} = dx * shp * phx
+    sfy{i} = dy * shp * phy
+    abs_v = v_x{i} if v_x{i} >= 0.0 else -v_x{i}
+    if rho >= {rho_tol}:
+        cxd{i} = 0.0
+        cyd{i} = 0.0
+    else:
+        fade = 1.0 / (1.0 + v_x{i} * v_x{i} * {inv_vf2})
+        cxd{i} = {damper_x} * fade
+        cyd{i} = {damper_y} * fade
+    relax_x{i} = 1.0 / (1.0 + abs_v * {h_sx})
+    uyr{i} = 1.0 / (1.0 + abs_v * {h_sy}) * (uy{i} - {h} * v_sy{i})
+    q{i} = cxd{i} * relax_x{i} * {rad}
+    p{i} = sfx{i} + cxd{i} * relax_x{i} * (-v_x{i} - abs_v * ux{i} * {inv_sx})
+    mzk{i} = {neg_t0} / (1.0 + rho * rho * {inv_rt2})
+    b{i} = {a} * w{i} - {rad} * p{i}
+    dg{i} = {a} + {rad} * q{i}
+    cap{i} = caps{i} + {rr_arm} * fz{i}
+else:
+    loaded{i} = False
+    b{i} = {a} * w{i}
+    dg{i} = {a}
+    cap{i} = caps{i}
+"""
+
+ASSISTS = """\
+# assists
+speed = sqrt(vx * vx + vy * vy)
+esc_err = 0.0
+esc_t = 0.0
+esc_w = -1
+esc_f = 1.0
+tc_f = 1.0
+a0 = a1 = a2 = a3 = 1.0
+if esc_on:
+    r_ref = vx * tan_d_l
+    avx = vx if vx >= 0.0 else -vx
+    if avx > 0.1:
+        lim = {esc_mu_g} / avx
+        if r_ref > lim:
+            r_ref = lim
+        elif r_ref < -lim:
+            r_ref = -lim
+    esc_err = r - r_ref
+    if r_ref > {esc_ref_min} or (r_ref >= {esc_neg_ref_min} and r > 0.0):
+        sense = 1.0
+    elif r_ref < {esc_neg_ref_min} or r < 0.0:
+        sense = -1.0
+    else:
+        sense = 0.0
+    if sense != 0.0:
+        excess = sense * esc_err
+        mag = excess if excess >= 0.0 else -excess
+        if not mag <= {esc_dead}:
+            over = mag - {esc_dead}
+            esc_t = {esc_gain} * over
+            if esc_t > {esc_t_max}:
+                esc_t = {esc_t_max}
+            if excess > 0.0:
+                esc_w = 1 if sense > 0.0 else 0
+            else:
+                esc_w = 2 if sense > 0.0 else 3
+            f = 1.0 - {esc_cut} * over
+            esc_f = f if f > 0.0 else 0.0
+    if esc_w == 0:
+        cap0 += esc_t
+    elif esc_w == 1:
+        cap1 += esc_t
+    elif esc_w == 2:
+        cap2 += esc_t
+    elif esc_w == 3:
+        cap3 += esc_t
+if abs_on:
+    if not speed < {abs_min_speed}:
+{abs_wheels}
+    cap0 *= a0
+    cap1 *= a1
+    cap2 *= a2
+    cap3 *= a3
+if tc_on:
+    worst = -1.0e30
+{tc_wheels}
+    if not worst <= {tc_target}:
+        f = 1.0 - (worst - {tc_target}) * {tc_slope}
+        tc_f = f if f > {tc_floor} else {tc_floor}
+"""
+
+ABS_WHEEL = """\
+av = v_x{i} if v_x{i} >= 0.0 else -v_x{i}
+slip = (v_x{i} - {rad} * w{i}) / (av if av > 0.5 else 0.5)
+if v_x{i} < 0.0:
+    slip = -slip
+if slip > {abs_target}:
+    f = 1.0 - (slip - {abs_target}) * {abs_slope}
+    a{i} = f if f > {abs_floor} else {abs_floor}
+"""
+
+TC_WHEEL = """\
+av = v_x{i} if v_x{i} >= 0.0 else -v_x{i}
+slip = ({rad} * w{i} - v_x{i}) / (av if av > 0.5 else 0.5)
+if v_x{i} < 0.0:
+    slip = -slip
+if slip > worst:
+    worst = slip
+"""
+
+# The automatic's common substep, no request and no shift running: the schedule keeps the gear
+# (engine.gearbox.update then returns the state as it is); anything else goes to the update.
+AUTOMATIC_STAYS = """\
+wo = {wt0} * w0 + {wt1} * w1 + {wt2} * w2 + {wt3} * w3
+wa = wo if wo >= 0.0 else -wo
+if gear <= 0:
+    stays = True
+elif not braking:
+    n_e = OVERALL[gear - 1] * wa
+    stays = not (gear < {n_gears} and n_e > {up_l} + pedal * {up_span})
+    if stays and gear > 1:
+        stays = not (n_e < {dn_l} + pedal * {dn_span})
+        if stays:
+            stays = not (pedal >= {kd_th} and OVERALL[gear - 2] * wa < {kd_w})
+else:
+    stays = gear <= 1 or not OVERALL[0] * wa < {dn_l}
+"""
+
+DRIVETRAIN = """\
+# drivetrain
+{automatic_stays}if {gearbox_busy}:
+    gear_n, shift_n, shift_up_n, last_req_n = gearbox_update(
+        GEARBOX_K,
+        gear,
+        shift,
+        shift_up,
+        last_req,
+        gear_req,
+        {wt0} * w0 + {wt1} * w1 + {wt2} * w2 + {wt3} * w3,
+        pedal,
+        braking,
+    )
+else:
+    gear_n, shift_n, shift_up_n, last_req_n = gear, shift, shift_up, last_req
+if shift_n <= 0:
+    cf = 1.0
+elif shift_n >= {ramp}:
+    cf = 0.0
+else:
+    cf = ({ramp} - shift_n) / {ramp}
+command = pedal * tc_f * esc_f
+if shift_up_n != 0 and shift_n > 0:
+    command = command * cf
+theta_n = theta + (command - theta) * {h} / {tau_h}
+{torque}
+g = OVERALL[gear_n - 1] if gear_n > 0 else ({reverse} if gear_n < 0 else 0.0)
+{capacity}
+"""
+
+MOTOR_TORQUE = """\
+t_e, th_used = pu_torque(POWER_UNIT_K, w_e, theta_n)
+"""
+
+ENGINE_TORQUE = """\
+gov = {gov_k} * ({w_idle} - w_e)
+th_used = theta_n if theta_n >= gov else gov
+if th_used > 1.0:
+    th_used = 1.0
+if w_e > {w_red}:
+    cut = 1.0 - (w_e - {w_red}) * {inv_band}
+    th_used *= cut if cut > 0.0 else 0.0
+{full_load}
+if w_e <= 0.0:
+    drag_e = 0.0
+elif w_e < {w_idle}:
+    drag_e = {neg_drag_idle} * w_e / {w_idle}
+else:
+    drag_e = -({drag_idle} + {drag_slope} * (w_e - {w_idle}))
+t_e = th_used * full + (1.0 - th_used) * drag_e
+"""
+
+RIGID_CLUTCH = """\
+c_cap = {max_torque} if cf > 0.0 else 0.0
+"""
+
+CLUTCH = """\
+e = (w_e - {w_open}) * {inv_span}
+if e <= 0.0:
+    c_cap = 0.0
+else:
+    span = theta_n if theta_n > {s0} else {s0}
+    if e >= span:
+        c_cap = {max_torque} * cf
+    else:
+        c_cap = {max_torque} * (e / span) * cf
+"""
+
+
+def full_load_source(w: tuple, t: tuple, slopes: tuple) -> str:
+    """The engine's full-load curve lookup of :func:`engine.powertrain.torque`, unrolled."""
+    n = len(w) - 1
+    out = f"if w_e <= {num(w[0])}:\n    full = {num(t[0])}\n"
+    out += f"elif w_e >= {num(w[n])}:\n    full = {num(t[n])}\n"
+    for i in range(n - 1):
+        out += f"elif not w_e > {num(w[i + 1])}:\n"
+        out += f"    full = {num(t[i])} + {num(slopes[i])} * (w_e - {num(w[i])})\n"
+    i = n - 1
+    return out + f"else:\n    full = {num(t[i])} + {num(slopes[i])} * (w_e - {num(w[i])})"
+
+
+def drivetrain_parts(sim: object) -> dict:
+    """The power unit's torque and the clutch's capacity, as text for ``sim``'s drivetrain."""
+    pk = sim.drive_k.power_unit
+    ck = sim.drive_k.clutch
+    if pk[0] == "engine":
+        _, w_idle, w_red, _j, _tau, w, t, slopes, drag_idle, drag_slope, gov_k, inv_band = pk
+        torque = ENGINE_TORQUE.format(
+            gov_k=num(gov_k),
+            w_idle=num(w_idle),
+            w_red=num(w_red),
+            inv_band=num(inv_band),
+            full_load=full_load_source(w, t, slopes),
+            neg_drag_idle=num(-drag_idle),
+            drag_idle=num(drag_idle),
+            drag_slope=num(drag_slope),
+        )
+    else:
+        torque = MOTOR_TORQUE
+    max_torque, w_open, inv_span, s0 = ck
+    if inv_span == 0.0:
+        capacity = RIGID_CLUTCH.format(max_torque=num(max_torque))
+    else:
+        capacity = CLUTCH.format(
+            max_torque=num(max_torque), w_open=num(w_open), inv_span=num(inv_span), s0=num(s0)
+        )
+    return {"torque": torque.rstrip("\n"), "capacity": capacity.rstrip("\n")}
+
+
+# The coupled driveline solve of engine.differential.solve, unrolled over the driveline tree.
+CLUTCH_SOLVE = """\
+if g == 0.0 or c_cap <= 0.0:
+    t_c = 0.0
+    c_locked = False
+else:
+{merged}
+    if -c_cap <= t_e <= c_cap:
+        t = t_e
+    else:
+        t = c_cap if t_e > 0.0 else -c_cap
+    eg = {eta} * g
+    egg = eg * g
+    prev = -1
+    for _ in range({max_iter}):
+        modes = 0
+        num = w_e + {h_over_j} * t_e
+        den = {h_over_j}
+{modes}
+        t = num / den
+        if modes == prev:
+            break
+        prev = modes
+    if -c_cap <= t <= c_cap:
+        t_c = t
+        c_locked = True
+    else:
+        t_c = c_cap if t > 0.0 else -c_cap
+        c_locked = False
+t_out = {eta} * g * t_c
+xd0 = {wt0} * t_out
+xd1 = {wt1} * t_out
+xd2 = {wt2} * t_out
+xd3 = {wt3} * t_out
+"""
+
+CLUTCH_MODE = """\
+req = {b} + eg * {kj} * t
+if not -{c} <= req <= {c}:
+    if req > 0.0:
+        modes += {bit}
+        tb = {c}
+    else:
+        modes += {bit2}
+        tb = -{c}
+    inv = {kj} / {d}
+    num -= g * ({b} - tb) * inv
+    den += egg * {kj} * inv
+"""
+
+LSD_SIDE = """\
+req = b{i} + xd{i}
+if -cap{i} <= req <= cap{i}:
+    w{side} = 0.0
+    g{side} = 0.0
+else:
+    w{side} = (req - (cap{i} if req > 0.0 else -cap{i})) / dg{i}
+    g{side} = 1.0 / dg{i}
+"""
+
+LSD = """\
+if gl + gr != 0.0:
+    t_req = (wl - wr) / (gl + gr)
+    axle_in = xd{l} + xd{r}
+    lim = {pre} + ({pr} if axle_in >= 0.0 else {cr}) * (axle_in if axle_in >= 0.0 else -axle_in)
+    t = t_req if -lim <= t_req <= lim else (lim if t_req > 0.0 else -lim)
+    xd{l} = xd{l} - t
+    xd{r} = xd{r} + t
+"""
+
+BODY_ONE = """\
+req = b{i} + xd{i}
+if -cap{i} <= req <= cap{i}:
+    tb{i} = req
+    held{i} = True
+    wn{i} = 0.0
+else:
+    tb = cap{i} if req > 0.0 else -cap{i}
+    wn{i} = (req - tb) / dg{i}
+    tb{i} = tb
+    held{i} = False
+    w_out += {kj} * wn{i}
+"""
+
+BODY_PAIR = """\
+cj = cap{i} + cap{j}
+req = (b{i} + b{j}) + (xd{i} + xd{j})
+if -cj <= req <= cj:
+    w = 0.0
+    tb = req
+    hd = True
+else:
+    tb = cj if req > 0.0 else -cj
+    w = (req - tb) / (dg{i} + dg{j})
+    hd = False
+tb{i} = tb * (cap{i} / cj if cj > 0.0 else 0.5)
+tb{j} = tb - tb{i}
+wn{i} = wn{j} = w
+held{i} = held{j} = hd
+xd{i} = dg{i} * w - b{i} + tb{i}
+xd{j} = dg{j} * w - b{j} + tb{j}
+w_out += {kj} * w
+"""
+
+ENGINE_SPEED = """\
+if c_locked:
+    w_e_n = g * w_out
+else:
+    w_e_n = w_e + {h_over_j} * (t_e - t_c)
+"""
+
+
+def solve_source(sim: object) -> str:
+    """The text of the coupled driveline solve for ``sim``'s driveline tree."""
+    dk = sim.drive_k.layout
+    h_over_j = num(sim.h / sim.engine_inertia)
+    eta = num(sim.drive_k.gearbox.efficiency)
+    merged = ""
+    modes = ""
+    bit = 1
+    for n in dk.driven:
+        idx, kj = dk.bodies[n]
+        bit *= 4
+        if len(idx) == 1:
+            i = idx[0]
+            b, d, c = f"b{i}", f"dg{i}", f"cap{i}"
+        else:
+            i, j = idx
+            merged += f"bm{n} = b{i} + b{j}\ndm{n} = dg{i} + dg{j}\ncm{n} = cap{i} + cap{j}\n"
+            b, d, c = f"bm{n}", f"dm{n}", f"cm{n}"
+        modes += CLUTCH_MODE.format(b=b, d=d, c=c, kj=num(kj), bit=str(bit), bit2=str(2 * bit))
+    out = CLUTCH_SOLVE.format(
+        merged=_indent(merged, 4) if merged else "    pass",
+        eta=eta,
+        max_iter=str(differential.MAX_ITER),
+        h_over_j=h_over_j,
+        modes=_indent(modes, 8),
+        wt0=num(dk.weights[0]),
+        wt1=num(dk.weights[1]),
+        wt2=num(dk.weights[2]),
+        wt3=num(dk.weights[3]),
+    )
+    for left, right, pre, pr, cr in dk.lsds:
+        out += LSD_SIDE.format(i=str(left), side="l") + LSD_SIDE.format(i=str(right), side="r")
+        out += LSD.format(l=str(left), r=str(right), pre=num(pre), pr=num(pr), cr=num(cr))
+    out += "w_out = 0.0\n"
+    for idx, kj in dk.bodies:
+        if len(idx) == 1:
+            out += BODY_ONE.format(i=str(idx[0]), kj=num(kj))
+        else:
+            out += BODY_PAIR.format(i=str(idx[0]), j=str(idx[1]), kj=num(kj))
+    return out + ENGINE_SPEED.format(h_over_j=h_over_j)
+
+
+# The deflection update of one patch after the solve (both solves use it).
+DEFLECT = """\
+if loaded{i}:
+    uxn{i} = relax_x{i} * (ux{i} + {h} * ({rad} * wn{i} - v_x{i}))
+    uyn{i} = uyr{i}
+    px = kxs{i} * uxn{i}
+    py = kys{i} * uyn{i}
+    r2 = px * px + py * py
+    slid{i} = r2 > {rho_cap2}
+    if slid{i}:
+        scale = {rho_cap} / sqrt(r2)
+        uxn{i} *= scale
+        uyn{i} *= scale
+    fx{i} = p{i} + q{i} * wn{i}
+    fy{i} = sfy{i} + cyd{i} * (uyn{i} - uy{i}) * {inv_h}
+    mz{i} = mzk{i} * fy{i}
+else:
+    slid{i} = False
+    uxn{i} = uyn{i} = fx{i} = fy{i} = mz{i} = 0.0
+"""
+
+# A patch that slid while its damper acted slides: undamped, then every wheel is solved again.
+SLIDE = """\
+if slid{i} and (cxd{i} != 0.0 or cyd{i} != 0.0):
+    cxd{i} = 0.0
+    cyd{i} = 0.0
+    p{i} = sfx{i}
+    q{i} = 0.0
+    b{i} = {a} * w{i} - {rad} * p{i}
+    dg{i} = {a}
+    redo = True
+"""
+
+BODY = """\
+# body_integration
+fbx0 = fx0 * c0 - fy0 * s0
+fby0 = fx0 * s0 + fy0 * c0
+fbx1 = fx1 * c1 - fy1 * s1
+fby1 = fx1 * s1 + fy1 * c1
+fbx2 = fx2 * c2 - fy2 * s2
+fby2 = fx2 * s2 + fy2 * c2
+fbx3 = fx3 * c3 - fy3 * s3
+fby3 = fx3 * s3 + fy3 * c3
+m_z = 0.0 + ({x0} * fby0 - {y0} * fbx0 + mz0) + ({x1} * fby1 - {y1} * fbx1 + mz1)
+m_z = m_z + ({x2} * fby2 - {y2} * fbx2 + mz2) + ({x3} * fby3 - {y3} * fbx3 + mz3)
+fxs = (drag + fbx0 + fbx1 + fbx2 + fbx3) * {inv_m}
+fys = (0.0 + fby0 + fby1 + fby2 + fby3) * {inv_m}
+dvx = fxs + ({gx} * hc + {gy} * hs) + r * vy
+dvy = fys + ({gy} * hc - {gx} * hs) - r * vx
+dr = m_z * {inv_iz}
+vx_n = vx + {h} * dvx
+vy_n = vy + {h} * dvy
+r_n = r + {h} * dr
+d = {h} * r_n
+d2 = d * d
+cd = 1.0 - d2 * (0.5 - d2 * (1.0 / 24.0 - d2 * (1.0 / 720.0)))
+sd = d * (1.0 - d2 * (1.0 / 6.0 - d2 * (1.0 / 120.0 - d2 * (1.0 / 5040.0))))
+nc = hc * cd - hs * sd
+ns = hs * cd + hc * sd
+inv = 1.0 / sqrt(nc * nc + ns * ns)
+hc = nc * inv
+hs = ns * inv
+roll_rate = roll_rate + {h} * ({sk0} * fys - {sk1} * roll - {sk2} * roll_rate)
+roll = roll + {h} * roll_rate
+pitch_rate = pitch_rate + {h} * (
+    ({neg_sk3} if fxs < 0.0 else {neg_sk4}) * fxs - {sk5} * pitch - {sk6} * pitch_rate
+)
+pitch = pitch + {h} * pitch_rate
+x = x + {h} * (vx_n * hc - vy_n * hs)
+y = y + {h} * (vx_n * hs + vy_n * hc)
+yaw = yaw + {h} * r_n
+dc_fl = dc_fl + ({compliance} * mz0 - dc_fl) * {h} / {tau_c_h}
+dc_fr = dc_fr + ({compliance} * mz1 - dc_fr) * {h} / {tau_c_h}
+vx = vx_n
+vy = vy_n
+r = r_n
+ax = fxs
+ay = fys
+w0, ux0, uy0 = wn0, uxn0, uyn0
+w1, ux1, uy1 = wn1, uxn1, uyn1
+w2, ux2, uy2 = wn2, uxn2, uyn2
+w3, ux3, uy3 = wn3, uxn3, uyn3
+theta = theta_n
+w_e = w_e_n
+gear, shift, shift_up, last_req = gear_n, shift_n, shift_up_n, last_req_n
+tick += 1
+if not isfinite(
+    x + y + yaw + hc + hs + vx + vy + r + ax + ay + roll + roll_rate + pitch + pitch_rate
+    + dc_fl + dc_fr + w0 + ux0 + uy0 + w1 + ux1 + uy1 + w2 + ux2 + uy2 + w3 + ux3 + uy3
+    + theta + w_e
+):
+    # a non-finite value (or a sum that overflowed): the state as it is, named if it is bad
+{store}
+    sim.tick = tick
+    LAYOUT.check_finite(st, "tick " + str(tick))
+"""
+
+TAIL = """\
+    except BaseException:
+{store8}
+        sim.tick = tick
+        raise
+{store4}
+    sim.tick = tick
+    sim.steer_assist_scale = sa
+    sim.derived = Derived(
+        (fz0, fz1, fz2, fz3), (fx0, fx1, fx2, fx3), (fy0, fy1, fy2, fy3), (mz0, mz1, mz2, mz3),
+        (tb0, tb1, tb2, tb3), (cap0, cap1, cap2, cap3), (held0, held1, held2, held3),
+        (xd0, xd1, xd2, xd3),
+        (v_x0, v_x1, v_x2, v_x3), (v_sy0, v_sy1, v_sy2, v_sy3), dvx, dvy, dr, t_e, t_c,
+        c_locked, th_used, (a0, a1, a2, a3), tc_f, esc_err, esc_t, esc_w, sa,
+    )
+"""
+
+
+# ---------------------------------------------------------------------------- the builder
+def _wheel_constants(sim: object, i: int) -> dict:
+    w = sim.wheels[i]
+    k = w.tire
+    return {
+        "i": str(i),
+        "x": num(w.x),
+        "y": num(w.y),
+        "surface": num(sim.surface),
+        "pdmu": num(k.load_sensitivity),
+        "inv_fz0": num(k.inv_fz0),
+        "mu_x": num(k.mu_x),
+        "mu_y": num(k.mu_y),
+        "inv_ky2": num(k.inv_ky2_fz0),
+        "ky1": num(k.ky1_fz0),
+        "kx": num(k.kx),
+        "inv_c": num(k.inv_c),
+        "sig_x": num(k.sigma_x),
+        "sig_y": num(k.sigma_y),
+        "c": num(k.c),
+        "e": num(k.e),
+        "rho_tol": num(k.rho_cap * (1.0 - 1e-12)),
+        "rho_cap": num(k.rho_cap),
+        "rho_cap2": num(k.rho_cap * k.rho_cap),
+        "inv_vf2": num(k.inv_vfade2),
+        "damper_x": num(k.damper_x),
+        "damper_y": num(k.damper_y),
+        "h_sx": num(w.h_over_sigma_x),
+        "h_sy": num(w.h_over_sigma_y),
+        "inv_sx": num(w.inv_sigma_x),
+        "rad": num(w.radius),
+        "neg_t0": num(-k.trail),
+        "inv_rt2": num(k.inv_rho_t2),
+        "a": num(w.a),
+        "rr_arm": num(w.rolling_arm),
+        "h": num(sim.h),
+        "inv_h": num(sim.inv_h),
+    }
+
+
+def source(sim: object) -> str:
+    """The source of ``run(sim, host, n)`` for ``sim``'s definition and rates."""
+    h = sim.h
+    lk = sim.load_k
+    ak = sim.assist_k
+    sk = sim.suspension_k
+    stk = sim.steer_k
+    dk = sim.drive_k
+    gk = dk.gearbox
+    weights = dk.layout.weights
+    wheel_k = [_wheel_constants(sim, i) for i in WHEELS]
+    sub = STEERING.format(
+        v_min=num(assists.V_STEER_MIN),
+        v_step=num(assists.V_STEER_STEP),
+        wb_lat=num(sim.wheelbase * ak.steer_lat_accel),
+        max_angle=num(stk.max_angle),
+    )
+    sub += LOAD_TRANSFER.format(
+        neg_drag=num(-sim.aero_k.drag),
+        down_f=num(sim.aero_k.down_front),
+        down_r=num(sim.aero_k.down_rear),
+        neg_long_b=num(-(lk.long_braking + lk.long_unsprung)),
+        neg_long_d=num(-(lk.long_driving + lk.long_unsprung)),
+        k3=num(lk.pitch_stiffness),
+        k4=num(lk.pitch_damping),
+        k5=num(lk.lat_front),
+        k6=num(lk.roll_stiffness_front),
+        k7=num(lk.roll_damping_front),
+        k8=num(lk.lat_rear),
+        k9=num(lk.roll_stiffness_rear),
+        k10=num(lk.roll_damping_rear),
+        s_f=num(sim.static_loads[0]),
+        s_r=num(sim.static_loads[2]),
+    )
+    for i in WHEELS:
+        sub += TIRE.format(**wheel_k[i])
+    abs_k = {
+        "abs_target": num(ak.abs.slip_target),
+        "abs_slope": num(ak.abs.slope),
+        "abs_floor": num(ak.abs.floor),
+    }
+    sub += ASSISTS.format(
+        esc_mu_g=num(ak.esc.mu_g),
+        esc_ref_min=num(assists.ESC_REF_MIN),
+        esc_neg_ref_min=num(-assists.ESC_REF_MIN),
+        esc_dead=num(ak.esc.dead_band),
+        esc_gain=num(ak.esc.gain),
+        esc_t_max=num(ak.esc.max_torque),
+        esc_cut=num(ak.esc.throttle_cut),
+        abs_min_speed=num(ak.abs.min_speed),
+        abs_wheels=_indent("".join(ABS_WHEEL.format(**wheel_k[i], **abs_k) for i in WHEELS), 8),
+        tc_wheels=_indent("".join(TC_WHEEL.format(**wheel_k[i]) for i in sim.driven), 4),
+        tc_target=num(ak.tc.slip_target),
+        tc_slope=num(ak.tc.slope),
+        tc_floor=num(ak.tc.floor),
+    )
+    automatic_stays = ""
+    busy = "shift != 0 or gear_req != last_req"
+    if gk.kind == "automatic":
+        up_l, up_f, dn_l, dn_f, kd_th, kd_w = gk.schedule
+        automatic_stays = AUTOMATIC_STAYS.format(
+            wt0=num(weights[0]),
+            wt1=num(weights[1]),
+            wt2=num(weights[2]),
+            wt3=num(weights[3]),
+            n_gears=num(gk.n_gears),
+            up_l=num(up_l),
+            up_span=num(up_f - up_l),
+            dn_l=num(dn_l),
+            dn_span=num(dn_f - dn_l),
+            kd_th=num(kd_th),
+            kd_w=num(kd_w),
+        )
+        busy += " or not stays"
+    sub += DRIVETRAIN.format(
+        automatic_stays=automatic_stays,
+        **drivetrain_parts(sim),
+        ramp=num(gk.ramp_ticks),
+        reverse=num(gk.reverse),
+        gearbox_busy=busy,
+        wt0=num(weights[0]),
+        wt1=num(weights[1]),
+        wt2=num(weights[2]),
+        wt3=num(weights[3]),
+        h=num(h),
+        tau_h=num(dk.power_unit[4] + h),
+    )
+    solve = solve_source(sim)
+    sub += solve
+    sub += "".join(DEFLECT.format(**wheel_k[i]) for i in WHEELS)
+    sub += "redo = False\n" + "".join(SLIDE.format(**wheel_k[i]) for i in WHEELS)
+    sub += "if redo:\n" + _indent(solve, 4)
+    sub += _indent("".join(DEFLECT.format(**wheel_k[i]) for i in WHEELS), 4)
+    if not dk.motor:
+        sub += "if w_e_n < 0.0:\n    w_e_n = 0.0  # an engine does not turn backwards\n"
+    store = "".join(f"st[{index}] = {name}\n" for name, index in SLOTS).rstrip("\n")
+    sub += BODY.format(
+        store=_indent(store, 4),
+        x0=wheel_k[0]["x"],
+        y0=wheel_k[0]["y"],
+        x1=wheel_k[1]["x"],
+        y1=wheel_k[1]["y"],
+        x2=wheel_k[2]["x"],
+        y2=wheel_k[2]["y"],
+        x3=wheel_k[3]["x"],
+        y3=wheel_k[3]["y"],
+        inv_m=num(sim.inv_m),
+        inv_iz=num(sim.inv_iz),
+        gx=num(sim.g_world[0]),
+        gy=num(sim.g_world[1]),
+        h=num(h),
+        sk0=num(sk.roll_per_fy),
+        sk1=num(sk.roll_stiffness),
+        sk2=num(sk.roll_damping),
+        neg_sk3=num(-sk.pitch_braking),
+        neg_sk4=num(-sk.pitch_driving),
+        sk5=num(sk.pitch_stiffness),
+        sk6=num(sk.pitch_damping),
+        compliance=num(stk.compliance),
+        tau_c_h=num(stk.compliance_time + h),
+    )
+    load = "".join(f"    {name} = st[{index}]\n" for name, index in SLOTS)
+    return (
+        HEAD.format(load=load.rstrip("\n"))
+        + _indent(sub, 12)
+        + TAIL.format(store8=_indent(store, 8), store4=_indent(store, 4))
+    )
+
+
+def namespace() -> dict:
+    """The names the generated code calls (the shared, uninlined parts of the stages)."""
+    return {
+        "sqrt": sqrt,
+        "isfinite": isfinite,
+        "sin": smath.sin,
+        "atan": smath.atan,
+        "ceil": ceil,
+        "gearbox_update": gearbox.update,
+        "pu_torque": powertrain.torque,
+        "Derived": Derived,
+        "LAYOUT": LAYOUT,
+    }
+
+
+CODE_CACHE = 32  # compiled texts kept (simulations of one definition share theirs)
+_CODE: dict = {}
+
+
+def build(sim: object, text: str | None = None, extra: dict | None = None) -> Callable:
+    """Compile the fast path of ``sim``, ``run(sim, host, n)``, from :func:`source` (or from
+    ``text``, a variant of it with the ``extra`` names it calls: the planted-difference tests
+    perturb one line)."""
+    if text is None:
+        text = source(sim)
+    names = namespace()
+    names.update(extra or {})
+    names.update(
+        GEARBOX_K=sim.drive_k.gearbox,
+        POWER_UNIT_K=sim.drive_k.power_unit,
+        OVERALL=sim.drive_k.gearbox.overall,
+    )
+    code = _CODE.get(text)
+    if code is None:
+        # The generated text is linted by the strict-float lint in tests/test_fastpath.py.
+        code = compile(text, "<fast path>", "exec")  # strict: allow dynamic-code -- generated
+        if len(_CODE) >= CODE_CACHE:
+            del _CODE[next(iter(_CODE))]
+        _CODE[text] = code
+    exec(code, names)  # strict: allow dynamic-code -- the generated substep, linted
+    return names["run"]
