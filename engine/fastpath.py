@@ -145,6 +145,7 @@ def run(sim, host, n):
     sa_on = host.steer_assist_on and steer_in != 0.0
     sa = sim.steer_assist_scale
     tick = sim.tick
+    observe = sim.pose_observer
     try:
         for _ in range(n):
 """
@@ -711,6 +712,8 @@ if not isfinite(
 {store}
     sim.tick = tick
     LAYOUT.check_finite(st, "tick " + str(tick))
+if observe is not None:
+    observe(tick, x, y, hc, hs)
 """
 
 TAIL = """\

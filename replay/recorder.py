@@ -97,19 +97,14 @@ class Recorder:
         self._frames: list[tuple] = []
         self.checkpoints: list[tuple[int, str]] = [(0, sim.state_hash())]
         self.lap_timer = circuit_timer(track, definition, sim.substep_hz)
-        self._timing = None
         if self.lap_timer is not None:
-            from replay.laps import TimingProbe
-
-            self._timing = TimingProbe(self.lap_timer)
+            sim.pose_observer = self.lap_timer.observe  # sees every substep, on either path
 
     def step(self, inputs: Sequence | Mapping, probe: Any = None) -> Any:
         """Normalise, record and feed one host step's inputs; returns the step's telemetry.
-        On a circuit the recorder's lap timer sees every substep (after ``probe``)."""
+        On a circuit the recorder's lap timer sees every substep."""
         values = normalise_inputs(inputs)
         self._frames.append(values)
-        if self._timing is not None:
-            probe = self._timing if probe is None else _Both(probe, self._timing)
         telemetry = self.sim.step(values, probe)
         if len(self._frames) % CHECKPOINT_EVERY == 0:
             self.checkpoints.append((len(self._frames), self.sim.state_hash()))
@@ -149,21 +144,6 @@ class Recorder:
         if self.lap_timer is None:
             return None
         return tuple(lap.to_json() for lap in self.lap_timer.laps)
-
-
-class _Both:
-    """Two probes in turn: the caller's first, then the lap timer's."""
-
-    def __init__(self, first: Any, second: Any) -> None:
-        self.first = first
-        self.second = second
-
-    def stage(self, name: str, values: Any) -> None:
-        self.first.stage(name, values)
-
-    def substep(self, tick: int, state: list) -> None:
-        self.first.substep(tick, state)
-        self.second.substep(tick, state)
 
 
 def circuit_timer(track: str | None, definition: dict, substep_hz: int) -> Any:

@@ -167,10 +167,12 @@ def replay(
     detail_steps: range | None = None,
     hook: Any = None,
     stop_after: int | None = None,
+    observer: Any = None,
 ) -> ReplayResult:
     """Replay ``rec`` (either kind); see the module docstring. ``hook`` (a probe) sees every
     stage and substep first (tests plant divergences with it); ``stop_after`` ends the replay
-    after that many steps.
+    after that many steps; ``observer`` sees the pose after every substep without the
+    probe's per-stage reporting (a lap timer: ``engine.simulation.Simulation.pose_observer``).
     """
     if not isinstance(checkpoint_every, int) or checkpoint_every <= 0:
         raise RecordingError(
@@ -178,6 +180,8 @@ def replay(
         )
     run = start_run(rec, use_preset)
     sim = run.sim
+    if observer is not None:  # a pose observer (a lap timer): four-wheel runs only
+        sim.pose_observer = observer
     layout = sim.layout
     want_states = {int(s) for s in state_at}
     states: dict[int, dict] = {}

@@ -43,7 +43,7 @@ from engine.track import (
     walk_nearest,
     wheel_offsets,
 )
-from replay.laps import TimingProbe, replay_laps  # noqa: F401  (replay_laps: re-exported)
+from replay.laps import replay_laps  # noqa: F401  (re-exported for the page's callers)
 from replay.recorder import Recorder, make_simulation
 
 #: (press, release) ramp rates, full scale per second
@@ -357,9 +357,15 @@ class PageAPI:
         rec = loads(text)
         circuit = load_circuit(rec.track or TRACK)
         timer = LapTimer(circuit, wheel_offsets(rec.definition), rec.substep_hz)
-        probe = TimingProbe(timer)
-        trajectory = _TrajectoryProbe(probe, max(1, rec.substep_hz // rec.host_hz))
-        result = replay(rec, hook=trajectory)
+        poses: list[list[float]] = []
+        every = max(1, rec.substep_hz // rec.host_hz)
+
+        def observe(tick: int, x: float, y: float, c: float, s: float) -> None:
+            timer.observe(tick, x, y, c, s)
+            if tick % every == 0:
+                poses.append([x, y, c, s])
+
+        result = replay(rec, observer=observe)
         return json.dumps(
             {
                 "preset": rec.preset,
@@ -367,27 +373,9 @@ class PageAPI:
                 "final_hash": result.final_hash,
                 "claimed_final_hash": rec.final_hash,
                 "laps": [lap.to_json() for lap in timer.laps],
-                "trajectory": trajectory.poses,
+                "trajectory": poses,
             }
         )
-
-
-class _TrajectoryProbe:
-    """Lap timing plus the CoG pose every ``every`` substeps (for drawing a ghost)."""
-
-    def __init__(self, timing: TimingProbe, every: int) -> None:
-        self.timing = timing
-        self.poses: list[list[float]] = []
-        self.every = every
-
-    def stage(self, name: str, values: Any) -> None:
-        pass
-
-    def substep(self, tick: int, state: list) -> None:
-        self.timing.substep(tick, state)
-        if tick % self.every == 0:
-            t = self.timing
-            self.poses.append([state[t.ix], state[t.iy], state[t.ic], state[t.is_]])
 
 
 def track_drawing(circuit: Circuit) -> dict:

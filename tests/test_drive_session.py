@@ -93,3 +93,24 @@ def test_replaying_the_recording_recomputes_laps_and_hashes_exactly(
     assert result.final_hash == keyboard_lap.state_hash()
     assert [tuple(c) for c in result.checkpoints] == keyboard_lap.checkpoints
     assert rec.track == "sandbox" and rec.steps == keyboard_lap.steps
+
+
+def test_the_pose_observer_sees_the_same_bits_on_the_fast_and_the_readable_path() -> None:
+    import struct
+
+    from engine.definition import load_preset
+    from engine.simulation import Simulation
+
+    definition = load_preset("sportsRwd")
+    seen = {}
+    for path in ("fast", "readable"):
+        sim = Simulation(definition, host_hz=100, path=path, initial={"speed_mps": 15.0})
+        poses: list[bytes] = []
+        sim.pose_observer = lambda tick, *pose, out=poses: out.append(
+            struct.pack("<q4d", tick, *pose)
+        )
+        for k in range(300):
+            sim.step({"throttle": 0.6, "steer": 0.3 if k > 100 else 0.0})
+        seen[path] = poses
+    assert len(seen["fast"]) == 300 * 10
+    assert seen["fast"] == seen["readable"]
