@@ -44,6 +44,10 @@ PRESET_NAMES: tuple[str, ...] = (
 
 _PRESET_DIR = Path(__file__).resolve().parent / "presets"
 
+#: The substep rates a definition (and a run of it) may use, inclusive, in Hz.
+SUBSTEP_HZ_MIN = 100
+SUBSTEP_HZ_MAX = 20000
+
 # (lower bound, lower inclusive, upper bound, upper inclusive); None = unbounded.
 _POS = (0.0, False, None, False)
 _NONNEG = (0.0, True, None, False)
@@ -249,8 +253,8 @@ def validate_definition(d: dict) -> dict:
     ):
         _fail("substep_hz", "must be an integer")
     hz = int(hz)
-    if not 100 <= hz <= 20000:
-        _fail("substep_hz", f"must be between 100 and 20000, got {hz}")
+    if not SUBSTEP_HZ_MIN <= hz <= SUBSTEP_HZ_MAX:
+        _fail("substep_hz", f"must be between {SUBSTEP_HZ_MIN} and {SUBSTEP_HZ_MAX}, got {hz}")
     for key in d:
         if key not in SCHEMA and key not in _TOP_LEVEL_EXTRA and key not in _STRUCTURED:
             _fail(key, "unknown parameter")

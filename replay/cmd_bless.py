@@ -34,18 +34,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--checkpoint-every", type=int, default=100, help="host steps between checkpoints"
     )
+    from replay.cmd_replay import add_budget_argument
+
+    add_budget_argument(p)
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
 def run(args: argparse.Namespace) -> int:
     import engine
     from engine import smath
-    from replay import recording
+    from replay import output, recording
+    from replay.budget import from_seconds
     from replay.golden import (
         describe_change,
         golden_document,
         golden_path,
         math_document,
+        math_path,
         read_golden,
         read_math,
         write_golden,
@@ -65,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
         if not files:
             raise SkidpadError(f"{rec_dir}: no recordings to bless")
     hashes_dir = Path(args.hashes)
-    loaded = [(f, recording.load(f), recording.file_sha256(f)) for f in files]
+    budget = from_seconds(args.max_sim_seconds)
+    loaded = [(f, recording.load(f, budget), recording.file_sha256(f)) for f in files]
     olds = [read_golden(golden_path(hashes_dir, f)) for f in files]
     changes: list[str] = []
     math_hash = current_math_hash()
@@ -80,6 +86,13 @@ def run(args: argparse.Namespace) -> int:
             if old_math != math_hash
             else f"math.json: unchanged ({math_hash})"
         )
+    if hashes_dir.exists() or hashes_dir.is_symlink():
+        outputs = [golden_path(hashes_dir, f) for f in files]
+        if math_doc is not None:
+            outputs.append(math_path(hashes_dir))
+        output.preflight(outputs, files)  # before any replay: hashes/ can take the results
+    else:
+        output.check_directory(hashes_dir.parent)  # where hashes/ will be made
     # replay everything first, then write: a failing replay leaves hashes/ untouched
     docs = []
     for f, rec, sha in loaded:
@@ -89,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"skidpad bless: {f}: the replay failed, nothing written: {exc}", file=sys.stderr)
             return 1
         docs.append(golden_document(f, sha, rec.preset, result, math_hash, engine.__version__))
-    hashes_dir.mkdir(parents=True, exist_ok=True)
+    output.make_directory(hashes_dir)
     if math_doc is not None:
         write_math(hashes_dir, math_doc)
     out = []

@@ -33,6 +33,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--hashes", default="hashes", help="golden hash directory for a recording alone")
     p.add_argument("--checkpoint-every", type=int, default=100, help="for two recordings")
+    from replay.cmd_replay import add_budget_argument
+
+    add_budget_argument(p)
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -57,10 +60,12 @@ def _kind(path: Path) -> tuple[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     from replay import recording
+    from replay.budget import from_seconds
     from replay.diff import diff_against_golden, diff_recordings, diff_traces
     from replay.golden import golden_path, read_golden
     from replay.trace import load_trace_document
 
+    budget = from_seconds(args.max_sim_seconds)
     a_path = Path(args.a)
     if not a_path.is_file():
         raise SkidpadError(f"{a_path}: no such file")
@@ -88,8 +93,8 @@ def run(args: argparse.Namespace) -> int:
         )
     elif kinds == {"recording"}:
         report = diff_recordings(
-            recording.load(a_path),
-            recording.load(b_path),
+            recording.load(a_path, budget),
+            recording.load(b_path, budget),
             a_label=str(a_path),
             b_label=str(b_path),
             checkpoint_every=args.checkpoint_every,
@@ -98,10 +103,13 @@ def run(args: argparse.Namespace) -> int:
         rec_path, gold_path = (a_path, b_path) if ka == "recording" else (b_path, a_path)
         golden = read_golden(gold_path)
         report = diff_against_golden(
-            recording.load(rec_path), golden, recording.file_sha256(rec_path), str(rec_path)
+            recording.load(rec_path, budget),
+            golden,
+            recording.file_sha256(rec_path),
+            str(rec_path),
         )
     elif kinds == {"recording", "trace"}:
-        report = _trace_vs_recording(a_path, ka, ta, b_path, tb)
+        report = _trace_vs_recording(a_path, ka, ta, b_path, tb, budget)
     else:
         raise SkidpadError(f"cannot diff a {ka} with a {kb}")
     if args.json:
@@ -111,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     return 0 if report.identical else 1
 
 
-def _trace_vs_recording(a_path: Path, ka: str, ta: str, b_path: Path, tb: str):
+def _trace_vs_recording(a_path: Path, ka: str, ta: str, b_path: Path, tb: str, budget):
     """Replay the recording here with the trace's settings and compare the two traces."""
     from replay import recording
     from replay.diff import diff_traces
@@ -123,7 +131,7 @@ def _trace_vs_recording(a_path: Path, ka: str, ta: str, b_path: Path, tb: str):
         (a_path, ta, b_path) if ka == "trace" else (b_path, tb, a_path)
     )
     theirs = load_trace_document(trace_text, str(trace_path))
-    rec = recording.load(rec_path)
+    rec = recording.load(rec_path, budget)
     sha = recording.file_sha256(rec_path)
     det = theirs.get("detail")
     window = range(det["from_step"], det["to_step"]) if det else None

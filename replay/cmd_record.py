@@ -137,7 +137,7 @@ def _sim_s(rec) -> float:
 
 def run(args: argparse.Namespace) -> int:
     from engine import definition as engine_definition
-    from replay import recording
+    from replay import output, recording
     from replay.recorder import record_drive
     from replay.replayer import replay
 
@@ -191,6 +191,7 @@ def run(args: argparse.Namespace) -> int:
         name = f"commonroad-{model}-v{vehicle}.json"
         label = "scripted" if duration_us is None else f"scripted {args.duration:g} s"
         jobs.append((f"commonroad:{model}:{vehicle}", label, target_for(name), run_cr))
+    output.preflight([target for _, _, target, _ in jobs])  # before any drive runs
     results = []
     for preset, drive, target, run_job in jobs:
         t0 = time.perf_counter()
@@ -212,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
                 )
                 return 1
             verified = True
-        recording.atomic_write_text(target, text)
+        output.write_text(target, text)
         row = {
             "file": str(target),
             "preset": preset,

@@ -45,7 +45,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--state-at", help="comma list of host steps whose full named state goes in the trace"
     )
+    add_budget_argument(p)
     p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def add_budget_argument(p: argparse.ArgumentParser) -> None:
+    """``--max-sim-seconds``: the simulated time an untrusted recording may declare."""
+    from replay.budget import DEFAULT_MAX_SIM_SECONDS
+
+    p.add_argument(
+        "--max-sim-seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help="refuse a recording declaring more simulated seconds than S "
+        f"(default {DEFAULT_MAX_SIM_SECONDS:g})",
+    )
 
 
 def parse_steps_range(text: str | None) -> range | None:
@@ -99,7 +114,8 @@ def check_math(hashes_dir: Path) -> dict | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from replay import recording
+    from replay import output, recording
+    from replay.budget import from_seconds
     from replay.golden import compare, golden_path, read_golden
     from replay.replayer import replay
     from replay.trace import dumps_trace, trace_document
@@ -118,11 +134,14 @@ def run(args: argparse.Namespace) -> int:
             f"-o {args.output}: with several recordings, -o must be an existing directory"
         )
     hashes_dir = Path(args.hashes)
+    budget = from_seconds(args.max_sim_seconds)
+    if tracing:
+        output.preflight([_trace_target(args.output, f) for f in args.files], args.files)
 
     # Validate every input before replaying anything: no partial runs on bad input.
     loaded = []
     for f in args.files:
-        rec = recording.load(f)
+        rec = recording.load(f, budget)
         sha = recording.file_sha256(f)
         golden = read_golden(golden_path(hashes_dir, f))
         loaded.append((f, rec, sha, golden))
@@ -170,11 +189,10 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         if tracing:
-            out = Path(args.output)
-            target = out / (Path(f).stem + ".trace.json") if out.is_dir() else out
+            target = _trace_target(args.output, f)
             info = {"name": Path(f).name, "sha256": sha, "preset": rec.preset, "steps": rec.steps}
-            recording.atomic_write_text(
-                target, dumps_trace(trace_document(result, info, _math_here()))
+            output.write_text(
+                target, dumps_trace(trace_document(result, info, _math_here())), args.files
             )
             rows[-1]["trace"] = str(target)
 
@@ -188,6 +206,12 @@ def run(args: argparse.Namespace) -> int:
             if "trace" in r:
                 print(f"  trace written to {r['trace']}")
     return 1 if failed else 0
+
+
+def _trace_target(out: str, recording_file: str) -> Path:
+    """The trace file for one recording: ``-o`` itself, or ``<stem>.trace.json`` in it."""
+    o = Path(out)
+    return o / (Path(recording_file).stem + ".trace.json") if o.is_dir() else o
 
 
 def _failed_row(f: str, rec, problem: str) -> dict:

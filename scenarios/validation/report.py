@@ -17,8 +17,6 @@ here only.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 from engine.smath.selftest import selftest_hash
@@ -30,17 +28,10 @@ PNG_DIR = ROOT / "docs" / "validation"
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from replay import output  # strict: allow layering -- scenarios write files through replay
+
+    output.make_directory(path.parent)
+    output.write_bytes(path, data)
 
 
 def _save(fig: object, path: Path) -> None:
