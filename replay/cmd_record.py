@@ -143,6 +143,13 @@ def run(args: argparse.Namespace) -> int:
 
     if args.host_hz <= 0 or (args.substep_hz is not None and args.substep_hz <= 0):
         raise SkidpadError("--host-hz and --substep-hz must be positive integers")
+    if args.substep_hz is not None and not (
+        engine_definition.SUBSTEP_HZ_MIN <= args.substep_hz <= engine_definition.SUBSTEP_HZ_MAX
+    ):
+        raise SkidpadError(
+            f"--substep-hz {args.substep_hz}: a definition's substep rate is "
+            f"{engine_definition.SUBSTEP_HZ_MIN}-{engine_definition.SUBSTEP_HZ_MAX} Hz"
+        )
     if args.duration is not None and not (0 < args.duration <= 3600):
         raise SkidpadError("--duration must be in (0, 3600] seconds")
     drives = [d for d in args.drive.split(",") if d]

@@ -72,12 +72,26 @@ def _check_names(given: list | None, known: tuple, what: str) -> list:
     return [k for k in known if k in given]
 
 
+def _preflight(args: argparse.Namespace) -> None:
+    """What --bless and --docs will write can be written, before any scenario runs."""
+    from replay import output  # strict: allow layering -- scenarios write files through replay
+
+    outputs = [vrun.GOLDEN_PATH] if args.bless else []
+    if args.docs:
+        from scenarios.validation import report  # strict: allow layering -- own package
+
+        outputs += report.OUTPUTS
+    # a folder not made yet is made at the write (and refused there in one line if it cannot be)
+    output.preflight([p for p in outputs if p.parent.is_dir()])
+
+
 def run(args: argparse.Namespace) -> int:
     presets = _check_names(args.preset, PRESET_NAMES, "preset")
     names = _check_names(args.scenario, tuple(vrun.SCENARIOS), "scenario")
     if args.jobs < 1:
         raise SkidpadError("--jobs: must be >= 1")
     golden = vrun.load_golden()
+    _preflight(args)
     tasks = [(p, n) for p in presets for n in names]
     # the longest tasks first so the workers finish together
     order = ("timestep_sweep", "lane_change", "parking", "surfaces", "iso4138")

@@ -209,6 +209,15 @@ def markdown(results: dict, wall_s: float | None) -> str:
     return "\n".join(head) + "\n" + TEXT
 
 
+#: Every file :func:`write` replaces, for a preflight before the scenarios run.
+OUTPUTS = (
+    DOC,
+    PNG_DIR / "iso4138.png",
+    PNG_DIR / "step_steer.png",
+    PNG_DIR / "lane_change.png",
+)
+
+
 def write(results: dict, wall_s: float | None = None) -> list[Path]:
     paths = _plots(results)
     _atomic_write(DOC, markdown(results, wall_s).encode("utf-8"))
