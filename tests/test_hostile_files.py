@@ -252,6 +252,17 @@ def test_trace_of_several_where_one_name_is_a_directory_is_refused(box, capsys) 
     refused(box, capsys, argv, "b.trace.json", "directory")
 
 
+def test_traces_of_two_recordings_with_one_name_are_refused(box, capsys, steps_run) -> None:
+    (box / "a").mkdir()
+    (box / "b").mkdir()
+    one = write_doc(box / "a" / "r.json", kart_doc())
+    two = write_doc(box / "b" / "r.json", kart_doc(6))
+    (box / "out").mkdir()
+    argv = ["replay", str(one), str(two), "--trace", "-o", str(box / "out")]
+    refused(box, capsys, [*argv, "--hashes", hashes(box)], "r.trace.json", "twice")
+    assert steps_run[0] == 0
+
+
 def test_trace_over_its_own_input_is_refused(box, capsys, steps_run) -> None:
     rec = write_doc(box / "X.json", kart_doc())
     refused(box, capsys, trace_argv(rec, rec), "X.json", "input")
