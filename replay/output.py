@@ -161,7 +161,7 @@ def preflight(outputs: Sequence[PathLike], inputs: Iterable[PathLike] = ()) -> l
 def _mode_for(target: Path) -> int:
     """The mode a rewritten file keeps, or what a new file gets from the umask."""
     try:
-        return os.stat(target).st_mode & 0o7777
+        return os.stat(target).st_mode & 0o777
     except OSError:
         umask = os.umask(0)
         os.umask(umask)

@@ -349,6 +349,12 @@ def test_bless_into_a_hashes_path_that_is_a_file_is_refused(box, capsys, steps_r
     assert steps_run[0] == 0
 
 
+def test_parity_reports_over_a_fifo_are_refused_before_any_runtime(box, capsys) -> None:
+    os.mkfifo(box / "report.json")
+    argv = ["parity", "-r", "cpython3.11", "--selftest-only", "--report-dir", str(box)]
+    refused(box, capsys, argv, "report.json", "FIFO")
+
+
 def test_a_full_disk_leaves_the_old_file_and_no_temp_file(box, capsys, monkeypatch) -> None:
     rec = write_doc(box / "r.json", kart_doc())
     old = box / "t.json"
