@@ -43,13 +43,16 @@ half-written recording. Recordings are data: no pickle, no eval, no code.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import math
 import os
 import stat
 import struct
+from array import array
 from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple, Self
@@ -478,10 +481,11 @@ def _checked_column(values: tuple, col: Any) -> tuple | None:
         return values
     if int in types:
         values = tuple(map(float, values))
-    # One float object per distinct value (by its bits: float.hex keeps -0.0 apart), as a
-    # recording repeats a few values (0.0, 1.0) in most of its frames.
-    pool: dict[str, float] = {}
-    return tuple(map(pool.setdefault, map(float.hex, values), values))
+    # One float object per distinct value, keyed by its bits (so -0.0 stays apart from
+    # 0.0), as a recording repeats a few values (0.0, 1.0) in most of its frames.
+    bits = array("Q", array("d", values).tobytes()).tolist()
+    pool: dict[int, float] = {}
+    return tuple(map(pool.setdefault, bits, values))
 
 
 def _checked_chunk(chunk: list, columns: Sequence[Any]) -> list[tuple[int, tuple]] | None:
@@ -694,7 +698,25 @@ def loads(text: str, budget: Budget = DEFAULT_BUDGET) -> Recording:
             "",
             f"too large ({len(text)} characters; the limit is {budget.max_file_bytes} bytes)",
         )
-    return from_document(parse_json(text), budget, consume=True)
+    with _collector_paused():
+        return from_document(parse_json(text), budget, consume=True)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a recording is parsed and checked.
+
+    JSON data has no reference cycles, but a large recording is millions of lists and
+    tuples, and every collection would walk all of them again: that, not the parsing,
+    made a large load slow. Reference counting still frees everything as usual.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _not_regular(mode: int) -> str | None:
