@@ -13,6 +13,7 @@ limits follow it.
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass
 
 from engine.definition import SUBSTEP_HZ_MAX
@@ -83,6 +84,18 @@ class Budget:
 
 
 DEFAULT_BUDGET = Budget()
+
+
+def add_budget_argument(p: argparse.ArgumentParser) -> None:
+    """``--max-sim-seconds``, for every command that replays untrusted recordings."""
+    p.add_argument(
+        "--max-sim-seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help="refuse a recording declaring more simulated seconds than S "
+        f"(default {DEFAULT_MAX_SIM_SECONDS:g})",
+    )
 
 
 def from_seconds(max_sim_seconds: float | None) -> Budget:

@@ -34,7 +34,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--checkpoint-every", type=int, default=100, help="host steps between checkpoints"
     )
-    from replay.cmd_replay import add_budget_argument
+    from replay.budget import add_budget_argument
 
     add_budget_argument(p)
     p.add_argument("--json", action="store_true", help="print JSON")

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from engine.errors import SkidpadError
 from engine.state import NonFiniteStateError
+from replay.budget import add_budget_argument
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -47,20 +48,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     add_budget_argument(p)
     p.add_argument("--json", action="store_true", help="print JSON")
-
-
-def add_budget_argument(p: argparse.ArgumentParser) -> None:
-    """``--max-sim-seconds``: the simulated time an untrusted recording may declare."""
-    from replay.budget import DEFAULT_MAX_SIM_SECONDS
-
-    p.add_argument(
-        "--max-sim-seconds",
-        type=float,
-        default=None,
-        metavar="S",
-        help="refuse a recording declaring more simulated seconds than S "
-        f"(default {DEFAULT_MAX_SIM_SECONDS:g})",
-    )
 
 
 def parse_steps_range(text: str | None) -> range | None:
