@@ -10,6 +10,9 @@ Sessions
                            compared with ``hashes/``
 ``parity``                 every runtime (the four above and the browsers), one table
 ``bless``                  ``skidpad bless``: rewrite ``hashes/`` from the current physics
+``bench``                  ``benchmarks/bench.py``: substep cost in every runtime, CommonRoad and
+                           strict-math ratios, one table (``-- --json`` for machines); not
+                           part of the test command
 with ``<runtime>`` one of ``cpython3.11``, ``cpython3.12``, ``cpython3.13``, ``node``. Each
 ``selftest-``/``replay-`` session prints the harness table and writes
 ``build/parity/report.json``; ``-- ARGS`` go to ``skidpad parity`` (e.g. a recording path).
@@ -20,6 +23,9 @@ How the runtimes are provided
   is pyenv's global version, so the ``python3.12`` shim does not work: the sessions are given
   the full interpreter path. A missing version is not skipped silently: the session fails
   with the version and the command that installs it.
+- ``SKIDPAD_PYTHON3_11``/``_12``/``_13`` name the interpreters instead, checked before pyenv
+  (``find_cpython``); any patch release of the minor version will do. The hosted CI workflow
+  sets them to uv's CPythons, as there is no pyenv on a runner.
 - Every CPython session installs the project *wheel* (``parity.wheel.build_wheel``; the same
   file Pyodide unpacks) into its own virtualenv, so it checks the artifact users get, not the
   work tree. The wheel is rebuilt only when the sources change (content-hash cache).
@@ -158,6 +164,19 @@ def bless(session: nox.Session) -> None:
     """Rewrite hashes/ from the current physics (``skidpad bless``); prints what changed."""
     install_project(session)
     session.run("skidpad", "bless", *session.posargs)
+
+
+@nox.session
+def bench(session: nox.Session) -> None:
+    """One table: µs/substep and x real time per preset in CPython 3.11/3.12/3.13 and
+    Pyodide/Node, the CommonRoad derivative ratios, the strict-math ratios
+    (``benchmarks/bench.py``; ``nox -s bench -- --json`` for machines). A benchmark, not a
+    test: never part of the default sessions."""
+    # the test extra brings the reference CommonRoad package the derivative ratios need
+    wheel = install_project(session, extras="test")
+    session.run(
+        "python", str(ROOT / "benchmarks" / "bench.py"), "--wheel", str(wheel), *session.posargs
+    )
 
 
 @nox.session

@@ -2,8 +2,10 @@
 # Install what Skidpad's checks need on a Debian 12 machine (root; pyenv's CPython 3.11 as
 # `python3`, Node.js + npm, pip): nox and hatchling (PyPI), Pyodide (npm, as pinned in
 # package-lock.json), the CPython versions of the matrix (checked; pyenv installs a missing
-# one), and the browser runtimes (ci/install_browsers.sh: Debian's browsers, Playwright,
-# Selenium). Idempotent: every step checks first; re-running installs nothing new.
+# one; SKIDPAD_PYTHON3_11/_12/_13 name them instead, as on a hosted runner without pyenv),
+# strace/unshare/ip for the network proof (Debian's strace, util-linux, iproute2) and the
+# browser runtimes (ci/install_browsers.sh: Debian's browsers, Playwright, Selenium).
+# Idempotent: every step checks first; re-running installs nothing new.
 # Registries only (PyPI, npm, Debian): nothing is downloaded from anywhere else.
 #
 #   bash ci/setup.sh            (PYTHON=... to use another interpreter than python3)
@@ -42,6 +44,11 @@ for version in 3.11.7 3.12.1 3.13.0; do
     minor=${version%.*}
     override_var="SKIDPAD_PYTHON${minor/./_}"
     if [ -n "${!override_var:-}" ]; then
+        # checked here, so a wrong path fails setup, not a nox session later
+        got=$("${!override_var}" -c 'import sys; print("%d.%d" % sys.version_info[:2])' \
+            2>/dev/null) || got=""
+        [ "$got" = "$minor" ] \
+            || die "$override_var=${!override_var} is not a CPython $minor (${got:-does not run})"
         say "CPython $minor: ${!override_var} (from $override_var)"
     elif command -v pyenv >/dev/null 2>&1 && pyenv prefix "$version" >/dev/null 2>&1; then
         say "CPython $minor: $(pyenv prefix "$version")/bin/python$minor"
@@ -67,6 +74,18 @@ if [ "$have" = "$want" ]; then
 else
     say "npm ci (pyodide $want from package-lock.json)"
     npm ci --no-audit --no-fund
+fi
+
+# --- The network proof (tests/test_network_loopback.py): strace, unshare, ip --------------
+missing_tools=()
+command -v strace >/dev/null 2>&1 || missing_tools+=(strace)
+command -v unshare >/dev/null 2>&1 || missing_tools+=(util-linux)
+command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ] || missing_tools+=(iproute2)
+if [ ${#missing_tools[@]} -eq 0 ]; then
+    say "strace, unshare and ip already installed"
+else
+    say "apt-get install ${missing_tools[*]}"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing_tools[@]}"
 fi
 
 # --- The browser runtimes -----------------------------------------------------------------

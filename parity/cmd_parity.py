@@ -1,7 +1,9 @@
 """``skidpad parity``: the runtime matrix of DESIGN §9 (see ``parity.harness``).
 
-Exit 0 when every runtime agrees with ``hashes/`` and with the others, 1 on any mismatch,
-failure, unavailable runtime or missing golden file, 2 on bad input.
+Progress (self-tests and recordings run, ETA) goes to stderr when it is a terminal and
+``--json`` is not given. Exit 0 when every runtime agrees with ``hashes/`` and with the
+others, 1 on any mismatch, failure, unavailable runtime or missing golden file, 2 on bad
+input. ``--runtime`` takes a comma list and may be repeated.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ import argparse
 from pathlib import Path
 
 from parity.harness import RUNTIME_NAMES, run_parity
+from replay.progress import Progress
+from replay.terminal import printable_lines
 
 DEFAULT_RUNTIMES = ("cpython3.11", "cpython3.12", "cpython3.13", "node")
 
@@ -19,10 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--runtime",
         "-r",
         action="append",
-        choices=RUNTIME_NAMES,
         metavar="R",
-        help=f"a runtime to run (repeatable; default: {' '.join(DEFAULT_RUNTIMES)}); "
-        f"one of {', '.join(RUNTIME_NAMES)}, or 'all' via --all",
+        help=f"runtimes to run, a comma list, repeatable (default: {','.join(DEFAULT_RUNTIMES)}); "
+        f"of {', '.join(RUNTIME_NAMES)}, or every one via --all",
     )
     parser.add_argument("--all", action="store_true", help="every runtime, browsers included")
     parser.add_argument("--json", action="store_true", help="print the JSON report")
@@ -64,6 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from parity.harness import HarnessError
     from parity.wheel import find_repo_root
+    from replay.cli import comma_list
 
     if args.checkpoint_every < 1:
         raise HarnessError("--checkpoint-every: must be >= 1")
@@ -72,8 +76,26 @@ def run(args: argparse.Namespace) -> int:
     if args.all:
         names = list(RUNTIME_NAMES)
     else:
-        names = list(dict.fromkeys(args.runtime or DEFAULT_RUNTIMES))
+        names = comma_list(args.runtime, "--runtime") or list(DEFAULT_RUNTIMES)
+    unknown = [n for n in names if n not in RUNTIME_NAMES]
+    if unknown:
+        raise HarnessError(
+            f"--runtime {unknown[0]}: unknown runtime; known: {', '.join(RUNTIME_NAMES)}"
+        )
     root = args.root.resolve() if args.root else find_repo_root()
+    bar = Progress(0, "parity", unit="runs", quiet=args.json)
+    try:
+        return _run_parity(args, names, root, bar)
+    finally:
+        bar.close()
+
+
+def _print_printable(text: str) -> None:
+    """Recording names are file names: print them with control characters escaped."""
+    print(printable_lines(text))
+
+
+def _run_parity(args: argparse.Namespace, names: list[str], root: Path, bar: Progress) -> int:
     return run_parity(
         names,
         root=root,
@@ -88,4 +110,7 @@ def run(args: argparse.Namespace) -> int:
         as_json=args.json,
         diff=not args.no_diff,
         jobs=args.jobs,
+        progress=bar.note,
+        counter=bar,
+        out=_print_printable,
     )

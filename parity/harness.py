@@ -19,8 +19,14 @@ which two runtimes disagree (at most three), it starts those two again, replays 
 recording with a hash per substep up to one interval past the first differing checkpoint,
 then once more with stage and state detail for the first differing host step, and prints
 ``replay.diff.diff_traces`` of the two traces (step, substep, fields with ulps, stage).
-When every runtime agrees but ``hashes/`` does not, it diffs a native replay against the
-golden file instead.
+When no runtime agrees with ``hashes/`` (every runtime agrees with the others, or none
+does), the explanation comes from the mismatching runtime's own run: the reference runtime
+traces the recording again (same adapter, same wheel), its checkpoints against the golden
+file give the window, and its trace against the same trace made in this process (the
+working tree) gives the substep, fields and stage. Every explanation says which code each
+side ran (``parity.wheel.code_hash``, reported by the worker from inside the runtime), and
+when the traces agree it says why they cannot explain the mismatch; it never says
+"identical" under a mismatch (ADR 0110).
 
 Runtime names: ``cpython3.11``, ``cpython3.12``, ``cpython3.13``, ``node`` (this file's
 siblings ``runtimes/cpython.py`` and ``runtimes/node.py``) and ``chromium``, ``firefox``,
@@ -38,7 +44,8 @@ Entry points for other modules
 ``compare_runs(runs, recordings, hashes_dir) -> Matrix``
     The verdicts; ``Matrix.ok`` is the overall result.
 ``diagnose(matrix, runs, recordings, hashes_dir, factory) -> list[Divergence]``
-    The §10 diff of the disagreeing pairs (``factory(name) -> Runtime``).
+    The diff of the disagreeing pairs (``factory(name) -> Runtime``), and
+    ``explain_golden_mismatch`` when no runtime agrees with the golden file.
 ``run_parity(names, ...) -> int``
     All of it, plus table and reports: what ``skidpad parity`` and the nox sessions call.
     ``factory=`` swaps the adapters (the planted-mismatch tests use an in-process one).
@@ -53,14 +60,19 @@ import hashlib
 import json
 import sys
 import time
+import zipfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.errors import SkidpadError
 from parity.runtimes.base import Runtime, RuntimeFailed, RuntimeUnavailable
+
+if TYPE_CHECKING:
+    from parity.wheel import RunningCode
+    from replay.diff import DiffReport
 
 CPYTHON_RUNTIMES = ("cpython3.11", "cpython3.12", "cpython3.13")
 BROWSER_RUNTIMES = ("chromium", "firefox", "webkit")
@@ -166,6 +178,10 @@ def _stderr_progress(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def _no_tick() -> None:
+    """Default for ``tick``: nobody counts the units of work done."""
+
+
 def run_runtime(
     name: str,
     recordings: Sequence[RecordingFile],
@@ -177,10 +193,12 @@ def run_runtime(
     request_timeout_s: float = REQUEST_TIMEOUT_S,
     progress: Progress = _stderr_progress,
     factory: RuntimeFactory | None = None,
+    tick: Callable[[], None] = _no_tick,
 ) -> RuntimeRun:
     """Start ``name``, run its self-test and every recording, stop it. Never raises for a
     runtime that is unavailable or fails: the returned run says what happened.
-    ``factory(name)`` replaces ``make_runtime`` (tests plant a perturbed runtime with it)."""
+    ``factory(name)`` replaces ``make_runtime`` (tests plant a perturbed runtime with it).
+    ``tick()`` is called after the self-test and after each recording (a progress count)."""
     run = RuntimeRun(name)
     began = time.perf_counter()
     runtime: Runtime | None = None
@@ -200,7 +218,9 @@ def run_runtime(
         run.math_error = response.get("math_error")
         run.info.setdefault("python", response.get("python"))
         run.info.setdefault("platform", response.get("platform"))
+        run.info.setdefault("code_hash", response.get("code_hash"))
         progress(f"[{name}] math hash {run.math_hash or 'ERROR: ' + str(run.math_error)}")
+        tick()
         for i, rec in enumerate(recordings, 1):
             progress(f"[{name}] {rec.name} ({i}/{len(recordings)})")
             request = {
@@ -218,6 +238,7 @@ def run_runtime(
             else:
                 wall = result.get("wall_s", 0.0)
                 progress(f"[{name}] {rec.name}: final {result.get('final')} in {wall:.2f} s")
+            tick()
     except RuntimeUnavailable as exc:
         run.status, run.error = "unavailable", str(exc)
         progress(f"[{name}] unavailable: {exc}")
@@ -397,6 +418,10 @@ class Divergence:
     lines: list[str]
     report: dict[str, Any] | None = None
 
+    def title(self) -> str:
+        other = "the golden hashes" if self.b == "golden" else self.b
+        return f"Where {self.a} and {other} parted on {self.recording}"
+
 
 def disagreeing_pairs(matrix: Matrix, runs: Sequence[RuntimeRun]) -> list[tuple[str, str, str]]:
     """(recording, reference runtime, first runtime that disagrees with it) per recording; or
@@ -417,22 +442,103 @@ def disagreeing_pairs(matrix: Matrix, runs: Sequence[RuntimeRun]) -> list[tuple[
     return pairs
 
 
-def _trace_in(
-    runtime: Runtime, rec: RecordingFile, every: int, trace: dict, timeout_s: float
+TraceRequest = Callable[[dict[str, Any]], dict[str, Any]]
+
+#: the first line of the explanation when every runtime agrees but ``hashes/`` does not
+AGREE_LINE = (
+    "every runtime agrees; they differ from the golden hashes: "
+    "the physics changed since the last bless, or the wheel is not this checkout"
+)
+
+
+def _trace_with(
+    run_request: TraceRequest, who: str, rec: RecordingFile, every: int, trace: dict
 ) -> dict:
+    from replay.trace import load_trace_document
+
     request = {
         "selftest": False,
         "recordings": [{"name": rec.name, "text": rec.text}],
         "checkpoint_every": every,
         "trace": trace,
     }
-    from replay.trace import load_trace_document
-
-    result = runtime.run(request, timeout_s=timeout_s)["recordings"][rec.name]
+    result = run_request(request)["recordings"][rec.name]
     if "error" in result:
-        raise RuntimeFailed(runtime.name, f"tracing {rec.name}: {result['error']}")
+        raise RuntimeFailed(who, f"tracing {rec.name}: {result['error']}")
     # through the trace file reader, exactly as `skidpad diff` reads a trace from disk
-    return load_trace_document(json.dumps(result["trace"]), f"{runtime.name} trace of {rec.name}")
+    return load_trace_document(json.dumps(result["trace"]), f"{who} trace of {rec.name}")
+
+
+def _trace_in(
+    runtime: Runtime, rec: RecordingFile, every: int, trace: dict, timeout_s: float
+) -> dict:
+    def run_request(request: dict[str, Any]) -> dict[str, Any]:
+        return runtime.run(request, timeout_s=timeout_s)
+
+    return _trace_with(run_request, runtime.name, rec, every, trace)
+
+
+def _trace_here(rec: RecordingFile, every: int, trace: dict) -> dict:
+    """The same trace in this process, from the code it imports: the reference trace."""
+    from parity.worker import run_request
+
+    return _trace_with(run_request, "this process", rec, every, trace)
+
+
+def _traced_diff(
+    trace_a: Callable[[dict], dict],
+    trace_b: Callable[[dict], dict],
+    labels: tuple[str, str],
+    stop: int | None,
+    progress: Progress,
+    rec_name: str,
+) -> tuple[DiffReport, list[dict]]:
+    """Trace both sides up to ``stop`` with a hash per substep and diff them; when a substep
+    differs, trace that one host step again with stage and state detail and diff again."""
+    from replay.diff import diff_traces
+
+    trace: dict[str, Any] = {"stop_after": stop, "detail_steps": None}
+    docs = [trace_a(trace), trace_b(trace)]
+    report = diff_traces(docs[0], docs[1], *labels)
+    if report.step is not None and not report.fields:
+        k = report.step
+        progress(f"[diff] {rec_name}: first differing substep in host step {k}; detail pass")
+        trace = {"stop_after": stop, "detail_steps": [k, k + 1]}
+        docs = [trace_a(trace), trace_b(trace)]
+        report = diff_traces(docs[0], docs[1], *labels)
+    return report, docs
+
+
+def _code_of(run: RuntimeRun | None, name: str) -> str:
+    """ "node ran code 1a2b... (wheel skidpad-....whl)": which project code a runtime ran."""
+    info = run.info if run is not None else {}
+    text = f"{name} ran code {info.get('code_hash') or 'of unknown content hash'}"
+    notes = [info[k] for k in ("source", "code_hash_from") if info.get(k)]
+    return text + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def _fill_code_from_wheel(runs: Sequence[RuntimeRun], wheel: Path) -> None:
+    """A worker from before ``code_hash`` does not report its code: name the wheel's instead,
+    and say where that hash comes from."""
+    from parity.wheel import wheel_code_hash
+
+    silent = [r for r in runs if r.status == "ok" and not r.info.get("code_hash")]
+    if not silent:
+        return
+    try:
+        code = wheel_code_hash(wheel)
+    except (OSError, zipfile.BadZipFile):
+        return
+    for run in silent:
+        run.info["code_hash"] = code
+        run.info["code_hash_from"] = "hash read from the wheel file: the runtime does not report it"
+
+
+def _pair_code_line(runs: Sequence[RuntimeRun | None], names: tuple[str, str]) -> str:
+    hashes = [r.info.get("code_hash") if r is not None else None for r in runs]
+    if hashes[0] is not None and hashes[0] == hashes[1]:
+        return f"{names[0]} and {names[1]} ran the same code {hashes[0]}"
+    return "; ".join(_code_of(r, n) for r, n in zip(runs, names, strict=True))
 
 
 def diagnose_pair(
@@ -444,13 +550,14 @@ def diagnose_pair(
     start_timeout_s: float = START_TIMEOUT_S,
     request_timeout_s: float = REQUEST_TIMEOUT_S,
     progress: Progress = _stderr_progress,
+    runs: Sequence[RuntimeRun | None] = (None, None),
 ) -> Divergence:
     """Re-run ``rec`` with tracing in both runtimes and diff the traces: a pass with a hash per
     substep up to the first differing checkpoint finds the substep, a second pass with stage
-    and state detail for that one host step names the fields and the stage."""
-    from replay.diff import diff_traces
-
+    and state detail for that one host step names the fields and the stage. ``runs`` (the two
+    runtimes' first runs) say which code each ran."""
     runtimes: list[Runtime] = []
+    head = [_pair_code_line(runs, names)]
     try:
         for name in names:
             progress(f"[diff] starting {name} to trace {rec.name}")
@@ -460,39 +567,186 @@ def diagnose_pair(
         # one interval past the first differing checkpoint, so the trace still has it as a
         # checkpoint (not as its final state) and the diff reports it as such
         stop = None if first_step is None else first_step + checkpoint_every
-        trace = {"stop_after": stop, "detail_steps": None}
-        docs = [_trace_in(rt, rec, checkpoint_every, trace, request_timeout_s) for rt in runtimes]
-        report = diff_traces(docs[0], docs[1], names[0], names[1])
-        if report.step is not None and not report.fields:
-            k = report.step
-            progress(f"[diff] {rec.name}: first differing substep in host step {k}; detail pass")
-            trace = {"stop_after": stop, "detail_steps": [k, k + 1]}
-            docs = [
-                _trace_in(rt, rec, checkpoint_every, trace, request_timeout_s) for rt in runtimes
-            ]
-            report = diff_traces(docs[0], docs[1], names[0], names[1])
-        return Divergence(rec.name, names[0], names[1], report.lines(), report.to_json())
+        a, b = runtimes
+        report, _ = _traced_diff(
+            lambda t: _trace_in(a, rec, checkpoint_every, t, request_timeout_s),
+            lambda t: _trace_in(b, rec, checkpoint_every, t, request_timeout_s),
+            names,
+            stop,
+            progress,
+            rec.name,
+        )
     except (RuntimeFailed, RuntimeUnavailable) as exc:
-        return Divergence(rec.name, names[0], names[1], [f"diff failed: {exc}"])
+        return Divergence(rec.name, names[0], names[1], [*head, f"diff failed: {exc}"])
     finally:
         for runtime in runtimes:
             runtime.stop()
+    if report.identical:  # never "identical" under a mismatch: say what did not reproduce
+        until = "the end" if stop is None else f"step {stop}"
+        lines = [
+            *head,
+            f"not reproduced: the traced re-runs of {names[0]} and {names[1]} agree on every "
+            f"checkpoint and substep hash up to {until}, but their first runs differed "
+            f"(at step {first_step}): one of them did not compute the same twice",
+        ]
+        document = {**report.to_json(), "explained": False}
+        return Divergence(rec.name, names[0], names[1], lines, document)
+    document = {**report.to_json(), "explained": True}
+    return Divergence(rec.name, names[0], names[1], head + report.lines(), document)
 
 
-def diagnose_against_golden(rec: RecordingFile, runtime: str, hashes_dir: Path) -> Divergence:
-    """Every runtime agrees but ``hashes/`` does not: replay here against the golden file."""
+def _vs_golden(doc: dict, golden_doc: dict) -> tuple[int | None, int | None]:
+    """(last equal, first differing checkpoint step) of a trace against the golden file; a
+    trace that ran to the end and differs only in its final hash differs at its last step."""
+    from replay.diff import first_differing_checkpoint
+
+    golden_points = [(int(s), str(h)) for s, h in golden_doc["checkpoints"]]
+    eq, first = first_differing_checkpoint(doc["checkpoints"], golden_points)
+    ran_to_the_end = doc["steps"] == golden_doc["steps"]
+    if first is None and ran_to_the_end and doc["final"] != golden_doc["final"]:
+        first = doc["steps"]
+    return eq, first
+
+
+def _not_explained(
+    run: RuntimeRun, here: RunningCode, rec: RecordingFile, golden_doc: dict, steps: int
+) -> list[str]:
+    """Why a reference trace equal to the runtime's cannot explain the golden mismatch."""
+    theirs = run.info.get("code_hash")
+    lines = [
+        f"not explained by a reference trace: {run.name}'s trace and this process's agree on "
+        f"every checkpoint and substep hash up to step {steps}, and both differ from the "
+        "golden hashes"
+    ]
+    if golden_doc.get("recording_sha256") != rec.sha256:
+        lines.append("the recording file changed since it was blessed (sha256 differs)")
+    if theirs is not None and theirs != here.hash:
+        lines.append(
+            f"this process runs {here.describe()}, the runtime ran code {theirs}: they differ, "
+            "but not on this recording; the golden file is stale (blessed from other physics)"
+        )
+    else:
+        lines.append(
+            f"both ran the same code ({here.hash}): the golden file is stale (blessed from other "
+            "physics); bless deliberately if the change is intended"
+        )
+    return lines
+
+
+def _window_line(
+    name: str, eq: int | None, first: int | None, first_step: int | None, traced: int
+) -> str:
+    """Where the runtime's traced re-run parted from the golden checkpoints."""
+    if first is None:
+        return (
+            f"not reproduced: {name}'s traced re-run agrees with the golden checkpoints up to "
+            f"step {traced}, but its first run differed (at step {first_step}): {name} did not "
+            "compute the same twice"
+        )
+    return (
+        f"{name} vs golden: first differing checkpoint: step {first} (equal at step {eq}): "
+        f"they parted in host steps {eq or 0}..{first - 1}"
+    )
+
+
+def _reference_line(ref_first: int | None, traced: int) -> str:
+    """What the reference trace stands for: the blessed physics, or only this process's code."""
+    if ref_first is None:
+        return (
+            f"this process agrees with the golden checkpoints up to step {traced}: "
+            "the reference trace is the blessed physics"
+        )
+    return (
+        f"this process differs from the golden hashes too (first at step {ref_first}): "
+        "the reference trace is this process's code, not the blessed physics"
+    )
+
+
+def explain_golden_mismatch(
+    rec: RecordingFile,
+    run: RuntimeRun,
+    golden_doc: dict,
+    first_step: int | None,
+    factory: RuntimeFactory,
+    headline: str | None = None,
+    checkpoint_every: int = 100,
+    start_timeout_s: float = START_TIMEOUT_S,
+    request_timeout_s: float = REQUEST_TIMEOUT_S,
+    progress: Progress = _stderr_progress,
+) -> Divergence:
+    """Why ``run`` differs from the golden file, computed from that runtime's own run: trace the
+    recording in it again (the same factory, so the same wheel), find the window against the
+    golden checkpoints, and diff that trace with the same trace made in this process (the
+    reference) for the substep, fields and stage. Says which code each side ran, and when
+    the two traces agree, that the mismatch is not explained by them and why."""
+    from parity.wheel import running_code
+
+    here = running_code()
+    head = [headline] if headline else []
+    head.append(f"{_code_of(run, run.name)}; this process runs {here.describe()}")
+    stop = None if first_step is None else first_step + checkpoint_every
+    runtime: Runtime | None = None
+    try:
+        progress(f"[diff] starting {run.name} to trace {rec.name} against the golden hashes")
+        runtime = factory(run.name)
+        runtime.start(timeout_s=start_timeout_s)
+        started = runtime
+        report, (theirs, mine) = _traced_diff(
+            lambda t: _trace_in(started, rec, checkpoint_every, t, request_timeout_s),
+            lambda t: _trace_here(rec, checkpoint_every, t),
+            (run.name, f"this process ({here.kind})"),
+            stop,
+            progress,
+            rec.name,
+        )
+    except (RuntimeFailed, RuntimeUnavailable) as exc:
+        return Divergence(rec.name, run.name, "golden", [*head, f"diff failed: {exc}"])
+    finally:
+        if runtime is not None:
+            runtime.stop()
+    eq, first = _vs_golden(theirs, golden_doc)
+    _, ref_first = _vs_golden(mine, golden_doc)
+    lines = [*head, _window_line(run.name, eq, first, first_step, theirs["steps"])]
+    explained = first is not None and not report.identical
+    if report.identical:
+        if first is not None:
+            lines += _not_explained(run, here, rec, golden_doc, theirs["steps"])
+    else:
+        lines += [_reference_line(ref_first, mine["steps"]), *report.lines()]
+    document = {
+        "runtime": run.name,
+        "runtime_code": run.info.get("code_hash"),
+        "reference": here.describe(),
+        "reference_code": here.hash,
+        "equal_checkpoint": eq,
+        "differing_checkpoint": first,
+        "reference_differing_checkpoint": ref_first,
+        "explained": explained,
+        "diff": report.to_json(),
+    }
+    return Divergence(rec.name, run.name, "golden", lines, document)
+
+
+def _usable_golden(hashes_dir: Path, name: str, checkpoint_every: int) -> dict | None:
+    """The golden file of ``name`` when its checkpoints can be compared with this run's."""
     from replay import golden
-    from replay.diff import diff_against_golden
-    from replay.recording import loads
 
     try:
-        doc = golden.read_golden(Path(hashes_dir) / f"{rec.name}.json")
-        if doc is None:
-            return Divergence(rec.name, runtime, "golden", ["no golden file"])
-        report = diff_against_golden(loads(rec.text), doc, rec.sha256, rec.name)
-    except SkidpadError as exc:
-        return Divergence(rec.name, runtime, "golden", [f"diff failed: {exc}"])
-    return Divergence(rec.name, runtime, "golden", report.lines(), report.to_json())
+        doc = golden.read_golden(Path(hashes_dir) / f"{name}.json")
+    except SkidpadError:  # already reported among the problems
+        return None
+    if doc is None or doc.get("checkpoint_every") != checkpoint_every:
+        return None
+    return doc
+
+
+def _golden_headline(names: Sequence[str]) -> str:
+    if len(names) > 1:
+        return AGREE_LINE
+    return (
+        f"{names[0]} (the only runtime run) differs from the golden hashes: "
+        "the physics changed since the last bless, or the wheel is not this checkout"
+    )
 
 
 def diagnose(
@@ -504,17 +758,36 @@ def diagnose(
     max_recordings: int = 3,
     **options: Any,
 ) -> list[Divergence]:
-    """The §10 diff for the first ``max_recordings`` recordings whose runs disagree."""
+    """The mismatch diff for the first ``max_recordings`` recordings whose runs disagree: the two
+    runtimes that disagree, traced; and when no runtime agrees with the golden file, the
+    reference runtime's own trace against it."""
     by_name = {r.name: r for r in recordings}
     by_run = {r.name: r for r in runs}
+    every = options.get("checkpoint_every", 100)
     found = []
     for rec_name, a, b in disagreeing_pairs(matrix, runs)[:max_recordings]:
         rec = by_name[rec_name]
-        if b == "golden":
-            found.append(diagnose_against_golden(rec, a, hashes_dir))
+        if b != "golden":
+            pair = (by_run[a], by_run[b])
+            step, _ = first_difference(pair[0].recordings[rec_name], pair[1].recordings[rec_name])
+            found.append(diagnose_pair(rec, (a, b), step, factory, runs=pair, **options))
+        golden_doc = _usable_golden(hashes_dir, rec_name, every)
+        if golden_doc is None:
             continue
-        step, _ = first_difference(by_run[a].recordings[rec_name], by_run[b].recordings[rec_name])
-        found.append(diagnose_pair(rec, (a, b), step, factory, **options))
+        blessed = _golden_result(golden_doc)
+        verdicts = {
+            run.name: first_difference(run.recordings[rec_name], blessed)
+            for run in runs
+            if run.status == "ok" and "error" not in run.recordings.get(rec_name, {"error": ""})
+        }
+        if any(not why for _, why in verdicts.values()):
+            continue  # a runtime agrees with the golden file: the pair diff above explains it
+        headline = _golden_headline(list(verdicts)) if b == "golden" else None
+        found.append(
+            explain_golden_mismatch(
+                rec, by_run[a], golden_doc, verdicts[a][0], factory, headline, **options
+            )
+        )
     return found
 
 
@@ -629,7 +902,7 @@ def markdown_report(matrix: Matrix, runs: Sequence[RuntimeRun]) -> str:
     if problems:
         out += ["", "## Problems", ""] + [f"- {p}" for p in problems]
     for d in matrix.divergences:
-        out += ["", f"## Where {d.a} and {d.b} parted on {d.recording}", "", "```", *d.lines, "```"]
+        out += ["", f"## {d.title()}", "", "```", *d.lines, "```"]
     for run in runs:
         if run.status == "failed" and run.log:
             out += ["", f"## {run.name} console output (tail)", "", "```", run.log[-20000:], "```"]
@@ -710,6 +983,7 @@ def run_parity(
     progress: Progress = _stderr_progress,
     factory: RuntimeFactory | None = None,
     jobs: int = 1,
+    counter: Any = None,
 ) -> int:
     """Run ``names``, print the table (or the JSON report), write the reports; 0 if all ok.
 
@@ -719,6 +993,7 @@ def run_parity(
     With ``diff`` (the default), recordings on which the runtimes disagree are re-run with
     tracing in the two runtimes that disagree and the §10 diff is printed (at most three).
     ``factory(name)`` replaces ``make_runtime`` (tests use it to plant a perturbed runtime).
+    ``counter`` (a ``replay.progress.Progress``) counts the self-tests and recordings run.
     """
     unknown = [n for n in names if n not in RUNTIME_NAMES]
     if unknown:
@@ -734,11 +1009,15 @@ def run_parity(
 
         wheel = build_wheel(root=root)
     pyodide_dir = root / "node_modules" / "pyodide"
+    factory_is_ours = factory is None
     if factory is None:
         factory = functools.partial(
             make_runtime, wheel=wheel, pyodide_dir=pyodide_dir if pyodide_dir.is_dir() else None
         )
     timeouts = {"start_timeout_s": start_timeout_s, "request_timeout_s": request_timeout_s}
+
+    if counter is not None:
+        counter.start(len(names) * (1 + len(recordings)))
 
     def run_one(name: str) -> RuntimeRun:
         return run_runtime(
@@ -747,6 +1026,7 @@ def run_parity(
             checkpoint_every=checkpoint_every,
             progress=progress,
             factory=factory,
+            tick=_no_tick if counter is None else counter.advance,
             **timeouts,
         )
 
@@ -758,6 +1038,8 @@ def run_parity(
             runs = list(pool.map(run_one, names))
     else:
         runs = [run_one(name) for name in names]
+    if wheel is not None and factory_is_ours:
+        _fill_code_from_wheel(runs, wheel)
     hashes_dir = hashes_dir or root / "hashes"
     matrix = compare_runs(runs, recordings, hashes_dir, checkpoint_every)
     if diff and not matrix.ok:
@@ -771,6 +1053,8 @@ def run_parity(
             progress=progress,
             **timeouts,
         )
+    if counter is not None:
+        counter.close()  # the table starts on a line of its own
     report_path = write_reports(report_dir, matrix, runs, recordings)
     if as_json:
         out(report_path.read_text("utf-8").rstrip("\n"))
@@ -782,7 +1066,7 @@ def run_parity(
         for line in problems:
             out(f"  {line}")
         for d in matrix.divergences:
-            out(f"where {d.a} and {d.b} parted on {d.recording}:")
+            out(d.title()[0].lower() + d.title()[1:] + ":")
             out("\n".join(f"  {line}" for line in d.lines))
         out(f"parity: {'PASS' if matrix.ok else 'FAIL'} (report: {report_path})")
     return 0 if matrix.ok else 1

@@ -56,7 +56,12 @@ class ServerError(Exception):
     """The server cannot be built: a file it must serve is missing."""
 
 
-def build_routes(pyodide_dir: Path, wheel: Path, web_dir: Path = WEB_DIR) -> dict[str, Path]:
+def build_routes(
+    pyodide_dir: Path,
+    wheel: Path,
+    web_dir: Path = WEB_DIR,
+    web_files: tuple[str, ...] = WEB_FILES,
+) -> dict[str, Path]:
     """The routing table: URL path -> file. Raises ServerError naming a missing file."""
     pyodide_dir = Path(pyodide_dir)
     wheel = Path(wheel)
@@ -71,7 +76,7 @@ def build_routes(pyodide_dir: Path, wheel: Path, web_dir: Path = WEB_DIR) -> dic
     for path in sorted(pyodide_dir.iterdir()):
         if path.is_file() and not path.is_symlink() and path.suffix in PYODIDE_SUFFIXES:
             routes[f"/pyodide/{path.name}"] = path
-    for name in WEB_FILES:
+    for name in web_files:
         path = web_dir / name
         if not path.is_file():
             raise ServerError(f"harness page file missing: {path}")
@@ -150,8 +155,11 @@ class LoopbackServer:
         wheel: Path,
         pyodide_dir: Path = DEFAULT_PYODIDE_DIR,
         web_dir: Path = WEB_DIR,
+        web_files: tuple[str, ...] = WEB_FILES,
+        port: int = 0,
     ) -> None:
-        self.routes = build_routes(pyodide_dir, wheel, web_dir)
+        self.routes = build_routes(pyodide_dir, wheel, web_dir, web_files)
+        self.bind_port = port
         self.wheel = Path(wheel)
         self.pyodide_dir = Path(pyodide_dir)
         self.requests: list[tuple[str, str, int]] = []
@@ -162,7 +170,7 @@ class LoopbackServer:
     def start(self) -> str:
         """Bind and serve in a daemon thread; return the base URL (ending in ``/``)."""
         if self._httpd is None:
-            httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+            httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.bind_port), _Handler)
             httpd.daemon_threads = True
             httpd.owner = self  # type: ignore[attr-defined]
             self._httpd = httpd

@@ -7,10 +7,16 @@ unchanged sources returns the cached file without running a build. The build run
 in this interpreter it builds without an isolated environment, otherwise pip fetches
 hatchling from PyPI into one. The result is moved into place atomically, so an interrupted
 build never leaves a half-written wheel in the cache.
+
+The same content hash, over the four packages alone, names the code a process runs
+(``code_hash`` of a folder, ``wheel_code_hash`` of a wheel file, ``running_code`` for this
+interpreter): the worker reports it from inside every runtime, so a diff can say whether a
+runtime ran the code of this checkout or other code.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import os
@@ -18,12 +24,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import SkidpadError
 
 #: what goes into the wheel (pyproject's [tool.hatch.build.targets.wheel]) plus its metadata.
-PACKAGES = ("engine", "replay", "scenarios", "parity")
+PACKAGES = ("engine", "replay", "scenarios", "parity", "sandbox")
 METADATA_FILES = ("pyproject.toml", "README.md")
 _SKIP_DIRS = {"__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis"}
 _SKIP_SUFFIXES = (".pyc", ".pyo")
@@ -51,8 +60,8 @@ def find_repo_root(start: Path | None = None) -> Path:
     )
 
 
-def source_files(root: Path) -> list[Path]:
-    """Every file the wheel is built from, sorted (so the content hash is stable)."""
+def package_files(root: Path) -> list[Path]:
+    """Every file of the four packages under ``root``: the code a runtime imports."""
     files: list[Path] = []
     for package in PACKAGES:
         for dirpath, dirnames, filenames in os.walk(root / package):
@@ -60,19 +69,72 @@ def source_files(root: Path) -> list[Path]:
             for name in filenames:
                 if not name.endswith(_SKIP_SUFFIXES):
                     files.append(Path(dirpath) / name)
+    return sorted(files)
+
+
+def source_files(root: Path) -> list[Path]:
+    """Every file the wheel is built from, sorted (so the content hash is stable)."""
+    files = package_files(root)
     files.extend(root / name for name in METADATA_FILES if (root / name).is_file())
     return sorted(files)
 
 
-def source_hash(root: Path) -> str:
-    """SHA-256 (first 16 hex digits) over the relative path and bytes of every source file."""
+def content_hash(entries: Iterable[tuple[str, bytes]]) -> str:
+    """SHA-256 (first 16 hex digits) over (relative posix path, bytes) pairs, in path order.
+
+    One function for a checkout, an unpacked wheel and a wheel file, so their hashes compare.
+    """
     digest = hashlib.sha256()
-    for path in source_files(root):
-        rel = path.relative_to(root).as_posix().encode("utf-8")
-        data = path.read_bytes()
-        digest.update(len(rel).to_bytes(8, "little") + rel)
+    for rel, data in sorted(entries):
+        name = rel.encode("utf-8")
+        digest.update(len(name).to_bytes(8, "little") + name)
         digest.update(len(data).to_bytes(8, "little") + data)
     return digest.hexdigest()[:16]
+
+
+def _entries(root: Path, files: Iterable[Path]) -> Iterator[tuple[str, bytes]]:
+    for path in files:
+        yield path.relative_to(root).as_posix(), path.read_bytes()
+
+
+def source_hash(root: Path) -> str:
+    """The content hash of every source file of the wheel (its cache key)."""
+    return content_hash(_entries(root, source_files(root)))
+
+
+def code_hash(root: Path) -> str:
+    """The content hash of the four packages under ``root`` (a checkout or site-packages)."""
+    return content_hash(_entries(root, package_files(root)))
+
+
+def wheel_code_hash(wheel: Path) -> str:
+    """:func:`code_hash` of what ``wheel`` unpacks, read from the wheel file itself."""
+    with zipfile.ZipFile(wheel) as archive:
+        names = [n for n in archive.namelist() if n.split("/", 1)[0] in PACKAGES]
+        return content_hash((n, archive.read(n)) for n in names if not n.endswith("/"))
+
+
+@dataclass(frozen=True)
+class RunningCode:
+    """The project code this interpreter imports: its folder, whether that folder is a
+    checkout (``working tree``) or an installed copy, and its :func:`code_hash`."""
+
+    folder: str
+    kind: str
+    hash: str
+
+    def describe(self) -> str:
+        return f"the {self.kind} {self.folder}, code {self.hash}"
+
+
+@functools.cache
+def running_code() -> RunningCode:
+    """Which code this process runs: the folder above the imported ``parity`` package."""
+    import parity
+
+    folder = Path(parity.__file__).resolve().parent.parent
+    kind = "working tree" if (folder / "pyproject.toml").is_file() else "installed package"
+    return RunningCode(str(folder), kind, code_hash(folder))
 
 
 def build_wheel(out_dir: Path = Path("build/wheel"), root: Path | None = None) -> Path:

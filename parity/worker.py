@@ -15,6 +15,7 @@ Request::
 Response::
 
     {"python": sys.version, "platform": str, "implementation": str,
+     "code_hash": str | None,                  # content hash of the project code it runs
      "math_hash": str | None,                  # None when not requested or when it failed
      "math_error": str,                        # only when the self-test failed
      "recordings": {name: {"checkpoints": [[step, hash], ...], "final": str,
@@ -54,13 +55,25 @@ class RequestError(SkidpadError):
     """The request is not of the documented shape; the message names the field."""
 
 
-def runtime_info() -> dict[str, str]:
-    """What this interpreter is: full version string, platform and implementation."""
+def runtime_info() -> dict[str, str | None]:
+    """What this interpreter is (full version string, platform and implementation) and which
+    project code it runs (``code_hash``: ``parity.wheel.code_hash`` of the imported packages,
+    None if they cannot be read)."""
     return {
         "python": sys.version,
         "platform": platform.platform(),
         "implementation": f"{sys.implementation.name} {platform.python_version()}",
+        "code_hash": _code_hash(),
     }
+
+
+def _code_hash() -> str | None:
+    from parity.wheel import running_code  # lazy: hashing the packages once, on first use
+
+    try:
+        return running_code().hash
+    except OSError:  # e.g. packages imported from a zip: no hash rather than no runtime
+        return None
 
 
 def _check_trace(trace: Any) -> dict[str, Any] | None:

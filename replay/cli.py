@@ -8,12 +8,20 @@ Each subcommand lives in its own module ``replay/cmd_<name>.py`` exposing
 ``add_arguments(parser)`` and ``run(args) -> int``; this file only dispatches.
 Modules that need optional dependencies (mpmath, Playwright) import them
 inside ``run`` so that ``skidpad --help`` works on a bare install.
+
+When the reader of stdout goes away (``skidpad replay ... | head -1``), the
+command ends at once with no message and exit status 141, what a shell
+reports for a program ended by SIGPIPE (ADR 0121). ``skidpad --version``
+prints the engine version and the math self-test hash of this runtime.
+Several values are given as a comma list (``--preset a,b``); options that
+may be repeated accept a comma list in each use too (:func:`comma_list`).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from engine.errors import SkidpadError
@@ -22,26 +30,70 @@ from engine.state import NonFiniteStateError
 EXIT_OK = 0
 EXIT_MISMATCH = 1
 EXIT_BAD_INPUT = 2
+#: 128 + SIGPIPE: the status a shell shows for a program whose reader went away (ADR 0121).
+EXIT_BROKEN_PIPE = 141
 
 #: subcommand -> (module, one-line help), in the order ``--help`` lists them.
 COMMANDS = {
     "selftest": ("replay.cmd_selftest", "math self-test hash and accuracy summary"),
     "record": ("replay.cmd_record", "drive a preset and write a recording"),
     "replay": ("replay.cmd_replay", "replay recordings: checkpoint and final hashes vs hashes/"),
+    "verify": ("replay.cmd_verify", "replay recordings on their own and check every claim"),
     "diff": ("replay.cmd_diff", "first divergence between two runs, or a run and hashes/"),
     "bless": ("replay.cmd_bless", "rewrite hashes/ from the current physics, print what changed"),
     "validate": ("scenarios.cmd_validate", "the validation table of the standard manoeuvres"),
     "parity": ("parity.cmd_parity", "the runtime matrix: every recording in every runtime"),
+    "sandbox": ("sandbox.cmd_sandbox", "drive a lap in the browser (served on 127.0.0.1)"),
 }
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # exit 2 with one line, as for any bad input
-        self.exit(EXIT_BAD_INPUT, f"skidpad: error: {message}\n")
+        from replay.terminal import printable
+
+        self.exit(EXIT_BAD_INPUT, f"skidpad: error: {printable(message)}\n")
+
+
+def comma_list(values: str | list[str] | None, option: str) -> list[str]:
+    """The values of ``option`` given as a comma list, possibly repeated (``-r a,b -r c``);
+    empty items are refused, duplicates dropped (first use kept)."""
+    from engine.errors import SkidpadError
+
+    if values is None:
+        return []
+    texts = [values] if isinstance(values, str) else list(values)
+    items = [item.strip() for text in texts for item in text.split(",")]
+    if not items or any(not item for item in items):
+        raise SkidpadError(f"{option} {','.join(texts)!r}: an empty name in the list")
+    return list(dict.fromkeys(items))
+
+
+def version_line() -> str:
+    """``skidpad <version> (math self-test hash <hash>)``."""
+    import engine
+    from replay.recorder import current_math_hash
+
+    return f"skidpad {engine.__version__} (math self-test hash {current_math_hash() or 'n/a'})"
+
+
+class _VersionAction(argparse.Action):
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(version_line())
+        parser.exit(EXIT_OK)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="skidpad", description="Bit-reproducible vehicle dynamics.")
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (module_name, help_text) in COMMANDS.items():
         try:
@@ -57,6 +109,31 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; a closed stdout ends it quietly with :data:`EXIT_BROKEN_PIPE`."""
+    try:
+        try:
+            status = _main(argv)
+        finally:  # also for --help and argparse's exits: a reader that went away shows here
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    return status
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so the interpreter's final flush cannot fail too."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no file descriptor (a test's captured stdout)
+        pass
+
+
+def _main(argv: list[str] | None) -> int:
+    from replay.terminal import printable
+
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
@@ -65,10 +142,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args._run(args))
     except SkidpadError as exc:
-        print(f"skidpad {args.command}: {exc}", file=sys.stderr)
+        print(f"skidpad {args.command}: {printable(exc)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except NonFiniteStateError as exc:  # the physics failed: a failed check, not bad input
-        print(f"skidpad {args.command}: the physics failed: {exc}", file=sys.stderr)
+        print(f"skidpad {args.command}: the physics failed: {printable(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"skidpad {args.command}: interrupted", file=sys.stderr)

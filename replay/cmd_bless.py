@@ -8,8 +8,13 @@ For each recording it replays with the embedded definition, writes
 final hash, math hash, the recording's sha256) atomically, and prints one
 line per change. ``hashes/math.json`` is rewritten from
 ``engine.smath.selftest.selftest_hash()``. Every recording is validated
-before anything is written. A commit of the result needs a ``physics:``
-line saying why the physics changed (tests/test_hashes_commits.py).
+before anything is written. The golden folder is ``--hashes DIR`` (created
+if missing) or the recording's checkout's ``hashes/`` (ADR 0120: the nearest
+folder above the recording holding ``hashes/`` beside ``recordings/``; for a
+recording in a ``recordings/`` folder with no ``hashes/`` beside it yet, that
+``hashes/`` is created). When a state hash changed, bless ends by printing
+:data:`PHYSICS_RULE`: a commit of the result needs a ``physics:`` line saying
+why the physics changed (tests/test_hashes_commits.py).
 """
 
 from __future__ import annotations
@@ -21,6 +26,12 @@ from pathlib import Path
 
 from engine.errors import SkidpadError
 from engine.state import NonFiniteStateError
+from replay.terminal import printable, printable_lines
+
+PHYSICS_RULE = (
+    'commit hashes/ with a line starting "physics:" in the message saying why the physics '
+    "changed (a commit touching hashes/ without one fails tests/test_hashes_commits.py)"
+)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -30,7 +41,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--recordings", default="recordings", help="recordings directory for the default"
     )
-    p.add_argument("--hashes", default="hashes", help="golden hash directory (default: hashes)")
+    p.add_argument(
+        "--hashes",
+        default=None,
+        help="golden hash folder, created if missing (default: the hashes/ beside the "
+        "recordings/ folder that holds each recording)",
+    )
     p.add_argument(
         "--checkpoint-every", type=int, default=100, help="host steps between checkpoints"
     )
@@ -49,13 +65,13 @@ def run(args: argparse.Namespace) -> int:
         describe_change,
         golden_document,
         golden_path,
+        identity_of,
         math_document,
-        math_path,
         read_golden,
-        read_math,
         write_golden,
         write_math,
     )
+    from replay.progress import Progress
     from replay.recorder import current_math_hash
     from replay.replayer import replay
 
@@ -69,50 +85,134 @@ def run(args: argparse.Namespace) -> int:
         files = sorted(rec_dir.glob("*.json"))
         if not files:
             raise SkidpadError(f"{rec_dir}: no recordings to bless")
-    hashes_dir = Path(args.hashes)
+    targets = [_hashes_dir(f, args.hashes) for f in files]
     budget = from_seconds(args.max_sim_seconds)
     loaded = [(f, recording.load(f, budget), recording.file_sha256(f)) for f in files]
-    olds = [read_golden(golden_path(hashes_dir, f)) for f in files]
+    olds = [
+        read_golden(golden_path(d, f)) if d.is_dir() else None
+        for f, d in zip(files, targets, strict=True)
+    ]
     changes: list[str] = []
     math_hash = current_math_hash()
     math_doc = None
+    old_math = None
     if math_hash is None:
         changes.append("math.json: engine.smath.selftest is not available; not written")
     else:
-        old_math = read_math(hashes_dir)
+        old_math = next((m for m in map(_read_math_if_any, dict.fromkeys(targets)) if m), None)
         math_doc = math_document(math_hash, list(smath.FUNCTIONS), engine.__version__)
         changes.append(
             f"math.json: math_hash {old_math} -> {math_hash}"
             if old_math != math_hash
             else f"math.json: unchanged ({math_hash})"
         )
-    if hashes_dir.exists() or hashes_dir.is_symlink():
-        outputs = [golden_path(hashes_dir, f) for f in files]
-        if math_doc is not None:
-            outputs.append(math_path(hashes_dir))
-        output.preflight(outputs, files)  # before any replay: hashes/ can take the results
-    else:
-        output.check_directory(hashes_dir.parent)  # where hashes/ will be made
+    _preflight(files, targets, math_doc is not None)  # before any replay
     # replay everything first, then write: a failing replay leaves hashes/ untouched
     docs = []
+    bar = Progress(sum(rec.steps for _, rec, _ in loaded), "bless", unit="steps", quiet=args.json)
     for f, rec, sha in loaded:
+        bar.note(f.name)
+        base = bar.done
         try:
-            result = replay(rec, args.checkpoint_every)
+            result = replay(
+                rec, args.checkpoint_every, progress=lambda n, _t, b=base: bar.update(b + n)
+            )
         except NonFiniteStateError as exc:
-            print(f"skidpad bless: {f}: the replay failed, nothing written: {exc}", file=sys.stderr)
+            bar.close()
+            print(
+                f"skidpad bless: {printable(f)}: the replay failed, nothing written: {exc}",
+                file=sys.stderr,
+            )
             return 1
-        docs.append(golden_document(f, sha, rec.preset, result, math_hash, engine.__version__))
-    output.make_directory(hashes_dir)
-    if math_doc is not None:
-        write_math(hashes_dir, math_doc)
+        bar.update(base + rec.steps)
+        docs.append(
+            golden_document(
+                f,
+                sha,
+                rec.preset,
+                result,
+                math_hash,
+                engine.__version__,
+                definition_hash=identity_of(rec).definition_hash,
+            )
+        )
+    bar.close()
+    for d in dict.fromkeys(targets):
+        output.make_directory(d)
+        if math_doc is not None:
+            write_math(d, math_doc)
     out = []
-    for (f, _, _), old, doc in zip(loaded, olds, docs, strict=True):
-        write_golden(golden_path(hashes_dir, f), doc)
+    moved = old_math != math_hash
+    for (f, _, _), d, old, doc in zip(loaded, targets, olds, docs, strict=True):
+        write_golden(golden_path(d, f), doc)
         lines = describe_change(old, doc)
         changes += lines
+        moved = moved or state_hash_moved(old, doc)
         out.append({"recording": str(f), "final": doc["final"], "changes": lines})
     if args.json:
-        print(json.dumps({"changes": changes, "recordings": out}, indent=1))
+        print(json.dumps({"changes": changes, "recordings": out, "hashes_moved": moved}, indent=1))
     else:
-        print("\n".join(changes))
+        print(printable_lines("\n".join(changes)))
+        if moved:
+            print(PHYSICS_RULE)
     return 0
+
+
+def _preflight(files: list[Path], targets: list[Path], with_math: bool) -> None:
+    """Every golden file (and math.json) bless will write can be written, or the folder
+    that will hold a hashes/ not made yet can take it; OutputError in one line if not."""
+    from replay import output
+    from replay.golden import golden_path, math_path
+
+    outputs = []
+    for d in dict.fromkeys(targets):
+        if d.exists() or d.is_symlink():
+            if with_math:
+                outputs.append(math_path(d))
+            continue
+        parent = d.parent
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        output.check_directory(parent)
+    outputs += [
+        golden_path(d, f)
+        for f, d in zip(files, targets, strict=True)
+        if d.exists() or d.is_symlink()
+    ]
+    output.preflight(outputs, files)
+
+
+def state_hash_moved(old: dict | None, new: dict) -> bool:
+    """Whether blessing ``new`` over ``old`` changes a state hash (not only bookkeeping)."""
+    if old is None:
+        return True
+    return old.get("final") != new["final"] or dict(old.get("checkpoints", [])) != dict(
+        new["checkpoints"]
+    )
+
+
+def _read_math_if_any(hashes_dir: Path) -> str | None:
+    from replay.golden import read_math
+
+    return read_math(hashes_dir) if hashes_dir.is_dir() else None
+
+
+def _hashes_dir(recording_path: Path, given: str | None) -> Path:
+    """Where the golden file of ``recording_path`` goes (see the module docstring)."""
+    from replay.golden import find_hashes_dir
+
+    if given is not None:
+        p = Path(given)
+        if p.exists() and not p.is_dir():
+            raise SkidpadError(f"--hashes {p}: is not a folder")
+        return p
+    found = find_hashes_dir(recording_path)
+    if found is not None:
+        return found
+    folder = recording_path.absolute().parent
+    if folder.name == "recordings":
+        return folder.parent / "hashes"
+    raise SkidpadError(
+        f"{printable(recording_path)}: no hashes/ folder beside a recordings/ folder above it "
+        "(give --hashes DIR)"
+    )

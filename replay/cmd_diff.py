@@ -11,6 +11,9 @@ A and B may be:
 * a recording alone, or a recording and a golden file / hashes directory:
   the replay here against ``hashes/<stem>.json`` (checkpoint level).
 
+"Here" is named with the code it ran: the working tree (or installed copy) and its content
+hash (``parity.wheel.code_hash``), so a reader knows which code the replay stands for.
+
 Exit 0 when the runs are identical, 1 when they differ, 2 on bad input.
 """
 
@@ -21,6 +24,7 @@ import json
 from pathlib import Path
 
 from engine.errors import SkidpadError
+from replay.terminal import printable_lines
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -31,7 +35,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         nargs="?",
         help="trace file, recording, golden file or hashes dir (default: hashes/)",
     )
-    p.add_argument("--hashes", default="hashes", help="golden hash directory for a recording alone")
+    p.add_argument(
+        "--hashes",
+        default=None,
+        help="golden hash folder for a recording alone (default: the recording's checkout's)",
+    )
     p.add_argument("--checkpoint-every", type=int, default=100, help="for two recordings")
     from replay.budget import add_budget_argument
 
@@ -62,7 +70,14 @@ def run(args: argparse.Namespace) -> int:
     from replay import recording
     from replay.budget import from_seconds
     from replay.diff import diff_against_golden, diff_recordings, diff_traces
-    from replay.golden import golden_path, read_golden
+    from replay.golden import (
+        another_recording,
+        golden_path,
+        hashes_dir_for,
+        identity_of,
+        read_golden,
+    )
+    from replay.terminal import printable
     from replay.trace import load_trace_document
 
     budget = from_seconds(args.max_sim_seconds)
@@ -73,7 +88,12 @@ def run(args: argparse.Namespace) -> int:
     if args.b is None or Path(args.b).is_dir():
         if ka != "recording":
             raise SkidpadError(f"{a_path}: only a recording can be compared with hashes/; give B")
-        hashes_dir = Path(args.b) if args.b else Path(args.hashes)
+        hashes_dir = hashes_dir_for(a_path, args.b or args.hashes)
+        if hashes_dir is None:
+            raise SkidpadError(
+                f"{printable(a_path)}: no hashes/ folder beside a recordings/ folder above it "
+                "(give B or --hashes DIR)"
+            )
         b_path, kb, tb = golden_path(hashes_dir, a_path), "golden", None
         if not b_path.is_file():
             raise SkidpadError(f"{b_path}: no golden hashes for {a_path.name} (run skidpad bless)")
@@ -102,11 +122,12 @@ def run(args: argparse.Namespace) -> int:
     elif kinds == {"recording", "golden"}:
         rec_path, gold_path = (a_path, b_path) if ka == "recording" else (b_path, a_path)
         golden = read_golden(gold_path)
+        rec = recording.load(rec_path, budget)
+        other = another_recording(golden, identity_of(rec))
+        if other is not None:  # the two do not belong together: nothing to diff
+            raise SkidpadError(f"{printable(gold_path)}: {other}")
         report = diff_against_golden(
-            recording.load(rec_path, budget),
-            golden,
-            recording.file_sha256(rec_path),
-            str(rec_path),
+            rec, golden, recording.file_sha256(rec_path), str(rec_path), here=_running_code()
         )
     elif kinds == {"recording", "trace"}:
         report = _trace_vs_recording(a_path, ka, ta, b_path, tb, budget)
@@ -115,8 +136,15 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_json(), indent=1))
     else:
-        print(report.text(), end="")
+        print(printable_lines(report.text()), end="")
     return 0 if report.identical else 1
+
+
+def _running_code() -> str:
+    """Which code "replayed here" means: the checkout or installed copy, with its content hash."""
+    from parity.wheel import running_code
+
+    return running_code().describe()
 
 
 def _trace_vs_recording(a_path: Path, ka: str, ta: str, b_path: Path, tb: str, budget):
@@ -137,9 +165,8 @@ def _trace_vs_recording(a_path: Path, ka: str, ta: str, b_path: Path, tb: str, b
     window = range(det["from_step"], det["to_step"]) if det else None
     result = replay(rec, int(theirs.get("checkpoint_every", 100)), trace=True, detail_steps=window)
     info = {"name": rec_path.name, "sha256": sha, "preset": rec.preset, "steps": rec.steps}
-    mine = load_trace_document(
-        json.dumps(trace_document(result, info, current_math_hash())), f"{rec_path} (replayed here)"
-    )
+    here = f"{rec_path} replayed here ({_running_code()})"
+    mine = load_trace_document(json.dumps(trace_document(result, info, current_math_hash())), here)
     if ka == "trace":
-        return diff_traces(theirs, mine, str(trace_path), f"{rec_path} replayed here")
-    return diff_traces(mine, theirs, f"{rec_path} replayed here", str(trace_path))
+        return diff_traces(theirs, mine, str(trace_path), here)
+    return diff_traces(mine, theirs, here, str(trace_path))

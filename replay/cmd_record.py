@@ -7,23 +7,29 @@
 ``--drive`` is ``scripted`` (the fixed 30 s drive), ``lap`` (one lap of the
 sandbox track, closed loop), ``random:SEED`` (a smooth random drive from an
 integer PRNG), ``validation:NAME`` (a validation manoeuvre: ``accel``, ``stop``,
-``stop_abs`` or ``step_steer``, :mod:`scenarios.validation.drives`), or the name of
-a module ``scenarios/<name>.py`` that provides
-``make_driver(definition, host_hz)``, or ``commonroad:MODEL:VEHICLE`` (the
-30 s scripted drive of ``engine.commonroad.scripted`` for that CommonRoad model,
-ks/st/std/mb, and vehicle 1-3, written as a CommonRoad recording, ADR 0090; it needs no
-``--preset`` and ``--duration`` shortens it). With several presets or drives (``all``,
-comma lists), ``-o`` is a directory and each file is named ``<preset>-<drive>.json``
-(``random:7`` becomes ``random-7``; a CommonRoad drive
-``commonroad-<model>-v<vehicle>.json``). After recording, the file is read back and
-replayed, and its final hash must equal the live run's (``--no-verify`` skips that).
+``stop_abs`` or ``step_steer``, :mod:`scenarios.validation.drives`), or
+``commonroad:MODEL:VEHICLE`` (the 30 s scripted drive of
+``engine.commonroad.scripted`` for that CommonRoad model, ks/st/std/mb, and
+vehicle 1-3, written as a CommonRoad recording, ADR 0090; it needs no
+``--preset``). With several presets or drives (``all``, comma lists), ``-o``
+is a directory and each file is named ``<preset>-<drive>.json`` (``random:7``
+becomes ``random-7``; a CommonRoad drive ``commonroad-<model>-v<vehicle>.json``).
+After recording, the file is read back and replayed, and its final hash must
+equal the live run's (``--no-verify`` skips that).
+
+Nothing is silently ignored: an option that does not apply to a drive is
+refused, saying why (:func:`check_options`) — ``--duration`` only sets the
+length of ``random`` and ``commonroad`` drives, ``--host-hz`` and
+``--substep-hz`` only apply to four-wheel drives, ``--preset`` not to
+CommonRoad drives — as are an empty or repeated name in a list and a drive
+shorter than one host step. With several drives, progress (drives done, ETA)
+goes to stderr when it is a terminal and ``--json`` is not given.
 Files are written atomically; nothing is written on failure.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 import time
@@ -31,8 +37,16 @@ from pathlib import Path
 
 from engine.errors import SkidpadError
 from engine.state import NonFiniteStateError
+from replay.terminal import printable
 
-BUILTIN_DRIVES = ("scripted", "lap", "random:SEED", "validation:NAME")
+BUILTIN_DRIVES = ("scripted", "lap", "random:SEED", "validation:NAME", "commonroad:MODEL:VEHICLE")
+DEFAULT_HOST_HZ = 100
+#: Why ``--duration`` does not apply to a drive whose length is its own.
+FIXED_LENGTH = {
+    "scripted": "the scripted drive is always 30 s",
+    "lap": "the lap drive ends when the lap does",
+    "validation": "a validation manoeuvre sets its own length",
+}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -45,23 +59,28 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--drive",
         required=True,
         help="scripted | lap | random:SEED | validation:NAME (accel, stop, stop_abs, "
-        "step_steer) | a scenario name | commonroad:MODEL:VEHICLE "
+        "step_steer) | commonroad:MODEL:VEHICLE "
         "(the CommonRoad daemon's scripted drive: MODEL ks/st/std/mb, VEHICLE 1-3) "
         "(comma list allowed)",
     )
     p.add_argument("-o", "--output", required=True, help="output file (or directory for several)")
-    p.add_argument("--host-hz", type=int, default=100, help="host steps per second (default 100)")
+    p.add_argument(
+        "--host-hz",
+        type=int,
+        default=None,
+        help=f"host steps per second, four-wheel drives (default {DEFAULT_HOST_HZ})",
+    )
     p.add_argument(
         "--substep-hz",
         type=int,
         default=None,
-        help="physics substeps per second (default: the definition's)",
+        help="physics substeps per second, four-wheel drives (default: the definition's)",
     )
     p.add_argument(
         "--duration",
         type=float,
         default=None,
-        help="seconds, for random and commonroad drives (default 30)",
+        help="seconds, for random and commonroad drives only (default 30)",
     )
     p.add_argument("--no-verify", action="store_true", help="skip replaying the written file")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -90,33 +109,62 @@ def make_driver(drive: str, definition: dict, host_hz: int, duration: float | No
         return random_drive.make_driver(
             definition, host_hz, int(seed_text), duration_s=duration or 30.0
         )
-    if not drive.isidentifier():
+    raise SkidpadError(f"--drive {drive!r}: unknown drive (known: {', '.join(BUILTIN_DRIVES)})")
+
+
+def drive_kind(drive: str) -> str:
+    """``scripted``, ``lap``, ``random``, ``validation`` or ``commonroad`` (the part before ':')."""
+    return drive.split(":", 1)[0]
+
+
+def check_options(args: argparse.Namespace, drives: list[str]) -> None:
+    """Refuse every option that would be ignored by one of ``drives``, saying why."""
+    cr = [d for d in drives if drive_kind(d) == "commonroad"]
+    four_wheel = [d for d in drives if drive_kind(d) != "commonroad"]
+    if cr and args.preset is not None and not four_wheel:
         raise SkidpadError(
-            f"--drive {drive!r}: unknown drive "
-            f"(known: {', '.join(BUILTIN_DRIVES)}, or a scenario name)"
+            f"--preset does not apply to --drive {cr[0]}: a CommonRoad drive names its own "
+            "model and vehicle"
         )
-    try:
-        module = importlib.import_module(f"scenarios.{drive}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"scenarios.{drive}":
-            raise
+    if cr and args.host_hz is not None:
         raise SkidpadError(
-            f"--drive {drive!r}: unknown drive "
-            f"(known: {', '.join(BUILTIN_DRIVES)}, or a scenario name)"
-        ) from None
-    if not hasattr(module, "make_driver"):
-        raise SkidpadError(
-            f"--drive {drive!r}: scenarios.{drive} provides no make_driver(definition, host_hz)"
+            f"--host-hz does not apply to --drive {cr[0]}: a CommonRoad drive's host steps "
+            "follow its own dt_us pattern"
         )
-    return module.make_driver(definition, host_hz)
+    if cr and args.substep_hz is not None:
+        raise SkidpadError(
+            f"--substep-hz does not apply to --drive {cr[0]}: the CommonRoad daemon "
+            "schedules its own substeps"
+        )
+    if args.duration is None:
+        return
+    for d in drives:
+        why = FIXED_LENGTH.get(drive_kind(d))
+        if why is not None:
+            raise SkidpadError(f"--duration does not apply to --drive {d}: {why}")
+    host_hz = args.host_hz or DEFAULT_HOST_HZ
+    if four_wheel and int(args.duration * host_hz) < 1:
+        raise SkidpadError(
+            f"--duration {args.duration:g}: shorter than one host step at {host_hz} Hz "
+            "(the recording would have no steps)"
+        )
+    if cr:
+        from engine.commonroad.scheduler import MIN_DT_US
+
+        if round(args.duration * 1_000_000) < MIN_DT_US:
+            raise SkidpadError(
+                f"--duration {args.duration:g}: shorter than the CommonRoad daemon's shortest "
+                f"host step ({MIN_DT_US / 1_000_000:g} s)"
+            )
 
 
 def _presets(spec: str) -> list[str]:
     from engine import definition as engine_definition
+    from replay.cli import comma_list
 
     if spec == "all":
         return list(engine_definition.PRESET_NAMES)
-    names = [s for s in spec.split(",") if s]
+    names = comma_list(spec, "--preset")
     for n in names:
         engine_definition.load_preset(
             n
@@ -138,10 +186,14 @@ def _sim_s(rec) -> float:
 def run(args: argparse.Namespace) -> int:
     from engine import definition as engine_definition
     from replay import output, recording
+    from replay.cli import comma_list
+    from replay.progress import Progress
     from replay.recorder import record_drive
     from replay.replayer import replay
 
-    if args.host_hz <= 0 or (args.substep_hz is not None and args.substep_hz <= 0):
+    if (args.host_hz is not None and args.host_hz <= 0) or (
+        args.substep_hz is not None and args.substep_hz <= 0
+    ):
         raise SkidpadError("--host-hz and --substep-hz must be positive integers")
     if args.substep_hz is not None and not (
         engine_definition.SUBSTEP_HZ_MIN <= args.substep_hz <= engine_definition.SUBSTEP_HZ_MAX
@@ -152,9 +204,9 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.duration is not None and not (0 < args.duration <= 3600):
         raise SkidpadError("--duration must be in (0, 3600] seconds")
-    drives = [d for d in args.drive.split(",") if d]
-    if not drives:
-        raise SkidpadError("--drive: no drive given")
+    drives = comma_list(args.drive, "--drive")
+    check_options(args, drives)
+    host_hz = args.host_hz or DEFAULT_HOST_HZ
     cr_drives = [d for d in drives if d.startswith("commonroad:")]
     drives = [d for d in drives if not d.startswith("commonroad:")]
     if drives and args.preset is None:
@@ -178,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
     for preset in presets:
         definition = engine_definition.validate_definition(engine_definition.load_preset(preset))
         for drive in drives:
-            driver = make_driver(drive, definition, args.host_hz, args.duration)
+            driver = make_driver(drive, definition, host_hz, args.duration)
 
             def run_job(definition=definition, driver=driver, preset=preset):
                 return record_drive(definition, driver, preset=preset, substep_hz=args.substep_hz)[
@@ -200,12 +252,27 @@ def run(args: argparse.Namespace) -> int:
         jobs.append((f"commonroad:{model}:{vehicle}", label, target_for(name), run_cr))
     output.preflight([target for _, _, target, _ in jobs])  # before any drive runs
     results = []
+    bar = Progress(len(jobs), "record", unit="drives", quiet=args.json or len(jobs) < 2)
     for preset, drive, target, run_job in jobs:
+        bar.note(f"{preset}, {drive}")
         t0 = time.perf_counter()
         try:
             rec = run_job()
         except NonFiniteStateError as exc:  # the physics failed: a failed check, not bad input
-            print(f"skidpad record: {preset}, {drive}: the drive failed: {exc}", file=sys.stderr)
+            bar.close()
+            print(
+                f"skidpad record: {printable(preset)}, {printable(drive)}: "
+                f"the drive failed: {printable(exc)}",
+                file=sys.stderr,
+            )
+            return 1
+        if rec.steps == 0:
+            bar.close()
+            print(
+                f"skidpad record: {printable(target)}: the drive produced no host steps; "
+                "not written",
+                file=sys.stderr,
+            )
             return 1
         wall = time.perf_counter() - t0
         text = recording.dumps(rec)
@@ -213,8 +280,10 @@ def run(args: argparse.Namespace) -> int:
         if not args.no_verify:
             again = replay(recording.loads(text))
             if again.final_hash != rec.final_hash:
+                bar.close()
                 print(
-                    f"skidpad record: {target}: replaying the recording gives {again.final_hash}, "
+                    f"skidpad record: {printable(target)}: replaying the recording gives "
+                    f"{again.final_hash}, "
                     f"the live run ended at {rec.final_hash}; not written",
                     file=sys.stderr,
                 )
@@ -233,12 +302,17 @@ def run(args: argparse.Namespace) -> int:
             "frames": len(rec.frames),
         }
         results.append(row)
+        bar.advance()
         if not args.json:
+            bar.close()
             print(
-                f"wrote {target}: {preset}, {drive}, {rec.steps} steps ({row['sim_s']:g} s), "
-                f"{len(rec.frames)} frames, final {rec.final_hash}"
-                f"{', replay verified' if verified else ''} ({wall:.1f} s)"
+                printable(
+                    f"wrote {target}: {preset}, {drive}, {rec.steps} steps ({row['sim_s']:g} s), "
+                    f"{len(rec.frames)} frames, final {rec.final_hash}"
+                    f"{', replay verified' if verified else ''} ({wall:.1f} s)"
+                )
             )
+    bar.close()
     if args.json:
         print(json.dumps(results, indent=1))
     return 0

@@ -3,31 +3,43 @@
     skidpad replay recordings/*.json
     skidpad replay recordings/kart-lap.json --trace -o kart-lap.trace.json [--detail-steps 200:300]
 
-Prints one row per recording: recording, preset, steps, final hash, match
-against ``hashes/<stem>.json``, wall time and real-time factor (simulated
-seconds per wall second). First, when ``engine.smath.selftest`` and
-``hashes/math.json`` exist, the math self-test hash is checked, because
-nothing after a math mismatch can be trusted. Exit 0 when everything
-matches, 1 on any mismatch or missing golden file, 2 on bad input. Every
-file is loaded and validated before anything is replayed. ``--trace``
-writes a trace file (per-substep hashes, optional detail) for ``skidpad diff``.
+Prints one row per recording: recording, preset, steps, final hash, the
+recording's own claim (its embedded ``final_hash`` against this replay,
+:mod:`replay.claims`), the match against its golden file ``<stem>.json``, wall
+time and real-time factor (simulated seconds per wall second). The golden
+folder is the recording's own checkout's ``hashes/`` (the nearest folder above
+it holding ``hashes/`` beside ``recordings/``, ADR 0120) or ``--hashes DIR``,
+never the current directory; a golden file for another preset or definition
+is reported as such. First, when ``engine.smath.selftest`` and ``math.json``
+exist, the math self-test hash is checked, because nothing after a math
+mismatch can be trusted. Exit 0 when everything matches, 1 on any mismatch
+(claim or golden) or missing golden file, 2 on bad input. Every file is
+loaded and validated before anything is replayed. ``--trace`` writes a trace
+file (per-substep hashes, optional detail) for ``skidpad diff``. Progress
+(steps, ETA) goes to stderr when it is a terminal and ``--json`` is not given.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from engine.errors import SkidpadError
 from engine.state import NonFiniteStateError
 from replay.budget import add_budget_argument
+from replay.terminal import printable, printable_lines
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="recordings to replay")
-    p.add_argument("--hashes", default="hashes", help="golden hash directory (default: hashes)")
+    p.add_argument(
+        "--hashes",
+        default=None,
+        help="golden hash folder (default: the hashes/ beside the recordings/ folder that "
+        "holds the recording, found upwards from it)",
+    )
     p.add_argument(
         "--checkpoint-every", type=int, default=100, help="host steps between checkpoints"
     )
@@ -77,15 +89,31 @@ def parse_state_at(text: str | None) -> list[int]:
     return steps
 
 
-def _progress(name: str):
-    if not sys.stderr.isatty():
-        return None
+class Loaded(NamedTuple):
+    """One recording to replay, loaded and validated, with its golden file (None: none)."""
 
-    def show(n: int, total: int) -> None:
-        end = "\n" if n >= total else ""
-        print(f"\r  {name}: {n}/{total} steps", end=end, file=sys.stderr, flush=True)
+    path: str
+    rec: Any
+    sha256: str
+    hashes_dir: Path | None
+    golden: dict | None
 
-    return show
+
+def check_state_steps(loaded: list[Loaded], state_at: list[int], detail: range | None) -> None:
+    """Refuse ``--state-at`` / ``--detail-steps`` beyond the end of any recording."""
+    for x in loaded:
+        f, rec = x.path, x.rec
+        late = [s for s in state_at if s > rec.steps]
+        if late:
+            raise SkidpadError(
+                f"--state-at {late[0]}: {printable(f)} has {rec.steps} host steps "
+                f"(states exist after steps 0..{rec.steps})"
+            )
+        if detail is not None and detail.stop > rec.steps:
+            raise SkidpadError(
+                f"--detail-steps {detail.start}:{detail.stop}: {printable(f)} has "
+                f"{rec.steps} host steps (0..{rec.steps - 1})"
+            )
 
 
 def check_math(hashes_dir: Path) -> dict | None:
@@ -97,13 +125,30 @@ def check_math(hashes_dir: Path) -> dict | None:
     here = current_math_hash()
     if golden is None or here is None:
         return None
-    return {"golden": golden, "here": here, "ok": golden == here}
+    return {"golden": golden, "here": here, "ok": golden == here, "hashes": str(hashes_dir)}
+
+
+def _golden_for(f: str, hashes_dir: Path | None) -> dict | None:
+    from replay.golden import golden_path, read_golden
+
+    return None if hashes_dir is None else read_golden(golden_path(hashes_dir, f))
+
+
+def _no_golden_reason(f: str, hashes_dir: Path | None) -> str:
+    if hashes_dir is None:
+        return (
+            f"no hashes/ folder beside a recordings/ folder above {Path(f).parent or '.'} "
+            "(give --hashes DIR)"
+        )
+    return f"no golden hashes in {hashes_dir} (run skidpad bless)"
 
 
 def run(args: argparse.Namespace) -> int:
     from replay import output, recording
     from replay.budget import from_seconds
-    from replay.golden import compare, golden_path, read_golden
+    from replay.claims import check_claims, not_checked
+    from replay.golden import compare, hashes_dir_for, identity_of
+    from replay.progress import Progress
     from replay.replayer import replay
     from replay.trace import dumps_trace, trace_document
 
@@ -120,59 +165,81 @@ def run(args: argparse.Namespace) -> int:
         raise SkidpadError(
             f"-o {args.output}: with several recordings, -o must be an existing directory"
         )
-    hashes_dir = Path(args.hashes)
     budget = from_seconds(args.max_sim_seconds)
     if tracing:
         output.preflight([_trace_target(args.output, f) for f in args.files], args.files)
 
     # Validate every input before replaying anything: no partial runs on bad input.
     loaded = []
-    for f in args.files:
-        rec = recording.load(f, budget)
-        sha = recording.file_sha256(f)
-        golden = read_golden(golden_path(hashes_dir, f))
-        loaded.append((f, rec, sha, golden))
-    math = check_math(hashes_dir)
-    if math is not None and not args.json:
-        verdict = "match" if math["ok"] else f"MISMATCH (hashes/math.json has {math['golden']})"
-        print(f"math self-test hash {math['here']}: {verdict}")
+    recs = [(f, recording.load(f, budget), recording.file_sha256(f)) for f in args.files]
+    for f, rec, sha in recs:
+        hashes_dir = hashes_dir_for(f, args.hashes)
+        loaded.append(Loaded(f, rec, sha, hashes_dir, _golden_for(f, hashes_dir)))
+    check_state_steps(loaded, state_at, detail)
+    dirs = dict.fromkeys(x.hashes_dir for x in loaded if x.hashes_dir is not None)
+    maths = [check_math(d) for d in dirs]
+    maths = [m for m in maths if m is not None]
+    math = next((m for m in maths if not m["ok"]), maths[0] if maths else None)
+    if not args.json:
+        for m in maths:
+            where = Path(m["hashes"]) / "math.json"
+            verdict = "match" if m["ok"] else f"MISMATCH ({where} has {m['golden']})"
+            print(f"math self-test hash {m['here']}: {verdict}")
 
     rows = []
-    failed = math is not None and not math["ok"]
-    for f, rec, sha, golden in loaded:
+    failed = any(not m["ok"] for m in maths)
+    bar = Progress(sum(x.rec.steps for x in loaded), "replay", unit="steps", quiet=args.json)
+    for f, rec, sha, hashes_dir, golden in loaded:
+        bar.note(Path(f).name)
+        base = bar.done
         try:
             result = replay(
                 rec,
                 args.checkpoint_every,
                 use_preset=args.use_preset,
                 trace=args.trace,
-                progress=_progress(Path(f).name),
+                progress=lambda n, _total, base=base: bar.update(base + n),
                 state_at=state_at,
                 detail_steps=detail,
             )
         except NonFiniteStateError as exc:  # the physics failed: a failed check, not bad input
             failed = True
             rows.append(_failed_row(f, rec, f"the replay failed: {exc}"))
+            bar.update(base + rec.steps)
             continue
-        cmp = compare(golden, result, sha)
-        if golden is not None and golden["checkpoint_every"] != args.checkpoint_every:
+        bar.update(base + rec.steps)
+        cmp = compare(golden, result, sha, identity_of(rec))
+        if golden is None:
+            cmp.problems[:] = [_no_golden_reason(f, hashes_dir)]
+        if (
+            golden is not None
+            and cmp.status != "other"
+            and golden["checkpoint_every"] != args.checkpoint_every
+        ):
             cmp.problems.append(
                 "(compare with the golden interval: --checkpoint-every "
                 f"{golden['checkpoint_every']})"
             )
-        failed = failed or not cmp.ok
+        claim = (
+            not_checked("--use-preset replays another definition")
+            if args.use_preset
+            else check_claims(rec, result)
+        )
+        failed = failed or not cmp.ok or not claim.ok
         rows.append(
             {
                 "recording": str(f),
                 "preset": rec.preset,
                 "steps": result.steps,
                 "final_hash": result.final_hash,
+                "claim": claim.to_json(),
                 "match": cmp.status,
-                "problems": cmp.problems,
+                "problems": [*claim.problems, *cmp.problems],
                 "wall_s": result.wall_s,
                 "realtime_factor": result.realtime_factor,
                 "checkpoints": [[s, h] for s, h in result.checkpoints],
                 "use_preset": args.use_preset,
+                "hashes": None if hashes_dir is None else str(hashes_dir),
             }
         )
         if tracing:
@@ -182,16 +249,17 @@ def run(args: argparse.Namespace) -> int:
                 target, dumps_trace(trace_document(result, info, _math_here())), args.files
             )
             rows[-1]["trace"] = str(target)
+    bar.close()
 
     if args.json:
         print(json.dumps({"math": math, "recordings": rows}, indent=1))
     else:
-        print(format_table(rows))
+        print(printable_lines(format_table(rows)))
         for r in rows:
             for p in r["problems"]:
-                print(f"  {Path(r['recording']).name}: {p}")
+                print(printable_lines(f"  {Path(r['recording']).name}: {p}"))
             if "trace" in r:
-                print(f"  trace written to {r['trace']}")
+                print(printable_lines(f"  trace written to {r['trace']}"))
     return 1 if failed else 0
 
 
@@ -208,6 +276,7 @@ def _failed_row(f: str, rec, problem: str) -> dict:
         "steps": 0,
         "final_hash": "-",
         "match": "error",
+        "claim": {"status": "not checked", "reason": "the replay failed", "claims": []},
         "problems": [problem],
         "wall_s": 0.0,
         "realtime_factor": 0.0,
@@ -221,15 +290,33 @@ def _math_here() -> str | None:
     return current_math_hash()
 
 
+def _claim_label(status: str) -> str:
+    return "MISMATCH" if status == "mismatch" else status
+
+
+def _golden_label(status: str) -> str:
+    return {"mismatch": "MISMATCH", "other": "other recording"}.get(status, status)
+
+
 def format_table(rows: list[dict]) -> str:
-    head = ("recording", "preset", "steps", "final hash", "match", "wall s", "x real time")
+    head = (
+        "recording",
+        "preset",
+        "steps",
+        "final hash",
+        "own claim",
+        "golden",
+        "wall s",
+        "x real time",
+    )
     body = [
         (
-            Path(r["recording"]).name,
-            r["preset"] or "-",
+            printable(Path(r["recording"]).name),
+            printable(r["preset"] or "-"),
             str(r["steps"]),
             r["final_hash"],
-            r["match"] if r["match"] != "mismatch" else "MISMATCH",
+            _claim_label(r["claim"]["status"]),
+            _golden_label(r["match"]),
             f"{r['wall_s']:.2f}",
             f"{r['realtime_factor']:.1f}",
         )
@@ -238,7 +325,7 @@ def format_table(rows: list[dict]) -> str:
     widths = [
         max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(head)
     ]
-    right = {2, 5, 6}
+    right = {2, 6, 7}
 
     def fmt(cells):
         return "  ".join(

@@ -547,12 +547,12 @@ def diff_traces(a: dict, b: dict, a_label: str = "A", b_label: str = "B") -> Dif
 
 
 def diff_against_golden(
-    rec: Recording, golden: dict, recording_sha256: str, label: str
+    rec: Recording, golden: dict, recording_sha256: str, label: str, here: str | None = None
 ) -> DiffReport:
-    """A recording replayed here (A) against its golden checkpoints (B)."""
-    report = DiffReport(
-        f"{label} replayed here", f"golden hashes of {golden.get('recording', label)}"
-    )
+    """A recording replayed here (A) against its golden checkpoints (B); ``here`` names the
+    code that replays it (e.g. "the working tree /src, code 1a2b...")."""
+    where = f"replayed here ({here})" if here else "replayed here"
+    report = DiffReport(f"{label} {where}", f"golden hashes of {golden.get('recording', label)}")
     if golden.get("recording_sha256") != recording_sha256:
         report.notes.append("the recording file changed since it was blessed (sha256 differs)")
     every = int(golden["checkpoint_every"])

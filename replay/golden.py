@@ -4,9 +4,21 @@ A golden file records what the current physics produces for one recording::
 
     {"format": "skidpad-golden", "version": 1,
      "recording": "sportsRwd-scripted.json", "recording_sha256": "<64 hex>",
-     "preset": "sportsRwd", "engine_version": "0.1.0", "math_hash": "<16 hex>",
+     "preset": "sportsRwd", "definition_hash": "<16 hex>",
+     "engine_version": "0.1.0", "math_hash": "<16 hex>",
      "steps": 3000, "checkpoint_every": 100,
      "checkpoints": [[0, "<16 hex>"], [100, "..."], ...], "final": "<16 hex>"}
+
+``definition_hash`` (the recording's ``definition_hash``, or a CommonRoad
+recording's ``parameters_hash``) is written by ``skidpad bless`` since it was
+added; files blessed before it lack it and still load. ``preset`` and
+``definition_hash`` say which recording a golden file is for: a recording
+whose preset or definition differs is *another* recording, not a changed one
+(:func:`compare` says so).
+
+Golden files are found from the recording (ADR 0120): :func:`find_hashes_dir`
+walks up from the recording's folder to the nearest folder holding both
+``hashes/`` and ``recordings/``; ``--hashes DIR`` names the folder instead.
 
 ``hashes/math.json`` is ``{"math_hash": ..., "functions": [...], "engine_version": ...}``.
 Only ``skidpad bless`` writes them (atomically); :func:`compare` says whether
@@ -18,11 +30,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine.errors import SkidpadError
 from replay import output
-from replay.recording import decode_utf8, read_bytes_limited
+from replay.recording import decode_utf8, is_hex16, read_bytes_limited
 
 GOLDEN_FORMAT = "skidpad-golden"
 GOLDEN_VERSION = 1
@@ -37,6 +49,47 @@ def golden_path(hashes_dir: str | Path, recording_path: str | Path) -> Path:
     return Path(hashes_dir) / (Path(recording_path).stem + ".json")
 
 
+def find_hashes_dir(recording_path: str | Path) -> Path | None:
+    """The ``hashes/`` of the recording's checkout: the nearest folder at or above the
+    recording's own that holds both ``hashes/`` and ``recordings/``; None if there is none.
+
+    The path is made absolute but symlinks are not followed: the checkout is the one the
+    recording is seen in.
+    """
+    here = Path(recording_path).absolute().parent
+    for folder in (here, *here.parents):
+        if (folder / "hashes").is_dir() and (folder / "recordings").is_dir():
+            return folder / "hashes"
+    return None
+
+
+def hashes_dir_for(recording_path: str | Path, given: str | Path | None) -> Path | None:
+    """``given`` (``--hashes``), which must be an existing folder, or the recording's own."""
+    if given is not None:
+        p = Path(given)
+        if not p.is_dir():
+            what = "is not a folder" if p.exists() else "does not exist"
+            raise GoldenError(f"--hashes {p}: {what}")
+        return p
+    return find_hashes_dir(recording_path)
+
+
+class Identity(NamedTuple):
+    """Which recording a golden file is for, as it records it."""
+
+    preset: str | None
+    definition_hash: str | None
+
+
+def identity_of(rec: Any) -> Identity:
+    """The :class:`Identity` of a recording of either kind."""
+    from replay.commonroad import CommonRoadRecording
+
+    if isinstance(rec, CommonRoadRecording):
+        return Identity(rec.preset, rec.parameters_hash)
+    return Identity(rec.preset, rec.definition_hash)
+
+
 def golden_document(
     recording_path: str | Path,
     recording_sha256: str,
@@ -44,13 +97,18 @@ def golden_document(
     result: Any,
     math_hash: str | None,
     engine_version: str,
+    *,
+    definition_hash: str | None = None,
 ) -> dict:
+    identity = {"preset": preset}
+    if definition_hash is not None:
+        identity["definition_hash"] = definition_hash
     return {
         "format": GOLDEN_FORMAT,
         "version": GOLDEN_VERSION,
         "recording": Path(recording_path).name,
         "recording_sha256": recording_sha256,
-        "preset": preset,
+        **identity,
         "engine_version": engine_version,
         "math_hash": math_hash,
         "steps": result.steps,
@@ -95,6 +153,9 @@ def read_golden(path: str | Path) -> dict | None:
     for k in ("recording_sha256", "steps", "checkpoint_every", "checkpoints", "final"):
         if k not in doc:
             raise GoldenError(f"{p}: /{k}: missing")
+    dh = doc.get("definition_hash")
+    if dh is not None and not is_hex16(dh):
+        raise GoldenError(f"{p}: /definition_hash: {dh!r} is not a 16-digit hex hash")
     try:
         doc["checkpoints"] = [(int(s), str(h)) for s, h in doc["checkpoints"]]
     except (TypeError, ValueError) as exc:
@@ -131,7 +192,9 @@ def write_math(hashes_dir: str | Path, doc: dict) -> None:
 
 @dataclass
 class Comparison:
-    """How a replay compares with its golden file; ``status`` is match/mismatch/missing/stale."""
+    """How a replay compares with its golden file; ``status`` is match, mismatch, missing,
+    stale (the hashes agree but the golden file's bookkeeping does not) or other (the golden
+    file is for another preset or definition)."""
 
     status: str
     problems: list[str] = field(default_factory=list)
@@ -142,10 +205,36 @@ class Comparison:
         return self.status == "match"
 
 
-def compare(golden: dict | None, result: Any, recording_sha256: str) -> Comparison:
-    """Compare a replay with its golden file: every checkpoint and the final hash must match."""
+def another_recording(golden: dict, identity: Identity) -> str | None:
+    """Why ``golden`` is for another recording than this one (preset, definition), or None."""
+    preset, definition_hash = identity.preset, identity.definition_hash
+    if "preset" in golden and golden["preset"] != preset:
+        return f"golden file is for preset {golden['preset']}, not this recording's ({preset})"
+    theirs = golden.get("definition_hash")
+    if theirs is not None and definition_hash is not None and theirs != definition_hash:
+        return (
+            f"golden file is for definition hash {theirs}, not this recording's ({definition_hash})"
+        )
+    return None
+
+
+def compare(
+    golden: dict | None,
+    result: Any,
+    recording_sha256: str,
+    identity: Identity | None = None,
+) -> Comparison:
+    """Compare a replay with its golden file: every checkpoint and the final hash must match.
+
+    ``identity`` is the recording's, :func:`identity_of`: a golden
+    file for another one is reported as such, not compared hash by hash.
+    """
     if golden is None:
         return Comparison("missing", ["no golden hashes (run skidpad bless)"])
+    if identity is not None:
+        other = another_recording(golden, identity)
+        if other is not None:
+            return Comparison("other", [other])
     problems = []
     if golden["recording_sha256"] != recording_sha256:
         problems.append("the recording changed since it was blessed (sha256 differs)")
@@ -196,6 +285,7 @@ def describe_change(old: dict | None, new: dict) -> list[str]:
         lines.append(f"{name}: {len(removed)} checkpoints removed (from step {removed[0]})")
     for k in (
         "recording_sha256",
+        "definition_hash",
         "steps",
         "checkpoint_every",
         "math_hash",

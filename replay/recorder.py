@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import engine
 from engine.errors import InputError
-from replay.recording import Recording, run_length
+from replay.recording import CHECKPOINT_EVERY, Recording, run_length
 
 
 class Driver(Protocol):
@@ -95,12 +95,25 @@ class Recorder:
         self.track = track
         self.drive = drive
         self._frames: list[tuple] = []
+        self.checkpoints: list[tuple[int, str]] = [(0, sim.state_hash())]
+        self.lap_timer = circuit_timer(track, definition, sim.substep_hz)
+        self._timing = None
+        if self.lap_timer is not None:
+            from replay.laps import TimingProbe
+
+            self._timing = TimingProbe(self.lap_timer)
 
     def step(self, inputs: Sequence | Mapping, probe: Any = None) -> Any:
-        """Normalise, record and feed one host step's inputs; returns the step's telemetry."""
+        """Normalise, record and feed one host step's inputs; returns the step's telemetry.
+        On a circuit the recorder's lap timer sees every substep (after ``probe``)."""
         values = normalise_inputs(inputs)
         self._frames.append(values)
-        return self.sim.step(values, probe)
+        if self._timing is not None:
+            probe = self._timing if probe is None else _Both(probe, self._timing)
+        telemetry = self.sim.step(values, probe)
+        if len(self._frames) % CHECKPOINT_EVERY == 0:
+            self.checkpoints.append((len(self._frames), self.sim.state_hash()))
+        return telemetry
 
     @property
     def steps(self) -> int:
@@ -126,7 +139,44 @@ class Recorder:
             engine_version=engine.__version__,
             math_hash=current_math_hash(),
             final_hash=self.sim.state_hash() if with_final_hash else None,
+            checkpoint_every=CHECKPOINT_EVERY,
+            checkpoints=tuple(self.checkpoints) if with_final_hash else (),
+            laps=self.laps() if with_final_hash else None,
         )
+
+    def laps(self) -> tuple[dict, ...] | None:
+        """The completed laps so far (None when the drive is not on a circuit)."""
+        if self.lap_timer is None:
+            return None
+        return tuple(lap.to_json() for lap in self.lap_timer.laps)
+
+
+class _Both:
+    """Two probes in turn: the caller's first, then the lap timer's."""
+
+    def __init__(self, first: Any, second: Any) -> None:
+        self.first = first
+        self.second = second
+
+    def stage(self, name: str, values: Any) -> None:
+        self.first.stage(name, values)
+
+    def substep(self, tick: int, state: list) -> None:
+        self.first.substep(tick, state)
+        self.second.substep(tick, state)
+
+
+def circuit_timer(track: str | None, definition: dict, substep_hz: int) -> Any:
+    """A lap timer for a drive on ``track`` if that track is a circuit, else None."""
+    if track is None:
+        return None
+    from engine.track import LapTimer, TrackError, load_circuit, wheel_offsets
+
+    try:
+        circuit = load_circuit(track)
+    except TrackError:
+        return None
+    return LapTimer(circuit, wheel_offsets(definition), substep_hz)
 
 
 def make_simulation(

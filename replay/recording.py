@@ -63,16 +63,21 @@ from replay import output
 from replay.budget import DEFAULT_BUDGET, Budget, BudgetExceeded
 
 FORMAT_NAME = "skidpad-recording"
-FORMAT_VERSION = 1
+#: the version ``skidpad record`` writes; version 1 files still load
+FORMAT_VERSION = 2
 #: The CommonRoad daemon's recordings (``replay.commonroad``, ADR 0090).
 CR_FORMAT_NAME = "skidpad-commonroad-recording"
 
 #: Files larger than this are refused before they are read (bytes), unless a budget says more.
 MAX_BYTES = DEFAULT_BUDGET.max_file_bytes
+#: Longest lap time a recording may claim, in seconds (the drive itself is budgeted).
+MAX_DURATION_S = 24 * 3600
 #: Integers beyond this magnitude are no valid value of any field (2**53: exact as a float).
 MAX_EXACT_INT = 2**53
 #: Frames are checked this many at a time (bounds the memory of the column checks).
 _CHUNK = 65536
+#: host steps between the checkpoint hashes a recording claims
+CHECKPOINT_EVERY = 100
 
 _HEX16 = frozenset("0123456789abcdef")
 
@@ -93,9 +98,14 @@ KEYS = (
     "input_version",
     "channels",
     "steps",
-    "final_hash",
+    "claims",
     "frames",
 )
+#: version 1: the same fields with a top-level ``final_hash`` instead of ``claims``
+KEYS_V1 = tuple("final_hash" if k == "claims" else k for k in KEYS)
+#: the fields of the ``claims`` block, in the order they are written
+CLAIM_KEYS = ("final_hash", "checkpoint_every", "checkpoints", "laps")
+LAP_KEYS = ("lap", "time_s", "sectors_s", "valid", "reason")
 
 
 class RecordingError(SkidpadError, ValueError):
@@ -141,6 +151,13 @@ class Recording(RunLengthFrames):
     engine_version: str = ""
     math_hash: str | None = None
     final_hash: str | None = None
+    #: the claims block (version 2): checkpoint interval and ``((step, hash), ...)``; the
+    #: completed laps as dicts of :data:`LAP_KEYS`, or None where laps are not claimed
+    checkpoint_every: int | None = None
+    checkpoints: tuple[tuple[int, str], ...] = ()
+    laps: tuple[dict, ...] | None = None
+    #: the format version the recording was read from (what :func:`dumps` writes is 2)
+    version: int = FORMAT_VERSION
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -646,9 +663,14 @@ def from_document(doc: Any, budget: Budget = DEFAULT_BUDGET, consume: bool = Fal
             f"{str(fmt)[:60]!r} is not a Skidpad recording "
             f"(expected {FORMAT_NAME!r} or {CR_FORMAT_NAME!r})",
         )
-    check_version_and_keys(doc, FORMAT_VERSION, KEYS, "recording format version")
+    version = doc.get("version")
+    if version == 1 and is_int(version):
+        check_version_and_keys(doc, 1, KEYS_V1, "recording format version")
+    else:
+        check_version_and_keys(doc, FORMAT_VERSION, KEYS, "recording format version")
     check_header_numbers(doc)
-    check_provenance(doc)
+    claims = _validate_claims(doc["claims"], doc.get("steps")) if version == 2 else None
+    check_provenance({**doc, "final_hash": claims["final_hash"]} if claims else doc)
     for key in ("preset", "drive", "track"):
         check_label(doc, key)
     host_hz, substep_hz = check_rates(doc)
@@ -682,8 +704,68 @@ def from_document(doc: Any, budget: Budget = DEFAULT_BUDGET, consume: bool = Fal
         drive=doc["drive"],
         engine_version=doc["engine_version"],
         math_hash=doc["math_hash"],
-        final_hash=doc["final_hash"],
+        final_hash=claims["final_hash"] if claims else doc["final_hash"],
+        checkpoint_every=claims["checkpoint_every"] if claims else None,
+        checkpoints=claims["checkpoints"] if claims else (),
+        laps=claims["laps"] if claims else None,
+        version=version,
     )
+
+
+def _validate_claims(claims: Any, steps: Any) -> dict:
+    """The claims block of a version 2 recording (``/claims``), normalised."""
+    exact_keys(claims, CLAIM_KEYS, "/claims")
+    final = claims["final_hash"]
+    if not (final is None or is_hex16(final)):
+        raise invalid("/claims/final_hash", "must be 16 lowercase hex digits or null")
+    every = claims["checkpoint_every"]
+    if not (is_int(every) and 1 <= every <= 1_000_000):
+        raise invalid("/claims/checkpoint_every", "must be an integer within 1..1000000")
+    marks = claims["checkpoints"]
+    if not isinstance(marks, list):
+        raise invalid("/claims/checkpoints", f"must be an array, not {type_name(marks)}")
+    last = steps if is_int(steps) else 0
+    expected = [n for n in range(0, last + 1, every)] if marks else []  # [] claims none
+    if len(marks) != len(expected):
+        raise invalid(
+            "/claims/checkpoints",
+            f"{len(marks)} checkpoints, but {last} steps every {every} make {len(expected)}",
+        )
+    checkpoints = []
+    for i, (mark, n) in enumerate(zip(marks, expected, strict=True)):
+        where = f"/claims/checkpoints/{i}"
+        ok = isinstance(mark, list) and len(mark) == 2 and mark[0] == n and is_int(mark[0])
+        if not ok or not is_hex16(mark[1]):
+            raise invalid(where, f"must be [{n}, <16 hex digits>]")
+        checkpoints.append((n, mark[1]))
+    laps = claims["laps"]
+    if laps is not None:
+        if not isinstance(laps, list):
+            raise invalid("/claims/laps", f"must be an array or null, not {type_name(laps)}")
+        laps = tuple(_validate_lap(lap, i) for i, lap in enumerate(laps))
+    return {
+        "final_hash": final,
+        "checkpoint_every": every,
+        "checkpoints": tuple(checkpoints),
+        "laps": laps,
+    }
+
+
+def _validate_lap(lap: Any, i: int) -> dict:
+    where = f"/claims/laps/{i}"
+    exact_keys(lap, LAP_KEYS, where)
+    if not (is_int(lap["lap"]) and lap["lap"] == i + 1):
+        raise invalid(f"{where}/lap", f"must be {i + 1}")
+    times = [lap["time_s"], *lap["sectors_s"]] if isinstance(lap["sectors_s"], list) else []
+    if len(times) != 4 or not all(
+        isinstance(v, float) and math.isfinite(v) and 0.0 < v < MAX_DURATION_S for v in times
+    ):
+        raise invalid(where, "time_s and three sectors_s must be positive numbers of seconds")
+    if not isinstance(lap["valid"], bool):
+        raise invalid(f"{where}/valid", "must be true or false")
+    if not (isinstance(lap["reason"], str) and len(lap["reason"]) <= 500):
+        raise invalid(f"{where}/reason", "must be a string (empty for a valid lap)")
+    return {k: lap[k] for k in LAP_KEYS}
 
 
 # ----------------------------------------------------------------------------- public API
@@ -822,7 +904,12 @@ def to_document(rec: Recording) -> dict:
         "input_version": rec.input_version,
         "channels": list(rec.channels),
         "steps": rec.steps,
-        "final_hash": rec.final_hash,
+        "claims": {
+            "final_hash": rec.final_hash,
+            "checkpoint_every": rec.checkpoint_every or CHECKPOINT_EVERY,
+            "checkpoints": [[n, h] for n, h in rec.checkpoints],
+            "laps": None if rec.laps is None else [dict(lap) for lap in rec.laps],
+        },
         "frames": [[c, *v] for c, v in rec.frames],
     }
 

@@ -3,7 +3,8 @@
     skidpad validate [--preset P ...] [--scenario S ...] [--json] [--bless] [--jobs N] [--docs]
 
 Runs every (preset, scenario) task — in ``--jobs`` worker processes when N > 1
-— with progress on stderr, prints the results table (seed 000's columns) or
+— with progress on stderr (tasks done, ETA; only on a terminal and without
+``--json``), prints the results table (seed 000's columns) or
 JSON, and exits 1 when any result breaks its scenario's criteria or leaves
 its golden tolerance. ``--bless`` rewrites ``scenarios/golden/validation.json``
 from this run (atomically) and prints what changed instead of comparing.
@@ -16,9 +17,11 @@ import argparse
 import json
 import sys
 import time  # strict: allow banned-import -- wall time of the run, reported, never fed to physics
+from collections.abc import Callable
 
 from engine.definition import PRESET_NAMES
 from engine.errors import SkidpadError
+from replay.progress import Progress  # strict: allow layering -- the CLI's progress line
 from scenarios.validation import run as vrun  # strict: allow layering -- own package
 
 
@@ -27,13 +30,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--preset",
         action="append",
         metavar="P",
-        help=f"preset(s) to run (default all: {', '.join(PRESET_NAMES)})",
+        help=f"preset(s) to run, a comma list, repeatable (default all: {', '.join(PRESET_NAMES)})",
     )
     parser.add_argument(
         "--scenario",
         action="append",
         metavar="S",
-        help=f"scenario(s) to run (default all: {', '.join(vrun.SCENARIOS)})",
+        help=f"scenario(s) to run, a comma list, repeatable (default all: "
+        f"{', '.join(vrun.SCENARIOS)})",
     )
     parser.add_argument("--json", action="store_true", help="print figures and verdicts as JSON")
     parser.add_argument(
@@ -49,23 +53,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _task(args: tuple) -> tuple:
+def _quiet(msg: str) -> None:
+    """A worker's scenario messages: the progress line counts its tasks instead."""
+
+
+def _task(args: tuple, note: Callable[[str], None] = _quiet) -> tuple:
     preset, name = args
     t0 = time.perf_counter()
-
-    def progress(msg: str) -> None:
-        print(f"[{preset}] {msg}", file=sys.stderr, flush=True)
-
     try:
-        res = vrun.run_scenario(preset, name, progress)
+        res = vrun.run_scenario(preset, name, lambda msg: note(f"{preset} {name}: {msg}"))
     except SkidpadError as exc:
         return preset, name, None, f"{type(exc).__name__}: {exc}", time.perf_counter() - t0
     return preset, name, res, None, time.perf_counter() - t0
 
 
 def _check_names(given: list | None, known: tuple, what: str) -> list:
+    from replay.cli import comma_list  # strict: allow layering -- the CLI's list syntax
+
     if not given:
         return list(known)
+    given = comma_list(given, f"--{what}")
     for g in given:
         if g not in known:
             raise SkidpadError(f"unknown {what} {g!r}; known: {', '.join(known)}")
@@ -97,13 +104,21 @@ def run(args: argparse.Namespace) -> int:
     order = ("timestep_sweep", "lane_change", "parking", "surfaces", "iso4138")
     tasks.sort(key=lambda t: order.index(t[1]) if t[1] in order else len(order))
     t0 = time.perf_counter()
+    bar = Progress(len(tasks), "validate", unit="tasks", quiet=args.json)
+    done = []
     if args.jobs > 1:
         import multiprocessing  # strict: allow banned-import -- whole deterministic tasks
 
         with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
-            done = pool.map(_task, tasks, chunksize=1)
+            for result in pool.imap(_task, tasks, chunksize=1):
+                done.append(result)
+                bar.advance()
     else:
-        done = [_task(t) for t in tasks]
+        for preset, name in tasks:
+            bar.note(f"{preset} {name}")
+            done.append(_task((preset, name), bar.note))
+            bar.advance()
+    bar.close()
     wall = time.perf_counter() - t0
     results: dict = {}
     problems: list[str] = []

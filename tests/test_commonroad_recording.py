@@ -350,6 +350,7 @@ def test_nan_and_use_preset_are_refused(short_st, tmp_path, capsys) -> None:
         recording.loads(text)
     path = tmp_path / "cr.json"
     recording.save(short_st, path)
+    (tmp_path / "h").mkdir()
     rc = main(["replay", str(path), "--use-preset", "--hashes", str(tmp_path / "h")])
     lines = capsys.readouterr().err.splitlines()
     assert rc == 2 and len(lines) == 1 and "has no preset" in lines[0], lines

@@ -69,3 +69,46 @@ def test_every_commit_touching_hashes_has_a_physics_line() -> None:
         "commits touching hashes/ without a 'physics:' line in their message:\n  "
         + "\n  ".join(offenders)
     )
+
+
+def has_format_line(message: str) -> bool:
+    return any(line.startswith("format:") for line in message.splitlines())
+
+
+STATE_FIELDS = ("steps", "checkpoint_every", "checkpoints", "final")
+
+
+def state_hashes_moved(sha: str) -> list[str]:
+    """The golden files whose state hashes (checkpoints, final) a commit changed."""
+    import json
+
+    moved = []
+    names = _git("diff-tree", "--no-commit-id", "--name-only", "-r", sha, "--", "hashes")
+    for path in names.split():
+        if path.endswith("math.json"):
+            moved.append(path)
+            continue
+        try:
+            before = json.loads(_git("show", f"{sha}^:{path}"))
+        except subprocess.CalledProcessError:
+            continue  # a new golden file: nothing moved
+        try:
+            after = json.loads(_git("show", f"{sha}:{path}"))
+        except subprocess.CalledProcessError:
+            moved.append(path)  # a golden file removed
+            continue
+        if any(before.get(k) != after.get(k) for k in STATE_FIELDS):
+            moved.append(path)
+    return moved
+
+
+def test_every_format_commit_moved_no_state_hash() -> None:
+    # a format: commit rewrites recordings (so their recording_sha256 in hashes/ moves) or the
+    # golden files' metadata, never a checkpoint or final hash
+    offenders = []
+    for sha, msg in commits_touching_hashes():
+        if has_format_line(msg):
+            moved = state_hashes_moved(sha)
+            if moved:
+                offenders.append(f"{sha[:12]}: {', '.join(moved)}")
+    assert not offenders, "format: commits that moved state hashes:\n  " + "\n  ".join(offenders)

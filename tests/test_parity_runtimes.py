@@ -499,6 +499,7 @@ def test_harness_diff_names_the_planted_step_and_field(short_recording, tmp_path
     assert (divergence["a"], divergence["b"]) == ("cpython3.11", "node")
     assert [f["name"] for f in divergence["report"]["fields"]] == [field_name]
     assert divergence["report"]["tick"] == tick
+    assert "identical" not in text  # never next to a mismatch
 
 
 def test_harness_diff_against_a_perturbed_golden_file(short_recording, tmp_path):
@@ -518,6 +519,7 @@ def test_harness_diff_against_a_perturbed_golden_file(short_recording, tmp_path)
     report = json.loads((tmp_path / "report" / "report.json").read_text())
     assert report["divergences"][0]["b"] == "golden"
     assert report["divergences"][0]["report"]["differing_checkpoint"] == 50
+    assert "identical" not in "\n".join(printed)  # never next to a mismatch
 
 
 def _parity_cpython_vs_node(recording: Path, tmp_path: Path, factory) -> tuple[int, list[str]]:

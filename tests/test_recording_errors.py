@@ -104,7 +104,7 @@ def test_wrong_format_name(tmp_path, capsys) -> None:
 
 def test_wrong_version(tmp_path, capsys) -> None:
     replay_bad_text(
-        tmp_path, capsys, mutated(lambda d: d.update(version=2)), "/version", "not supported"
+        tmp_path, capsys, mutated(lambda d: d.update(version=3)), "/version", "not supported"
     )
 
 
@@ -238,6 +238,7 @@ def test_unknown_preset_on_record(tmp_path, capsys) -> None:
 def test_unknown_preset_on_use_preset(tmp_path, capsys) -> None:
     path = tmp_path / "r.json"
     path.write_text(mutated(lambda d: d.update(preset="hovercraft")), encoding="utf-8")
+    (tmp_path / "h").mkdir()
     rc, lines = run_cli(
         ["replay", str(path), "--use-preset", "--hashes", str(tmp_path / "h")], capsys
     )

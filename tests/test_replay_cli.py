@@ -19,6 +19,7 @@ def test_record_bless_replay_round_trip(tmp_path: Path, capsys) -> None:
     capsys.readouterr()
 
     # no golden files yet: replay says so and fails the check
+    hashes.mkdir()
     assert main(["replay", *map(str, files), "--hashes", str(hashes)]) == 1
     assert "missing" in capsys.readouterr().out
 
@@ -62,6 +63,7 @@ def test_trace_file_and_diff_against_a_recording(tmp_path: Path, capsys) -> None
     assert main(["record", "--preset", "kart", "--drive", "scripted", "-o", str(rec)]) == 0
     trace = tmp_path / "k.trace.json"
     argv = ["replay", str(rec), "--trace", "--detail-steps", "10:12", "--state-at", "0,5"]
+    (tmp_path / "h").mkdir()
     assert main([*argv, "-o", str(trace), "--hashes", str(tmp_path / "h")]) == 1  # no golden
     doc = json.loads(trace.read_text())
     assert doc["format"] == "skidpad-trace" and len(doc["substep_hashes"]) == 30000

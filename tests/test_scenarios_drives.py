@@ -10,11 +10,11 @@ import pytest
 from engine import definition as engine_definition
 from engine import inputs as engine_inputs
 from engine.prng import SplitMix64
+from engine.track import TRACK_DIR, TrackError, build, load_track
 from replay import recording
 from replay.recorder import record_drive
 from replay.replayer import replay
 from scenarios import lap_driver, random_drive, scripted
-from scenarios.track import TRACK_DIR, TrackError, build, load_track
 
 
 def bits(values) -> list:

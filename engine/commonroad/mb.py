@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine import smath
+from engine.smath.trig import sincos
 
 from . import ks_cog
 from .constraints import acceleration_constraints, steering_constraints
@@ -98,8 +99,6 @@ def derivatives(x: Sequence[float], u: Sequence[float], p: VehicleParams) -> lis
 
 def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     """(derivatives, (slips LF RF LR RR, slip angles LF RF LR RR, F_x x4, F_y x4, F_z x4))."""
-    sin = smath.sin
-    cos = smath.cos
     atan = smath.atan
     g = G
     tp = p.tire
@@ -124,26 +123,38 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
         beta = atan(vy / vx)
     vel = smath.sqrt(vx * vx + vy * vy)
 
-    c13 = cos(x[13])
-    s13 = sin(x[13])
-    c18 = cos(x[18])
-    s18 = sin(x[18])
-    cd = cos(delta)
-    sd = sin(delta)
-    c6 = cos(x[6])
-    s6 = sin(x[6])
+    s13, c13 = sincos(x[13])
+    s18, c18 = sincos(x[18])
+    sd, cd = sincos(delta)
+    s6, c6 = sincos(x[6])
+
+    # Repeated subexpressions are formed once, each exactly as the reference groups it
+    # (left to right), so every value keeps its bits.
+    tf2 = 0.5 * T_f
+    tr2 = 0.5 * T_r
+    tf2_r = tf2 * r
+    tr2_r = tr2 * r
+    vy_f = vy + pa * r
+    vy_r = vy - pb * r
 
     # vertical tire forces
-    F_z_LF = (x[16] + R_w * (c13 - 1.0) - 0.5 * T_f * s13) * p.K_zt
-    F_z_RF = (x[16] + R_w * (c13 - 1.0) + 0.5 * T_f * s13) * p.K_zt
-    F_z_LR = (x[21] + R_w * (c18 - 1.0) - 0.5 * T_r * s18) * p.K_zt
-    F_z_RR = (x[21] + R_w * (c18 - 1.0) + 0.5 * T_r * s18) * p.K_zt
+    K_zt = p.K_zt
+    cam_f = x[16] + R_w * (c13 - 1.0)
+    cam_r = x[21] + R_w * (c18 - 1.0)
+    F_z_LF = (cam_f - tf2 * s13) * K_zt
+    F_z_RF = (cam_f + tf2 * s13) * K_zt
+    F_z_LR = (cam_r - tr2 * s18) * K_zt
+    F_z_RR = (cam_r + tr2 * s18) * K_zt
 
     # wheel ground speeds; negative ones are clamped at zero
-    u_w_lf = (vx + 0.5 * T_f * r) * cd + (vy + pa * r) * sd
-    u_w_rf = (vx - 0.5 * T_f * r) * cd + (vy + pa * r) * sd
-    u_w_lr = vx + 0.5 * T_r * r
-    u_w_rr = vx - 0.5 * T_r * r
+    vx_lf = vx + tf2_r
+    vx_rf = vx - tf2_r
+    u_w_lr = vx + tr2_r
+    u_w_rr = vx - tr2_r
+    u_w_lf = vx_lf * cd + vy_f * sd
+    u_w_rf = vx_rf * cd + vy_f * sd
+    vx_lr = u_w_lr
+    vx_rr = u_w_rr
     if u_w_lf < 0.0:
         u_w_lf = 0.0
     if u_w_rf < 0.0:
@@ -161,27 +172,38 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
         s_rf = _slip(R_w, x[24], u_w_rf)
         s_lr = _slip(R_w, x[25], u_w_lr)
         s_rr = _slip(R_w, x[26], u_w_rr)
-        num_f = vy + pa * r - x[14] * (R_w - x[16])
-        num_r = vy - pb * r - x[19] * (R_w - x[21])
-        alpha_LF = atan(num_f / _nonzero(vx + 0.5 * T_f * r)) - delta
-        alpha_RF = atan(num_f / _nonzero(vx - 0.5 * T_f * r)) - delta
-        alpha_LR = atan(num_r / _nonzero(vx + 0.5 * T_r * r))
-        alpha_RR = atan(num_r / _nonzero(vx - 0.5 * T_r * r))
+        num_f = vy_f - x[14] * (R_w - x[16])
+        num_r = vy_r - x[19] * (R_w - x[21])
+        alpha_LF = atan(num_f / _nonzero(vx_lf)) - delta
+        alpha_RF = atan(num_f / _nonzero(vx_rf)) - delta
+        alpha_LR = atan(num_r / _nonzero(vx_lr))
+        alpha_RR = atan(num_r / _nonzero(vx_rr))
 
     # auxiliary suspension movement
-    zf = (h_s - R_w + x[16] - x[11]) / c6 - h_s + R_w + pa * x[8]
-    zr = (h_s - R_w + x[21] - x[11]) / c6 - h_s + R_w - pb * x[8]
-    z_SLF = zf + 0.5 * (x[6] - x[13]) * T_f
-    z_SRF = zf - 0.5 * (x[6] - x[13]) * T_f
-    z_SLR = zr + 0.5 * (x[6] - x[18]) * T_r
-    z_SRR = zr - 0.5 * (x[6] - x[18]) * T_r
+    h_sr = h_s - R_w
+    delta_z_f = h_sr + x[16] - x[11]
+    delta_z_r = h_sr + x[21] - x[11]
+    delta_phi_f = x[6] - x[13]
+    delta_phi_r = x[6] - x[18]
+    zf = delta_z_f / c6 - h_s + R_w + pa * x[8]
+    zr = delta_z_r / c6 - h_s + R_w - pb * x[8]
+    roll_f = 0.5 * delta_phi_f * T_f
+    roll_r = 0.5 * delta_phi_r * T_r
+    z_SLF = zf + roll_f
+    z_SRF = zf - roll_f
+    z_SLR = zr + roll_r
+    z_SRR = zr - roll_r
 
     dzf = x[17] - x[12] + pa * x[9]
     dzr = x[22] - x[12] - pb * x[9]
-    dz_SLF = dzf + 0.5 * (x[7] - x[14]) * T_f
-    dz_SRF = dzf - 0.5 * (x[7] - x[14]) * T_f
-    dz_SLR = dzr + 0.5 * (x[7] - x[19]) * T_r
-    dz_SRR = dzr - 0.5 * (x[7] - x[19]) * T_r
+    dot_delta_phi_f = x[7] - x[14]
+    dot_delta_phi_r = x[7] - x[19]
+    droll_f = 0.5 * dot_delta_phi_f * T_f
+    droll_r = 0.5 * dot_delta_phi_r * T_r
+    dz_SLF = dzf + droll_f
+    dz_SRF = dzf - droll_f
+    dz_SLR = dzr + droll_r
+    dz_SRR = dzr - droll_r
 
     # camber angles
     gamma_LF = x[6] + p.D_f * z_SLF + p.E_f * (z_SLF * z_SLF)
@@ -196,30 +218,28 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     F_x_RR, F_y_RR = combined_forces(s_rr, alpha_RR, gamma_RR, F_z_RR, tp)
 
     # compliant joint equations
-    delta_z_f = h_s - R_w + x[16] - x[11]
-    delta_z_r = h_s - R_w + x[21] - x[11]
-    delta_phi_f = x[6] - x[13]
-    delta_phi_r = x[6] - x[18]
-    dot_delta_phi_f = x[7] - x[14]
-    dot_delta_phi_r = x[7] - x[19]
     dot_delta_z_f = x[17] - x[12]
     dot_delta_z_r = x[22] - x[12]
-    dot_delta_y_f = vy + pa * r - x[15]
-    dot_delta_y_r = vy - pb * r - x[20]
+    dot_delta_y_f = vy_f - x[15]
+    dot_delta_y_r = vy_r - x[20]
 
-    delta_f = delta_z_f * s6 - x[27] * c6 - (p.h_raf - R_w) * sin(delta_phi_f)
-    delta_r = delta_z_r * s6 - x[28] * c6 - (p.h_rar - R_w) * sin(delta_phi_r)
+    s_phi_f, c_phi_f = sincos(delta_phi_f)
+    s_phi_r, c_phi_r = sincos(delta_phi_r)
+    h_af = p.h_raf - R_w
+    h_ar = p.h_rar - R_w
+    delta_f = delta_z_f * s6 - x[27] * c6 - h_af * s_phi_f
+    delta_r = delta_z_r * s6 - x[28] * c6 - h_ar * s_phi_r
     dot_delta_f = (
         (delta_z_f * c6 + x[27] * s6) * x[7]
         + dot_delta_z_f * s6
         - dot_delta_y_f * c6
-        - (p.h_raf - R_w) * cos(delta_phi_f) * dot_delta_phi_f
+        - h_af * c_phi_f * dot_delta_phi_f
     )
     dot_delta_r = (
         (delta_z_r * c6 + x[28] * s6) * x[7]
         + dot_delta_z_r * s6
         - dot_delta_y_r * c6
-        - (p.h_rar - R_w) * cos(delta_phi_r) * dot_delta_phi_r
+        - h_ar * c_phi_r * dot_delta_phi_r
     )
 
     F_RAF = delta_f * p.K_ras + dot_delta_f * p.K_rad
@@ -228,10 +248,17 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     # suspension forces (bump stops and squat/lift neglected)
     static_f = p.m_s * g * pb / (2.0 * (pa + pb))
     static_r = p.m_s * g * pa / (2.0 * (pa + pb))
-    F_SLF = static_f - z_SLF * p.K_sf - dz_SLF * p.K_sdf + (x[6] - x[13]) * p.K_tsf / T_f
-    F_SRF = static_f - z_SRF * p.K_sf - dz_SRF * p.K_sdf - (x[6] - x[13]) * p.K_tsf / T_f
-    F_SLR = static_r - z_SLR * p.K_sr - dz_SLR * p.K_sdr + (x[6] - x[18]) * p.K_tsr / T_r
-    F_SRR = static_r - z_SRR * p.K_sr - dz_SRR * p.K_sdr - (x[6] - x[18]) * p.K_tsr / T_r
+    F_SLF = static_f - z_SLF * p.K_sf - dz_SLF * p.K_sdf + delta_phi_f * p.K_tsf / T_f
+    F_SRF = static_f - z_SRF * p.K_sf - dz_SRF * p.K_sdf - delta_phi_f * p.K_tsf / T_f
+    F_SLR = static_r - z_SLR * p.K_sr - dz_SLR * p.K_sdr + delta_phi_r * p.K_tsr / T_r
+    F_SRR = static_r - z_SRR * p.K_sr - dz_SRR * p.K_sdr - delta_phi_r * p.K_tsr / T_r
+
+    F_S_f = F_SLF + F_SRF
+    F_S_r = F_SLR + F_SRR
+    F_S_sum = F_SLF + F_SLR + F_SRF + F_SRR
+    F_RA_sum = F_RAF + F_RAR
+    Fy_r = F_y_LR + F_y_RR
+    r_vx = r * vx
 
     # sprung mass
     Fx_f = F_x_LF + F_x_RF
@@ -243,45 +270,41 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
         + (F_y_RF - F_y_LF) * 0.5 * T_f * sd
         + (F_x_LF - F_x_RF) * 0.5 * T_f * cd
         + (F_x_LR - F_x_RR) * 0.5 * T_r
-        - (F_y_LR + F_y_RR) * pb
+        - Fy_r * pb
     )
-    sumY_s = (F_RAF + F_RAR) * c6 + (F_SLF + F_SLR + F_SRF + F_SRR) * s6
+    sumY_s = F_RA_sum * c6 + F_S_sum * s6
     sumL = (
         0.5 * F_SLF * T_f
         + 0.5 * F_SLR * T_r
         - 0.5 * F_SRF * T_f
         - 0.5 * F_SRR * T_r
-        - F_RAF / c6 * (h_s - x[11] - R_w + x[16] - (p.h_raf - R_w) * c13)
-        - F_RAR / c6 * (h_s - x[11] - R_w + x[21] - (p.h_rar - R_w) * c18)
+        - F_RAF / c6 * (h_s - x[11] - R_w + x[16] - h_af * c13)
+        - F_RAR / c6 * (h_s - x[11] - R_w + x[21] - h_ar * c18)
     )
-    sumZ_s = (F_SLF + F_SLR + F_SRF + F_SRR) * c6 - (F_RAF + F_RAR) * s6
-    sumM_s = (
-        pa * (F_SLF + F_SRF)
-        - pb * (F_SLR + F_SRR)
-        + (Fx_f * cd - Fy_f * sd + F_x_LR + F_x_RR) * (h_s - x[11])
-    )
+    sumZ_s = F_S_sum * c6 - F_RA_sum * s6
+    sumM_s = pa * F_S_f - pb * F_S_r + (Fx_f * cd - Fy_f * sd + F_x_LR + F_x_RR) * (h_s - x[11])
 
     # unsprung masses
     sumL_uf = (
         0.5 * F_SRF * T_f
         - 0.5 * F_SLF * T_f
-        - F_RAF * (p.h_raf - R_w)
-        + F_z_LF * (R_w * s13 + 0.5 * T_f * c13 - p.K_lt * F_y_LF)
-        - F_z_RF * (-R_w * s13 + 0.5 * T_f * c13 + p.K_lt * F_y_RF)
+        - F_RAF * h_af
+        + F_z_LF * (R_w * s13 + tf2 * c13 - p.K_lt * F_y_LF)
+        - F_z_RF * (-R_w * s13 + tf2 * c13 + p.K_lt * F_y_RF)
         - (Fy_f * cd + Fx_f * sd) * (R_w - x[16])
     )
     sumL_ur = (
         0.5 * F_SRR * T_r
         - 0.5 * F_SLR * T_r
-        - F_RAR * (p.h_rar - R_w)
-        + F_z_LR * (R_w * s18 + 0.5 * T_r * c18 - p.K_lt * F_y_LR)
-        - F_z_RR * (-R_w * s18 + 0.5 * T_r * c18 + p.K_lt * F_y_RR)
-        - (F_y_LR + F_y_RR) * (R_w - x[21])
+        - F_RAR * h_ar
+        + F_z_LR * (R_w * s18 + tr2 * c18 - p.K_lt * F_y_LR)
+        - F_z_RR * (-R_w * s18 + tr2 * c18 + p.K_lt * F_y_RR)
+        - Fy_r * (R_w - x[21])
     )
-    sumZ_uf = F_z_LF + F_z_RF + F_RAF * s6 - (F_SLF + F_SRF) * c6
-    sumZ_ur = F_z_LR + F_z_RR + F_RAR * s6 - (F_SLR + F_SRR) * c6
-    sumY_uf = Fy_f * cd + Fx_f * sd - F_RAF * c6 - (F_SLF + F_SRF) * s6
-    sumY_ur = (F_y_LR + F_y_RR) - F_RAR * c6 - (F_SLR + F_SRR) * s6
+    sumZ_uf = F_z_LF + F_z_RF + F_RAF * s6 - F_S_f * c6
+    sumZ_ur = F_z_LR + F_z_RR + F_RAR * s6 - F_S_r * c6
+    sumY_uf = Fy_f * cd + Fx_f * sd - F_RAF * c6 - F_S_f * s6
+    sumY_ur = Fy_r - F_RAR * c6 - F_S_r * s6
 
     I_z = p.I_z
     I_xz = p.I_xz_s
@@ -291,9 +314,10 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
         dd_psi, _ = ks_cog.low_speed_rates(delta, vx, x[6], u0, u1, p)
         f.append(dd_psi)
     else:
+        s_course, c_course = sincos(beta + x[4])
         f = [
-            cos(beta + x[4]) * vel,
-            sin(beta + x[4]) * vel,
+            c_course * vel,
+            s_course * vel,
             u0,
             1.0 / p.m * sumX + r * vy,
             r,
@@ -305,19 +329,19 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     f.append(1.0 / (I_Phi - (I_xz * I_xz) / I_z) * (I_xz / I_z * sumN + sumL))
     f.append(x[9])
     f.append(1.0 / p.I_y_s * sumM_s)
-    f.append(1.0 / m_s * sumY_s - r * vx)
+    f.append(1.0 / m_s * sumY_s - r_vx)
     f.append(x[12])
     f.append(g - 1.0 / m_s * sumZ_s)
 
     f.append(x[14])
     f.append(1.0 / p.I_uf * sumL_uf)
-    f.append(1.0 / p.m_uf * sumY_uf - r * vx)
+    f.append(1.0 / p.m_uf * sumY_uf - r_vx)
     f.append(x[17])
     f.append(g - 1.0 / p.m_uf * sumZ_uf)
 
     f.append(x[19])
     f.append(1.0 / p.I_ur * sumL_ur)
-    f.append(1.0 / p.m_ur * sumY_ur - r * vx)
+    f.append(1.0 / p.m_ur * sumY_ur - r_vx)
     f.append(x[22])
     f.append(g - 1.0 / p.m_ur * sumZ_ur)
 

@@ -33,10 +33,11 @@ state in place; this port never mutates its input).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import isfinite
 
 from engine import smath
+from engine.smath.trig import sincos
 
-from . import ks_cog
 from .constraints import acceleration_constraints, steering_constraints
 from .params import VehicleParams
 from .tire import combined_forces
@@ -56,7 +57,6 @@ def derivatives(x: Sequence[float], u: Sequence[float], p: VehicleParams) -> lis
 
 def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     """(derivatives, (s_f, s_r, alpha_f, alpha_r, F_xf, F_xr, F_yf, F_yr, F_zf, F_zr))."""
-    sin = smath.sin
     cos = smath.cos
     atan = smath.atan
     g = G
@@ -74,10 +74,8 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     v = x[3]
     r = x[5]
     beta = x[6]
-    sb = sin(beta)
-    cb = cos(beta)
-    sd = sin(delta)
-    cd = cos(delta)
+    sb, cb = sincos(beta)
+    sd, cd = sincos(delta)
 
     if v > v_min:
         alpha_f = atan((v * sb + r * lf) / (v * cb)) - delta
@@ -105,8 +103,7 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
         T_B = m * p.R_w * u1
         T_E = 0.0
 
-    sdb = sin(delta - beta)
-    cdb = cos(delta - beta)
+    sdb, cdb = sincos(delta - beta)
     d_v = 1.0 / m * (-F_yf * sdb + F_yr * sb + F_xr * cb + F_xf * cdb)
     dd_psi = 1.0 / I * (F_yf * cd * lf - F_yr * lr + F_xf * sd * lf)
     if v > v_min:
@@ -127,21 +124,31 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
         d_omega_r = 0.0
         omega_r = 0.0
 
-    # Kinematic model about the CoG, blended in around V_S.
-    f_ks = ks_cog.derivatives_constrained(x, (u0, u1), p)
-    dd_psi_ks, d_beta_ks = ks_cog.low_speed_rates(delta, v, beta, u0, u1, p)
-    d_omega_f_ks = (1.0 / KS_OMEGA_TAU) * (u_wf / p.R_w - omega_f)
-    d_omega_r_ks = (1.0 / KS_OMEGA_TAU) * (u_wr / p.R_w - omega_r)
-
     w_std = 0.5 * (smath.tanh((v - V_S) / V_B) + 1.0)
     w_ks = 1.0 - w_std
+    l_wb = lf + lr
+    d_omega_f_ks = (1.0 / KS_OMEGA_TAU) * (u_wf / p.R_w - omega_f)
+    d_omega_r_ks = (1.0 / KS_OMEGA_TAU) * (u_wr / p.R_w - omega_r)
+    if w_ks == 0.0 and r != 0.0 and dd_psi != 0.0 and d_beta != 0.0 and isfinite(v):
+        # Fully dynamic (v above ~1.15 m/s): w_std * X + 0.0 * Y is X for any finite Y and
+        # X != 0, so the kinematic rates (three strict-math calls) are not evaluated.
+        ks_yaw_rate = dd_psi_ks = d_beta_ks = 0.0
+    else:
+        # Kinematic model about the CoG (ks_cog), blended in around V_S; the sines and
+        # cosines of delta and beta are the ones above (same arguments, same bits).
+        t = smath.tan(delta)
+        ks_yaw_rate = v * cos(smath.atan(t * lr / l_wb)) * t / l_wb
+        q = t * t * lr / l_wb
+        d_beta_ks = (lr * u0) / (l_wb * (cd * cd) * (1.0 + q * q))
+        dd_psi_ks = 1.0 / l_wb * (u1 * cb * t - v * sb * d_beta_ks * t + v * cb * u0 / (cd * cd))
 
+    sp, cp = sincos(beta + x[4])
     f = [
-        v * cos(beta + x[4]),
-        v * sin(beta + x[4]),
+        v * cp,
+        v * sp,
         u0,
-        w_std * d_v + w_ks * f_ks[3],
-        w_std * r + w_ks * f_ks[4],
+        w_std * d_v + w_ks * u1,
+        w_std * r + w_ks * ks_yaw_rate,
         w_std * dd_psi + w_ks * dd_psi_ks,
         w_std * d_beta + w_ks * d_beta_ks,
         w_std * d_omega_f + w_ks * d_omega_f_ks,

@@ -113,11 +113,52 @@ def combined_forces(
 ) -> tuple[float, float]:
     """One wheel's combined-slip forces (F_x, F_y) [N]: the pure-slip forces, then combined.
 
-    STD (two wheels, no camber) and MB (four wheels) evaluate exactly this chain per wheel;
-    one function keeps the arguments the four formulas share from drifting apart.
+    STD (two wheels, no camber) and MB (four wheels) evaluate exactly this chain per wheel.
+    It is the four ``formula_*`` functions above written out in one body, operation for
+    operation (``tests/test_commonroad_tire.py`` holds them bit-equal): this is where the
+    CommonRoad derivatives spend their time (26 strict-math calls per wheel), and one body
+    saves the four calls, the tuple and the repeated parameter lookups.
     """
-    F0_x = formula_longitudinal(kappa, gamma, F_z, p)
-    F0_y, mu_y = formula_lateral(alpha, gamma, F_z, p)
-    F_x = formula_longitudinal_comb(kappa, alpha, F0_x, p)
-    F_y = formula_lateral_comb(kappa, alpha, gamma, mu_y, F_z, F0_y, p)
-    return F_x, F_y
+    atan = smath.atan
+    cos = smath.cos
+    sin = smath.sin
+    gg = gamma * gamma
+    # pure longitudinal (formula_longitudinal), slip sign flipped as in the reference
+    C_x = p.p_cx1
+    D_x = p.p_dx1 * (1.0 - p.p_dx3 * gg) * F_z
+    bk = (F_z * p.p_kx1) / (C_x * D_x) * (-kappa + p.p_hx1)
+    E = p.p_ex1
+    F0_x = D_x * sin(C_x * atan(bk - E * (bk - atan(bk))) + F_z * p.p_vx1)
+    # pure lateral (formula_lateral)
+    if gamma > 0.0:
+        sg = 1.0
+    elif gamma < 0.0:
+        sg = -1.0
+    else:
+        sg = 0.0
+    ag = abs(gamma)
+    mu_y = p.p_dy1 * (1.0 - p.p_dy3 * gg)
+    C_y = p.p_cy1
+    D_y = mu_y * F_z
+    ba = (F_z * p.p_ky1) / (C_y * D_y) * (alpha + sg * (p.p_hy1 + p.p_hy3 * ag))
+    E = p.p_ey1
+    F0_y = D_y * sin(C_y * atan(ba - E * (ba - atan(ba)))) + sg * F_z * (p.p_vy1 + p.p_vy3 * ag)
+    # combined longitudinal (formula_longitudinal_comb)
+    S = p.r_hx1
+    B = p.r_bx1 * cos(atan(p.r_bx2 * kappa))
+    C = p.r_cx1
+    E = p.r_ex1
+    bs = B * S
+    ba = B * (alpha + S)
+    F_x = F0_x / (cos(C * atan(bs - E * (bs - atan(bs))))) * cos(C * atan(ba - E * (ba - atan(ba))))
+    # combined lateral (formula_lateral_comb)
+    S = p.r_hy1
+    B = p.r_by1 * cos(atan(p.r_by2 * (alpha - p.r_by3)))
+    C = p.r_cy1
+    E = p.r_ey1
+    bs = B * S
+    D = F0_y / (cos(C * atan(bs - E * (bs - atan(bs)))))
+    D_v = mu_y * F_z * (p.r_vy1 + p.r_vy3 * gamma) * cos(atan(p.r_vy4 * alpha))
+    S_v = D_v * sin(p.r_vy5 * atan(p.r_vy6 * kappa))
+    bk = B * (kappa + S)
+    return F_x, D * cos(C * atan(bk - E * (bk - atan(bk)))) + S_v

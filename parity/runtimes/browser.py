@@ -48,8 +48,35 @@ RUNTIME_NAMES = ("chromium", "firefox", "webkit")
 
 INSTALL_COMMAND = "sudo ci/install_browsers.sh"
 
+#: The one address every server, driver and URL of the browser runtimes uses: the literal,
+#: never the name ``localhost`` (whose IPv6 lookup can leave the machine, ADR 0031).
+LOOPBACK = "127.0.0.1"
+
 #: A loopback port nothing listens on: proxies pointed here fail at once.
 DEAD_PORT = 9
+
+#: Features that reach the network on their own (ADR 0105), plus every feature Playwright
+#: 1.64.1 disables itself: one ``--disable-features`` list, so it does not matter whether
+#: Chromium keeps the last such switch or merges them.
+CHROMIUM_DISABLED_FEATURES = (
+    "MediaRouter",
+    "DialMediaRouteProvider",
+    "GlobalMediaControls",
+    "OptimizationHints",
+    "NetworkTimeServiceQuerying",
+    "AutofillServerCommunication",
+    "Translate",
+    "AimEnabled",
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsUpgrades",
+    "LensOverlay",
+    "PaintHolding",
+    "ThirdPartyStoragePartitioning",
+    "BlockOriginHeaderModificationOnRedirect",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "AutoDeElevate",
+)
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -66,6 +93,9 @@ CHROMIUM_ARGS = [
     "--disable-client-side-phishing-detection",
     "--no-pings",
     "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+    "--disable-quic",
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+    "--disable-features=" + ",".join(CHROMIUM_DISABLED_FEATURES),
 ]
 
 FIREFOX_ENV = {
@@ -83,8 +113,12 @@ FIREFOX_PREFS: dict[str, Any] = {
     "network.proxy.http_port": DEAD_PORT,
     "network.proxy.ssl": "127.0.0.1",
     "network.proxy.ssl_port": DEAD_PORT,
-    "network.proxy.socks": "127.0.0.1",
-    "network.proxy.socks_port": DEAD_PORT,
+    # no SOCKS proxy: with one, Firefox refuses to resolve "localhost" itself, its BiDi
+    # server then announces ws://localhost:PORT and Playwright's driver looks that name up
+    # in DNS (ADR 0106); connections that are neither HTTP nor TLS stay refused by
+    # MOZ_DISABLE_NONLOCAL_CONNECTIONS
+    # DNS over HTTPS off for good (5), not merely off by default (0)
+    "network.trr.mode": 5,
     "network.proxy.allow_hijacking_localhost": False,
     "network.dns.disablePrefetch": True,
     "network.prefetch-next": False,
@@ -685,6 +719,28 @@ def _in_thread(fn: Any, timeout_s: float) -> tuple[bool, Any, BaseException | No
     return True, box.get("result"), box.get("error")
 
 
+def loopback_service(service_class: type) -> type:
+    """Selenium's WebKitWebDriver service, bound to and reached at 127.0.0.1.
+
+    Selenium's ``Service`` names the driver ``localhost`` (its URL, its readiness probe, its
+    shutdown request) and WebKitWebDriver binds "local" by default; this subclass passes
+    ``--host=127.0.0.1`` and uses the literal address everywhere (ADR 0107)."""
+    from selenium.webdriver.common import utils
+
+    class LoopbackService(service_class):  # type: ignore[misc, valid-type]
+        def command_line_args(self) -> list[str]:
+            return [*super().command_line_args(), f"--host={LOOPBACK}"]
+
+        @property
+        def service_url(self) -> str:
+            return f"http://{LOOPBACK}:{self.port}"
+
+        def is_connectable(self) -> bool:
+            return utils.is_url_connectable(self.port, host=LOOPBACK)
+
+    return LoopbackService
+
+
 class WebKitRuntime(BrowserRuntime):
     """WebKitGTK's MiniBrowser through Selenium + WebKitWebDriver, under Xvfb."""
 
@@ -715,7 +771,7 @@ class WebKitRuntime(BrowserRuntime):
         env = {**os.environ, "DISPLAY": display}
         env.pop("WAYLAND_DISPLAY", None)
         # the explicit driver path keeps Selenium Manager from looking for one online
-        self._service = Service(
+        self._service = loopback_service(Service)(
             executable_path=shutil.which("WebKitWebDriver"), log_output=self._driver_log, env=env
         )
         self.note(f"[driver] starting WebKitWebDriver for {options.binary_location}")

@@ -69,5 +69,6 @@ class NodeRuntime(ProcessRuntime):
             "platform": ready.get("platform"),
             "startup_s": ready["startup_s"],
             "load_s": ready.get("load_s"),
+            "source": f"wheel {Path(self.wheel).name}",
         }
         return dict(self.info)

@@ -1,0 +1,64 @@
+"""``skidpad sandbox``: drive a lap in the browser.
+
+Serves the sandbox page, Pyodide and the project wheel from 127.0.0.1 (never another
+address, never a CDN) until interrupted; ``--open`` opens the default browser on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import urllib.parse
+
+from engine.definition import PRESET_NAMES
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)"
+    )
+    parser.add_argument(
+        "--preset",
+        choices=PRESET_NAMES,
+        default="hatchbackFwd",
+        metavar="P",
+        help=f"the car the page starts with ({', '.join(PRESET_NAMES)})",
+    )
+    parser.add_argument("--open", action="store_true", help="open the default browser on it")
+
+
+def page_url(base: str, wheel_name: str, preset: str) -> str:
+    return f"{base}index.html?{urllib.parse.urlencode({'wheel': wheel_name, 'preset': preset})}"
+
+
+def run(args: argparse.Namespace) -> int:
+    from engine.errors import SkidpadError
+    from parity.server import LoopbackServer, ServerError
+    from sandbox import WEB_DIR, WEB_FILES
+    from sandbox.serve import project_wheel, pyodide_dir
+
+    if not 0 <= args.port <= 65535:
+        raise SkidpadError(f"--port must be within 0..65535, not {args.port}")
+    wheel = project_wheel()
+    try:
+        server = LoopbackServer(wheel, pyodide_dir(), WEB_DIR, WEB_FILES, port=args.port)
+        base = server.start()
+    except ServerError as exc:
+        raise SkidpadError(str(exc)) from None
+    except OSError as exc:
+        raise SkidpadError(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror}") from None
+    url = page_url(base, wheel.name, args.preset)
+    print(f"skidpad sandbox: {url}  (Ctrl-C stops)", flush=True)
+    if args.open:
+        import webbrowser
+
+        webbrowser.open(url)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        print("skidpad sandbox: stopped", file=sys.stderr)
+        return 0
+    finally:
+        server.stop()

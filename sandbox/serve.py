@@ -1,0 +1,123 @@
+"""What ``skidpad sandbox`` serves: the page, Pyodide and the project wheel, from 127.0.0.1.
+
+From a checkout, Pyodide is the pinned copy in ``node_modules/pyodide`` and the wheel is
+the one the parity harness builds (:func:`parity.wheel.build_wheel`), so the page runs the
+very artifacts the runtimes are checked with. From an installed package with no checkout,
+Pyodide :data:`PYODIDE_VERSION` is installed once with npm into a user cache
+(``$XDG_CACHE_HOME/skidpad`` or ``~/.cache/skidpad``), and the wheel is assembled from the
+installed packages (a pure-Python wheel is a zip of them plus its metadata). Nothing comes
+from a CDN: the page loads only what the loopback server's allow-list holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import zipfile
+from pathlib import Path
+
+from engine.errors import SkidpadError
+
+#: the Pyodide release the project pins (package.json / package-lock.json; a test ties them)
+PYODIDE_VERSION = "314.0.8"
+PACKAGES = ("engine", "replay", "scenarios", "parity", "sandbox")
+_SKIP = ("__pycache__",)
+METADATA = "Metadata-Version: 2.1\nName: skidpad\nVersion: {version}\n"
+WHEEL = "Wheel-Version: 1.0\nGenerator: skidpad sandbox\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+
+
+class SandboxError(SkidpadError):
+    """The sandbox cannot be served; the message says what is missing and how to get it."""
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "skidpad"
+
+
+def checkout_root() -> Path | None:
+    """The repository this code runs from, if it runs from one (with node_modules)."""
+    here = Path(__file__).resolve().parent.parent
+    pyproject = here / "pyproject.toml"
+    if pyproject.is_file() and 'name = "skidpad"' in pyproject.read_text("utf-8"):
+        return here
+    return None
+
+
+def pyodide_dir() -> Path:
+    """The Pyodide distribution to serve: the checkout's, else the user cache's (installed
+    with npm on first use)."""
+    root = checkout_root()
+    if root is not None and (root / "node_modules" / "pyodide" / "pyodide.mjs").is_file():
+        return root / "node_modules" / "pyodide"
+    target = cache_dir() / f"pyodide-{PYODIDE_VERSION}"
+    dist = target / "node_modules" / "pyodide"
+    if (dist / "pyodide.mjs").is_file():
+        return dist
+    npm = shutil.which("npm")
+    if npm is None:
+        raise SandboxError(
+            f"Pyodide {PYODIDE_VERSION} is needed once and npm is not installed: install "
+            "Node.js and npm, then run skidpad sandbox again"
+        )
+    target.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(
+        [
+            npm,
+            "install",
+            "--no-audit",
+            "--no-fund",
+            "--prefix",
+            str(target),
+            f"pyodide@{PYODIDE_VERSION}",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0 or not (dist / "pyodide.mjs").is_file():
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise SandboxError(f"npm could not install pyodide@{PYODIDE_VERSION} (offline?): {last}")
+    return dist
+
+
+def project_wheel() -> Path:
+    """The project wheel the page unpacks into Pyodide."""
+    root = checkout_root()
+    if root is not None:
+        from parity.wheel import build_wheel
+
+        return build_wheel(root / "build" / "wheel", root)
+    return wheel_from_installed(cache_dir() / "wheel")
+
+
+def wheel_from_installed(out_dir: Path) -> Path:
+    """A pure-Python wheel of the installed packages, cached by the hash of their files."""
+    import engine
+
+    site = Path(engine.__file__).resolve().parent.parent
+    files = sorted(
+        p
+        for package in PACKAGES
+        for p in (site / package).rglob("*")
+        if p.is_file() and not any(part in _SKIP for part in p.parts) and p.suffix != ".pyc"
+    )
+    digest = hashlib.sha256()
+    for p in files:
+        digest.update(str(p.relative_to(site)).encode() + b"\0" + p.read_bytes())
+    version = engine.__version__
+    wheel = out_dir / digest.hexdigest()[:16] / f"skidpad-{version}-py3-none-any.whl"
+    if wheel.is_file():
+        return wheel
+    wheel.parent.mkdir(parents=True, exist_ok=True)
+    partial = wheel.with_suffix(".partial")
+    info = f"skidpad-{version}.dist-info"
+    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as zf:
+        for p in files:
+            zf.write(p, str(p.relative_to(site)))
+        zf.writestr(f"{info}/METADATA", METADATA.format(version=version))
+        zf.writestr(f"{info}/WHEEL", WHEEL)
+        zf.writestr(f"{info}/RECORD", "")
+    os.replace(partial, wheel)
+    return wheel

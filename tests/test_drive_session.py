@@ -1,0 +1,95 @@
+"""The live drive session: keys ramp into inputs, every input is recorded as applied, and a
+replay of the recording recomputes the page's laps and hashes."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from engine.errors import InputError
+from replay.session import (
+    STEER_RATES,
+    THROTTLE_RATES,
+    DriveSession,
+    KeyboardInputs,
+    Keys,
+    assist_channels,
+    replay_laps,
+)
+from scenarios.key_driver import KeyDriver
+
+HOST_HZ = 100
+
+
+def test_a_held_key_ramps_at_the_press_rate_and_returns_at_the_release_rate() -> None:
+    kb = KeyboardInputs(HOST_HZ, assist_channels(None))
+    for _ in range(10):
+        inputs = kb.next(Keys(throttle=True, left=True))
+    assert inputs["throttle"] == pytest.approx(10 * THROTTLE_RATES[0] / HOST_HZ)
+    assert inputs["steer"] == pytest.approx(10 * STEER_RATES[0] / HOST_HZ)
+    for _ in range(3):
+        inputs = kb.next(Keys())
+    assert inputs["throttle"] == pytest.approx(0.4 - 3 * THROTTLE_RATES[1] / HOST_HZ)
+    assert inputs["steer"] == pytest.approx(0.25 - 3 * STEER_RATES[1] / HOST_HZ)
+    for _ in range(100):
+        inputs = kb.next(Keys(brake=True, right=True))
+    assert inputs["brake"] == 1.0 and inputs["steer"] == -1.0 and inputs["throttle"] == 0.0
+
+
+def test_gear_presses_are_queued_one_per_host_step_never_lost() -> None:
+    kb = KeyboardInputs(HOST_HZ, assist_channels(None))
+    requests = [kb.next(Keys(gear_up=2, gear_down=1))["gear_request"]]
+    requests += [kb.next(Keys())["gear_request"] for _ in range(3)]
+    assert requests == [1, 1, 2, 0]
+
+
+def test_keyboard_driving_keeps_the_steering_assist_on_and_maps_the_switches() -> None:
+    kb = KeyboardInputs(HOST_HZ, assist_channels({"abs": False, "traction_control": True}))
+    inputs = kb.next(Keys())
+    assert inputs["steering_assist"] == 1
+    assert (inputs["abs"], inputs["traction_control"], inputs["stability_control"]) == (-1, 1, 0)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [{"throttle": 1}, {"gear_up": -1}, {"gear_up": True}, {"warp": True}, [], {"gear_down": 1e9}],
+)
+def test_bad_key_states_are_refused(data) -> None:
+    with pytest.raises(InputError, match="keys"):
+        Keys.from_json(data)
+
+
+@pytest.fixture(scope="module")
+def keyboard_lap() -> DriveSession:
+    session = DriveSession("hatchbackFwd")
+    d = session.definition
+    driver = KeyDriver(
+        session.circuit,
+        math.radians(d["steering"]["max_angle_deg"]),
+        d["geometry"]["wheelbase_m"],
+        min(d["tires"]["front"]["mu_y"], d["tires"]["rear"]["mu_y"]),
+    )
+    while not session.timer.laps and session.steps < 12000:
+        keys = driver.keys(session.car(), session.keyboard.steer, session.keyboard.brake)
+        session.step(Keys(**keys))
+    return session
+
+
+def test_a_keyboard_lap_is_timed_and_counts(keyboard_lap: DriveSession) -> None:
+    (lap,) = keyboard_lap.laps()
+    assert lap["valid"], lap["reason"]
+    assert sum(lap["sectors_s"]) == pytest.approx(lap["time_s"], rel=1e-12)
+    # the lap takes at least the track length at the car's top speed on this drive
+    assert lap["time_s"] > keyboard_lap.circuit.track.length / 45.0
+
+
+def test_replaying_the_recording_recomputes_laps_and_hashes_exactly(
+    keyboard_lap: DriveSession,
+) -> None:
+    rec = keyboard_lap.recording()
+    laps, result = replay_laps(rec)
+    assert laps == keyboard_lap.laps()
+    assert result.final_hash == keyboard_lap.state_hash()
+    assert [tuple(c) for c in result.checkpoints] == keyboard_lap.checkpoints
+    assert rec.track == "sandbox" and rec.steps == keyboard_lap.steps

@@ -1,0 +1,286 @@
+"""The sandbox page end to end, in real browsers, driven with real key events.
+
+Each browser starts once for this module. A closed-loop keyboard driver
+(:class:`scenarios.key_driver.KeyDriver`) reads ``window.skidpad.car()`` and presses and
+releases real keys until the page has timed a full lap; the recording is then taken through
+the page's download button and replayed in CPython. Key events land on host steps with
+real-time jitter, so nothing here depends on exact timing: the assertions are what must hold
+whatever the jitter — the lap counts, and the replay reproduces the page's laps and final
+hash exactly.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from engine.definition import load_preset
+from engine.track import load_circuit
+from replay.recording import loads
+from replay.session import replay_laps
+from scenarios.key_driver import KeyDriver
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+PRESET = "openWheeler"  # the quickest lap of the six
+LAP_TIMEOUT_S = 300.0
+KEYS = {"throttle": "ArrowUp", "brake": "ArrowDown", "left": "ArrowLeft", "right": "ArrowRight"}
+ROOT = Path(__file__).resolve().parent.parent
+SHOTS = ROOT / "build" / "sandbox"
+
+STATE_JS = """() => {
+  const v = window.skidpad.view();
+  return {car: window.skidpad.car(), steer: v.steer, brake: v.brake,
+          valid: v.laps.some((lap) => lap.valid)};
+}"""
+
+
+@pytest.fixture(scope="module")
+def sandbox_url():
+    from parity.server import LoopbackServer
+    from sandbox import WEB_DIR, WEB_FILES
+    from sandbox.cmd_sandbox import page_url
+    from sandbox.serve import project_wheel, pyodide_dir
+
+    wheel = project_wheel()
+    with LoopbackServer(wheel, pyodide_dir(), WEB_DIR, WEB_FILES) as server:
+        yield page_url(server.url, wheel.name, PRESET), server
+
+
+def launch(pw, name: str, profile: str):
+    from parity.runtimes import browser
+
+    binary = shutil.which("chromium" if name == "chromium" else "firefox-esr")
+    if binary is None:
+        if IN_CI:
+            pytest.fail(f"{name} is not installed (ci/install_browsers.sh installs it)")
+        pytest.skip(f"{name} is not installed: sudo ci/install_browsers.sh")
+    viewport = {"width": 1200, "height": 800}
+    if name == "chromium":
+        return pw.chromium.launch_persistent_context(
+            profile,
+            executable_path=binary,
+            headless=True,
+            args=browser.CHROMIUM_ARGS,
+            viewport=viewport,
+            accept_downloads=True,
+        )
+    return pw.firefox.launch_persistent_context(
+        profile,
+        channel="moz-firefox",
+        executable_path=binary,
+        headless=True,
+        env={**os.environ, **browser.FIREFOX_ENV},
+        firefox_user_prefs=browser.FIREFOX_PREFS,
+        viewport=viewport,
+        accept_downloads=True,
+    )
+
+
+@pytest.fixture(scope="module", params=["chromium", "firefox"])
+def page(request, sandbox_url):
+    from playwright.sync_api import sync_playwright
+
+    url, server = sandbox_url
+    profile = tempfile.mkdtemp(prefix=f"skidpad-sandbox-{request.param}-")
+    with sync_playwright() as pw:
+        context = launch(pw, request.param, profile)
+        try:
+            pg = context.pages[0] if context.pages else context.new_page()
+            pg.set_default_timeout(120_000)
+            requests: list[str] = []
+            pg.on("request", lambda r: requests.append(r.url))
+            t0 = time.monotonic()
+            pg.goto(url)
+            pg.evaluate("window.skidpad.ready")
+            pg.load_ms = (time.monotonic() - t0) * 1000.0
+            pg.browser_name = request.param
+            pg.requests = requests
+            pg.focus("#view")
+            yield pg
+        finally:
+            context.close()
+            shutil.rmtree(profile, ignore_errors=True)
+
+
+def key_driver() -> KeyDriver:
+    d = load_preset(PRESET)
+    return KeyDriver(
+        load_circuit("sandbox"),
+        math.radians(d["steering"]["max_angle_deg"]),
+        d["geometry"]["wheelbase_m"],
+        min(d["tires"]["front"]["mu_y"], d["tires"]["rear"]["mu_y"]),
+        # the page answers with real-time latency: plan on less grip than the headless driver
+        lat_accel=0.25,
+        v_max=32.0,
+    )
+
+
+def drive_until_a_lap(page) -> None:
+    """Press and release real keys from what car() shows until the page has timed a valid lap
+    (a lap cut by the jitter of key events is driven again)."""
+    driver = key_driver()
+    held: set[str] = set()
+    deadline = time.monotonic() + LAP_TIMEOUT_S
+    try:
+        while time.monotonic() < deadline:
+            state = page.evaluate(STATE_JS)
+            if state["valid"]:
+                return
+            want = driver.keys(state["car"], state["steer"], state["brake"])
+            for name, key in KEYS.items():
+                if want[name] and key not in held:
+                    page.keyboard.down(key)
+                    held.add(key)
+                elif not want[name] and key in held:
+                    page.keyboard.up(key)
+                    held.discard(key)
+            time.sleep(0.01)
+        pytest.fail(f"{page.browser_name}: no lap within {LAP_TIMEOUT_S:.0f} s")
+    finally:
+        for key in held:
+            page.keyboard.up(key)
+
+
+def download(page) -> str:
+    """The recording, through the page's download button. Chromium reports the download to
+    Playwright; Firefox over WebDriver BiDi does not, so there the test reads the text the
+    button handed to the browser."""
+    if page.browser_name == "chromium":
+        with page.expect_download() as info:
+            page.click("#download")
+        return Path(info.value.path()).read_text(encoding="utf-8")
+    page.click("#download")
+    page.wait_for_function("window.skidpad.lastDownload() !== null")
+    return page.evaluate("window.skidpad.lastDownload()")
+
+
+@pytest.fixture(scope="module")
+def driven(page):
+    """One lap driven on the page, then paused; the downloaded recording and what the page
+    showed."""
+    drive_until_a_lap(page)
+    page.keyboard.press("p")
+    time.sleep(0.3)  # the worker finishes the slice it was in
+    shown = {
+        "laps": page.evaluate("window.skidpad.laps()"),
+        "hash": page.evaluate("window.skidpad.stateHash()"),
+        "headroom": page.evaluate("window.skidpad.headroom()"),
+    }
+    text = download(page)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"sandbox-{page.browser_name}.png"))
+    return text, shown
+
+
+def test_a_keyboard_lap_counts_and_replays_to_the_pages_laps_and_hash(driven, page) -> None:
+    text, shown = driven
+    valid = [lap for lap in shown["laps"] if lap["valid"]]
+    assert valid, [lap["reason"] for lap in shown["laps"]]
+    lap = valid[0]
+    rec = loads(text)
+    assert rec.preset == PRESET and rec.track == "sandbox"
+    laps, result = replay_laps(rec)
+    assert laps == shown["laps"]
+    assert result.final_hash == shown["hash"]
+    print(
+        f"{page.browser_name}: lap {lap['time_s']:.3f} s, load {page.load_ms:.0f} ms, "
+        f"headroom {shown['headroom']:.1f}x real time"
+    )
+
+
+def test_the_page_makes_no_request_beyond_loopback(driven, page) -> None:
+    outside = [
+        u for u in page.requests if not u.startswith(("http://127.0.0.1:", "blob:", "data:"))
+    ]
+    assert not outside, outside
+    assert any("/pyodide/" in u for u in page.requests) and any(
+        "/wheel/" in u for u in page.requests
+    )
+
+
+def test_the_recording_download_is_what_the_api_returns(driven, page) -> None:
+    text, _ = driven
+    assert json.loads(page.evaluate("window.skidpad.recording()")) == json.loads(text)
+
+
+# ----------------------------------------------------------------------------- WebKit
+
+ASYNC_JS = """
+const done = arguments[arguments.length - 1];
+const go = () => Promise.resolve(%s).then((v) => done({ok: v}), (e) => done({error: String(e)}));
+// the page's module script may not have run yet when the driver first gets here
+const wait = () => (window.skidpad ? go() : setTimeout(wait, 50));
+wait();
+"""
+
+
+def webkit_call(driver, expression: str):
+    out = driver.execute_async_script(ASYNC_JS % expression)
+    if "error" in out:
+        raise AssertionError(f"webkit: {expression}: {out['error']}")
+    return out["ok"]
+
+
+@pytest.fixture(scope="module")
+def webkit(sandbox_url):
+    from parity.runtimes import browser
+
+    if shutil.which("WebKitWebDriver") is None or shutil.which("Xvfb") is None:
+        if IN_CI:
+            pytest.fail("WebKitWebDriver or Xvfb is not installed (ci/install_browsers.sh)")
+        pytest.skip("WebKitWebDriver/Xvfb not installed: sudo ci/install_browsers.sh")
+    from selenium import webdriver
+    from selenium.webdriver.webkitgtk.options import Options
+    from selenium.webdriver.webkitgtk.service import Service
+
+    url, _server = sandbox_url
+    xvfb = browser.Xvfb()
+    display = xvfb.start()
+    options = Options()
+    options.binary_location = browser.browser_binary("webkit")
+    for arg in browser.WEBKIT_ARGS:
+        options.add_argument(arg)
+    env = {k: v for k, v in os.environ.items() if k != "WAYLAND_DISPLAY"}
+    env["DISPLAY"] = display
+    service = Service(executable_path=shutil.which("WebKitWebDriver"), env=env)
+    driver = webdriver.WebKitGTK(options=options, service=service)
+    try:
+        driver.set_script_timeout(180)
+        driver.get(url)
+        webkit_call(driver, "window.skidpad.ready")
+        yield driver
+    finally:
+        driver.quit()
+        xvfb.stop()
+
+
+def test_webkit_drives_ten_seconds_and_the_recording_replays_to_its_hash(webkit) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys as SeleniumKeys
+
+    canvas = webkit.find_element(By.ID, "view")
+    ActionChains(webkit).click(canvas).key_down(SeleniumKeys.ARROW_UP).perform()
+    time.sleep(7)
+    ActionChains(webkit).key_down(SeleniumKeys.ARROW_LEFT).perform()
+    time.sleep(0.5)
+    ActionChains(webkit).key_up(SeleniumKeys.ARROW_LEFT).perform()
+    time.sleep(2.5)
+    ActionChains(webkit).key_up(SeleniumKeys.ARROW_UP).send_keys("p").perform()
+    time.sleep(0.3)
+    car = webkit.execute_script("return window.skidpad.car();")
+    assert car["speed"] > 5.0, car  # the keys reached the engine: the car drove off
+    text = webkit_call(webkit, "window.skidpad.recording()")
+    shown = webkit_call(webkit, "window.skidpad.stateHash()")
+    rec = loads(text)
+    laps, result = replay_laps(rec)
+    assert result.final_hash == shown
+    assert laps == webkit.execute_script("return window.skidpad.laps();")
+    assert any(values[0] > 0.0 for _count, values in rec.frames), "no throttle was recorded"

@@ -1,0 +1,120 @@
+"""``skidpad verify``: a recording checked on its own against every claim it carries, from any
+directory, with tampered copies caught by name."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from replay import recording
+from replay.cli import main
+from replay.replayer import replay
+from replay.session import DriveSession, Keys
+from scenarios.key_driver import KeyDriver
+
+
+@pytest.fixture(scope="module")
+def lap_file(tmp_path_factory) -> Path:
+    """A keyboard lap of the sandbox circuit (what the page downloads), as a file."""
+    session = DriveSession("openWheeler")
+    d = session.definition
+    driver = KeyDriver(
+        session.circuit,
+        math.radians(d["steering"]["max_angle_deg"]),
+        d["geometry"]["wheelbase_m"],
+        min(d["tires"]["front"]["mu_y"], d["tires"]["rear"]["mu_y"]),
+    )
+    while not session.timer.laps and session.steps < 12000:
+        keys = driver.keys(session.car(), session.keyboard.steer, session.keyboard.brake)
+        session.step(Keys(**keys))
+    for _ in range(50):  # a little past the line
+        session.step(Keys())
+    path = tmp_path_factory.mktemp("verify") / "lap.json"
+    path.write_text(recording.dumps(session.recording()), encoding="utf-8")
+    return path
+
+
+def run(argv: list[str], capsys) -> tuple[int, str, str]:
+    rc = main(argv)
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def tampered(src: Path, dst: Path, edit) -> Path:
+    doc = json.loads(src.read_text("utf-8"))
+    edit(doc)
+    dst.write_text(json.dumps(doc), encoding="utf-8")
+    return dst
+
+
+def test_a_lap_verifies_on_its_own_from_any_directory(lap_file, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    rc, out, _ = run(["verify", str(lap_file), "--json"], capsys)
+    assert rc == 0, out
+    (row,) = json.loads(out)["recordings"]
+    claimed = json.loads(lap_file.read_text("utf-8"))["claims"]
+    assert row["verdict"] == "verified" and row["laps"] == claimed["laps"]
+    assert claimed["laps"] and claimed["laps"][0]["valid"]
+    assert row["final_hash"] == claimed["final_hash"]
+
+
+def test_a_changed_input_is_caught_at_its_checkpoint(lap_file, tmp_path, capsys) -> None:
+    def edit(doc):
+        # the throttle of the 40th frame: confirm below that it moves the final hash
+        doc["frames"][40][1] = 0.5 if doc["frames"][40][1] != 0.5 else 0.25
+
+    bad = tampered(lap_file, tmp_path / "input.json", edit)
+    assert replay(recording.load(bad)).final_hash != replay(recording.load(lap_file)).final_hash
+    rc, out, _ = run(["verify", str(bad)], capsys)
+    assert rc == 1
+    assert "MISMATCH" in out and "/claims/final_hash" in out and "departs between host steps" in out
+
+
+def test_a_lap_time_changed_by_a_millisecond_is_caught(lap_file, tmp_path, capsys) -> None:
+    def edit(doc):
+        doc["claims"]["laps"][0]["time_s"] += 0.001
+
+    rc, out, _ = run(["verify", str(tampered(lap_file, tmp_path / "lap.json", edit))], capsys)
+    assert rc == 1 and "/claims/laps/0" in out and "/claims/final_hash" not in out
+
+
+def test_an_invalid_lap_claimed_valid_is_caught(lap_file, tmp_path, capsys) -> None:
+    def edit(doc):
+        doc["claims"]["laps"].append(copy.deepcopy(doc["claims"]["laps"][0]))
+        doc["claims"]["laps"][-1]["lap"] = len(doc["claims"]["laps"])
+
+    rc, out, _ = run(["verify", str(tampered(lap_file, tmp_path / "extra.json", edit))], capsys)
+    assert rc == 1 and "/claims/laps" in out
+
+
+def test_a_recording_without_claims_is_nothing_claimed(lap_file, tmp_path, capsys) -> None:
+    def edit(doc):
+        doc["claims"].update(final_hash=None, checkpoints=[], laps=None)
+
+    bare = tampered(lap_file, tmp_path / "bare.json", edit)
+    rc, out, _ = run(["verify", str(bare)], capsys)
+    assert rc == 1 and "nothing claimed" in out
+    rc, out, _ = run(["verify", str(bare), "--allow-unclaimed"], capsys)
+    assert rc == 0 and "nothing claimed" in out
+
+
+def test_the_budget_refuses_before_replaying(lap_file, capsys) -> None:
+    rc, out, err = run(["verify", str(lap_file), "--max-sim-seconds", "10"], capsys)
+    assert rc == 2 and out == "" and len(err.splitlines()) == 1 and "--max-sim-seconds" in err
+
+
+def test_one_bad_file_stops_everything_before_any_replay(lap_file, tmp_path, capsys) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text("{", encoding="utf-8")
+    rc, out, err = run(["verify", str(lap_file), str(broken)], capsys)
+    assert rc == 2 and out == "" and "broken.json" in err and "Traceback" not in err
+
+
+def test_version_1_recordings_verify_their_final_hash(capsys) -> None:
+    root = Path(__file__).resolve().parent.parent
+    rc, out, _ = run(["verify", str(root / "recordings" / "kart-scripted.json")], capsys)
+    assert rc == 0 and "verified" in out
