@@ -60,7 +60,8 @@ def make_recording(path: Path, mib: float) -> int:
         f[1] = rng.random()
         frames.append(f)
         size += len(json.dumps(f)) + 4  # the frame's line: indent, frame, comma, newline
-    doc.update(frames=frames, steps=len(frames), final_hash=None, host_hz=HOST_HZ)
+    claims = {"final_hash": None, "checkpoint_every": 100, "checkpoints": [], "laps": None}
+    doc.update(frames=frames, steps=len(frames), claims=claims, host_hz=HOST_HZ)
     text = recording.dump_document(doc, recording.KEYS, ("definition", "initial"))
     path.write_text(text, encoding="utf-8")
     return len(frames)

@@ -724,15 +724,16 @@ def _validate_claims(claims: Any, steps: Any) -> dict:
     marks = claims["checkpoints"]
     if not isinstance(marks, list):
         raise invalid("/claims/checkpoints", f"must be an array, not {type_name(marks)}")
-    last = steps if is_int(steps) else 0
-    expected = [n for n in range(0, last + 1, every)] if marks else []  # [] claims none
-    if len(marks) != len(expected):
+    last = steps if is_int(steps) and steps >= 0 else 0
+    # counted, not listed: the declared steps are not yet checked against the budget
+    expected = last // every + 1 if marks else 0  # [] claims none
+    if len(marks) != expected:
         raise invalid(
             "/claims/checkpoints",
-            f"{len(marks)} checkpoints, but {last} steps every {every} make {len(expected)}",
+            f"{len(marks)} checkpoints, but {last} steps every {every} make {expected}",
         )
     checkpoints = []
-    for i, (mark, n) in enumerate(zip(marks, expected, strict=True)):
+    for i, (mark, n) in enumerate(zip(marks, range(0, expected * every, every), strict=True)):
         where = f"/claims/checkpoints/{i}"
         ok = isinstance(mark, list) and len(mark) == 2 and mark[0] == n and is_int(mark[0])
         if not ok or not is_hex16(mark[1]):

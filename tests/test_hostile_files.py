@@ -451,6 +451,15 @@ def day_of_driving_commonroad() -> dict:
     return doc
 
 
+def test_claimed_checkpoints_of_a_huge_drive_are_counted_not_listed(box) -> None:
+    doc = kart_doc()
+    assert doc["version"] == 2
+    doc["steps"] = 10**12
+    doc["claims"].update(checkpoint_every=1, checkpoints=[[0, "0" * 16]])
+    rec = write_doc(box / "r.json", doc)
+    refused_in_subprocess(box, ["replay", str(rec), "--hashes", hashes(box)], "/claims")
+
+
 @pytest.mark.parametrize("command", ["replay", "bless", "diff"])
 def test_a_tiny_file_declaring_a_day_of_driving_runs_no_substep(
     box, capsys, steps_run, command
