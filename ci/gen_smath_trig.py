@@ -19,7 +19,7 @@ Python integers:
   hi, lo)``.
 * Taylor coefficients of sin, cos and atan, rounded to nearest: on the
   kernels' interval |d| <= 2**-9 the first omitted term is below 2**-74 of the
-  result, so no minimax fit is needed (DESIGN §4; ADR 0011).
+  result, so no minimax fit is needed (docs/architecture.md §3; ADR 0011).
 
 Deterministic: no clock, no randomness, output depends only on this file.
 Usage: ``python ci/gen_smath_trig.py`` writes the module; ``--check`` exits 1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install the browser stack of DESIGN §9 from Debian 12 (and PyPI for the
+# Install the browser stack of docs/architecture.md §5 from Debian 12 (and PyPI for the
 # drivers). Idempotent: re-running installs nothing new. Needs root.
 #
 #   chromium, firefox-esr          driven by Playwright 1.64.1 (pinned: 1.65

@@ -39,7 +39,7 @@ if ! command -v nox >/dev/null 2>&1; then
     say "note: nox is not on PATH; add $("$PY" -c 'import sysconfig; print(sysconfig.get_path("scripts"))') to PATH"
 fi
 
-# --- The CPython versions of the matrix (DESIGN §9: pyenv 3.11.7, 3.12.1, 3.13.0) -------
+# --- The CPython versions of the matrix (docs/architecture.md §5: pyenv 3.11.7, 3.12.1, 3.13.0) -------
 for version in 3.11.7 3.12.1 3.13.0; do
     minor=${version%.*}
     override_var="SKIDPAD_PYTHON${minor/./_}"

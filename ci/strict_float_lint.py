@@ -1,4 +1,4 @@
-"""The strict-float lint: an AST check that code obeys the contract of DESIGN §3.
+"""The strict-float lint: an AST check that code obeys the contract of docs/architecture.md §3.
 
 Usage: ``python ci/strict_float_lint.py [PATH ...]`` (default ``engine``). Every
 ``.py`` file under each path is parsed (never imported or run) and each

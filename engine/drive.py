@@ -85,12 +85,16 @@ def output_speed(k: tuple, omega: tuple) -> float:
     return wt[0] * omega[0] + wt[1] * omega[1] + wt[2] * omega[2] + wt[3] * omega[3]
 
 
-def initial(k: tuple, omega: tuple) -> tuple[float, float, int]:
+def initial(k: tuple, omega: tuple, speed_mps: float | None = None) -> tuple[float, float, int]:
     """(delivered throttle, power-unit speed, gear) for wheels already turning at ``omega``.
 
     The automatic starts in the gear its closed-throttle schedule picks at that
     speed, the others in 1st; the power unit turns with the wheels if that is
-    above its clutch's disengage speed, else it idles.
+    above its clutch's disengage speed, else it idles. A box whose starting gear
+    would turn the power unit past its limit (an engine's redline, a motor's
+    ``max_rpm``) starts in the lowest gear within it; if even its top gear is
+    beyond, the initial speed is refused (ADR 0129). ``speed_mps`` (the initial
+    speed the wheels turn at) only words that refusal.
     """
     pk, ck, gk = k[0], k[1], k[2]
     w_out = output_speed(k, omega)
@@ -101,7 +105,25 @@ def initial(k: tuple, omega: tuple) -> tuple[float, float, int]:
             if nxt <= gear:
                 break
             gear = nxt
+    limit = powertrain.speed_limit(pk)
+    while gear < gk[7] and gearbox.ratio(gk, gear) * w_out > limit:
+        gear += 1
     w_e = gearbox.ratio(gk, gear) * w_out
+    if w_e > limit:
+        raise DefinitionError(_over_limit(pk, gear, w_e, limit, speed_mps))
     if clutch.engagement(ck, w_e) <= 0.0 or w_e < powertrain.idle_omega(pk):
         w_e = powertrain.idle_omega(pk) if w_e < powertrain.idle_omega(pk) else w_e
     return 0.0, w_e, gear
+
+
+def _over_limit(pk: tuple, gear: int, w_e: float, limit: float, speed_mps: float | None) -> str:
+    unit = "engine" if pk[0] == "engine" else "motor"
+    what = "redline" if pk[0] == "engine" else "max_rpm"
+    rpm = 1.0 / powertrain.RPM
+    msg = (
+        f"initial.speed_mps: the wheels would turn the {unit} at {w_e * rpm:,.0f} rpm in "
+        f"gear {gear}, its top gear, beyond its {what} of {limit * rpm:,.0f} rpm"
+    )
+    if speed_mps is not None and speed_mps > 0.0:
+        msg += f"; this vehicle starts at up to {speed_mps * limit / w_e:.1f} m/s"
+    return msg

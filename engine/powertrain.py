@@ -171,6 +171,11 @@ def inertia(k: tuple) -> float:
     return k[3]
 
 
+def speed_limit(k: tuple) -> float:
+    """Highest speed (rad/s) the power unit turns at: an engine's redline, a motor's max_rpm."""
+    return k[2]
+
+
 def idle_omega(k: tuple) -> float:
     """Idle speed (rad/s); 0 for a motor."""
     return k[1]

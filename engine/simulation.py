@@ -290,7 +290,7 @@ class Simulation:
             x_i, y_i = self.wheel_pos[i]
             st[I_OMEGA[i]] = (v - r * y_i) / self._tire_k[i][tire.K_R]
         omega = tuple(st[I_OMEGA[i]] for i in range(4))
-        st[I_THROTTLE], st[I_ENGINE], st[I_GEAR] = drive.initial(self._drive_k, omega)
+        st[I_THROTTLE], st[I_ENGINE], st[I_GEAR] = drive.initial(self._drive_k, omega, v)
         return st
 
     def _derived_zero(self) -> list:

@@ -1,4 +1,4 @@
-"""Accuracy of the strict math (DESIGN §4): an mpmath oracle and the ulp measurement.
+"""Accuracy of the strict math (docs/architecture.md §3): an mpmath oracle and the ulp measurement.
 
 This module is a *measuring instrument*, never imported by ``engine/``.
 
@@ -47,7 +47,7 @@ from mpmath import mpf
 
 from engine.prng import SplitMix64 as _ProjectSplitMix64
 
-#: bits of precision of the oracle (DESIGN §4 asks for at least 100).
+#: bits of precision of the oracle (docs/architecture.md §3 asks for at least 100).
 REF_PREC = 128
 
 #: the functions the oracle knows, in ``engine.smath.FUNCTIONS`` order.

@@ -1,4 +1,4 @@
-"""The loopback HTTP server the browser runtimes load Pyodide from (DESIGN §9).
+"""The loopback HTTP server the browser runtimes load Pyodide from (docs/architecture.md §5).
 
 It binds 127.0.0.1 on a port the OS picks (port 0), runs in a daemon thread of
 the calling process, and serves exactly three kinds of file, from a routing

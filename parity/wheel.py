@@ -1,4 +1,6 @@
-"""Build the pure-Python project wheel that every runtime installs or unpacks (DESIGN §2, §9).
+"""Build the pure-Python project wheel that every runtime installs or unpacks.
+
+See docs/architecture.md §1, §5.
 
 The wheel is cached under ``out_dir/<content-hash>/``, where the hash covers every file that
 goes into it (the four packages, ``pyproject.toml``, ``README.md``): a second call with

@@ -1,4 +1,6 @@
-"""The runtime worker: the Python that every runtime runs, CPython and Pyodide alike (DESIGN §9).
+"""The runtime worker: the Python that every runtime runs, CPython and Pyodide alike.
+
+See docs/architecture.md §5.
 
 It imports only the standard library, ``engine`` and ``replay``, so the same code runs
 natively, in Pyodide under Node and in every browser. Adapters only move JSON to and from
@@ -136,7 +138,7 @@ def _error_text(exc: BaseException) -> str:
 
 
 def math_hash() -> str:
-    """The math self-test hash (DESIGN §4) computed in this runtime."""
+    """The math self-test hash (docs/architecture.md §3) computed in this runtime."""
     from engine.smath.selftest import selftest_hash  # lazy: written alongside this module
 
     return selftest_hash()

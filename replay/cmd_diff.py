@@ -15,6 +15,14 @@ A and B may be:
 hash (``parity.wheel.code_hash``), so a reader knows which code the replay stands for.
 
 Exit 0 when the runs are identical, 1 when they differ, 2 on bad input.
+
+``--stats`` (two recordings, two traces holding states, or one of each) is for runs that
+legitimately differ: per state field the RMSE of the difference, the largest absolute
+difference and the host step where it occurs, over the host steps both runs hold (a
+recording is replayed with its state sampled after every host step; runs of different
+lengths are compared over their common prefix, and the report says so). ``--tolerance
+FIELD=VALUE`` (repeatable, comma lists, globs such as ``wheel.*.omega=0.5``) bounds a
+field's largest difference: exit 1 when one is exceeded, else 0 (ADR 0150).
 """
 
 from __future__ import annotations
@@ -40,7 +48,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="golden hash folder for a recording alone (default: the recording's checkout's)",
     )
-    p.add_argument("--checkpoint-every", type=int, default=100, help="for two recordings")
+    p.add_argument(
+        "--checkpoint-every", type=int, default=None, help="for two recordings (default 100)"
+    )
+    p.add_argument(
+        "--stats",
+        action="store_true",
+        help="per state field RMSE and largest difference (runs that legitimately differ)",
+    )
+    p.add_argument(
+        "--tolerance",
+        action="append",
+        metavar="FIELD=VALUE",
+        help="with --stats: largest allowed |A-B| of a field (glob patterns, comma lists, "
+        "repeatable; a later one overrides)",
+    )
     from replay.budget import add_budget_argument
 
     add_budget_argument(p)
@@ -81,6 +103,10 @@ def run(args: argparse.Namespace) -> int:
     from replay.trace import load_trace_document
 
     budget = from_seconds(args.max_sim_seconds)
+    if args.tolerance and not args.stats:
+        raise SkidpadError("--tolerance: only with --stats")
+    if args.stats:
+        return _stats(args, budget)
     a_path = Path(args.a)
     if not a_path.is_file():
         raise SkidpadError(f"{a_path}: no such file")
@@ -117,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
             recording.load(b_path, budget),
             a_label=str(a_path),
             b_label=str(b_path),
-            checkpoint_every=args.checkpoint_every,
+            checkpoint_every=args.checkpoint_every or 100,
         )
     elif kinds == {"recording", "golden"}:
         rec_path, gold_path = (a_path, b_path) if ka == "recording" else (b_path, a_path)
@@ -138,6 +164,55 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(printable_lines(report.text()), end="")
     return 0 if report.identical else 1
+
+
+def _stats(args: argparse.Namespace, budget) -> int:
+    """``--stats``: load both runs and check every option before any replay."""
+    from replay import recording
+    from replay.diff import (
+        check_comparable,
+        describe_inputs,
+        parse_tolerances,
+        recording_series,
+        state_stats,
+        trace_series,
+    )
+    from replay.trace import load_trace_document
+
+    if args.b is None:
+        raise SkidpadError("--stats: give two runs A and B (recordings or traces)")
+    if args.hashes is not None or args.checkpoint_every is not None:
+        used = "--hashes" if args.hashes is not None else "--checkpoint-every"
+        raise SkidpadError(f"{used}: not used by --stats (it compares states, not hashes)")
+    series, recs = [], []
+    for name in (args.a, args.b):
+        path = Path(name)
+        if not path.is_file():
+            raise SkidpadError(f"{path}: no such file")
+        kind, text = _kind(path)
+        if kind == "trace":
+            series.append(trace_series(load_trace_document(text, str(path)), str(path)))
+        elif kind == "recording":
+            rec = recording.load(path, budget)
+            recs.append(rec)
+            series.append(recording_series(rec, f"{path} replayed here"))
+        else:
+            raise SkidpadError(
+                f"{path}: a golden file holds hashes only; --stats needs recordings or traces"
+            )
+    a, b = series
+    check_comparable(a, b)
+    tolerances = parse_tolerances(args.tolerance or [], a.names)
+    report = state_stats(a, b, tolerances)
+    if len(recs) == 2:
+        notes: list[str] = []
+        describe_inputs(recs[0], recs[1], notes)
+        report.notes[:0] = notes
+    if args.json:
+        print(json.dumps(report.to_json(), indent=1))
+    else:
+        print(printable_lines(report.text()), end="")
+    return 1 if report.exceeded else 0
 
 
 def _running_code() -> str:

@@ -14,9 +14,19 @@ import urllib.parse
 from engine.definition import PRESET_NAMES
 
 
+def port_number(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not within 0..65535")
+    return port
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)"
+        "--port", type=port_number, default=0, help="port on 127.0.0.1 (default: a free one)"
     )
     parser.add_argument(
         "--preset",
@@ -38,8 +48,6 @@ def run(args: argparse.Namespace) -> int:
     from sandbox import WEB_DIR, WEB_FILES
     from sandbox.serve import project_wheel, pyodide_dir
 
-    if not 0 <= args.port <= 65535:
-        raise SkidpadError(f"--port must be within 0..65535, not {args.port}")
     wheel = project_wheel()
     try:
         server = LoopbackServer(wheel, pyodide_dir(), WEB_DIR, WEB_FILES, port=args.port)

@@ -1,6 +1,7 @@
 """``skidpad validate``: the standard manoeuvres for every preset, against the golden results.
 
-    skidpad validate [--preset P ...] [--scenario S ...] [--json] [--bless] [--jobs N] [--docs]
+    skidpad validate [--preset P ...] [--scenario S ...] [--course C ...] [--json] [--bless]
+                     [--jobs N] [--docs]
 
 Runs every (preset, scenario) task — in ``--jobs`` worker processes when N > 1
 — with progress on stderr (tasks done, ETA; only on a terminal and without
@@ -8,7 +9,11 @@ Runs every (preset, scenario) task — in ``--jobs`` worker processes when N > 1
 JSON, and exits 1 when any result breaks its scenario's criteria or leaves
 its golden tolerance. ``--bless`` rewrites ``scenarios/golden/validation.json``
 from this run (atomically) and prints what changed instead of comparing.
-``--docs`` regenerates ``docs/validation.md`` and ``docs/validation/*.png``.
+``--docs`` regenerates ``docs/validation.md`` and ``docs/validation/*.png``; a run of some
+scenarios only rewrites their columns and plots and keeps the rest of the page.
+``--course`` picks the lane change's ISO 3888 course(s) (``3888-1``, ``3888-2``; default
+both), each a scenario with its own golden entry, so ``--scenario lane_change --course
+3888-2 --bless`` blesses that course alone.
 """
 
 from __future__ import annotations
@@ -37,7 +42,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         metavar="S",
         help=f"scenario(s) to run, a comma list, repeatable (default all: "
-        f"{', '.join(vrun.SCENARIOS)})",
+        f"{', '.join(vrun.SCENARIO_NAMES)})",
+    )
+    parser.add_argument(
+        "--course",
+        action="append",
+        metavar="C",
+        help="the lane change's course(s), a comma list, repeatable "
+        f"(default all: {', '.join(vrun.LANE_CHANGE_COURSES)})",
     )
     parser.add_argument("--json", action="store_true", help="print figures and verdicts as JSON")
     parser.add_argument(
@@ -92,16 +104,38 @@ def _preflight(args: argparse.Namespace) -> None:
     output.preflight([p for p in outputs if p.parent.is_dir()])
 
 
+def _with_courses(names: list, args: argparse.Namespace) -> list:
+    """The scenarios to run, the lane change replaced by the scenario of each course asked."""
+    courses = _check_names(args.course, tuple(vrun.LANE_CHANGE_COURSES), "course")
+    if args.course and "lane_change" not in names:
+        raise SkidpadError("--course: only with the lane_change scenario")
+    chosen = {vrun.LANE_CHANGE_COURSES[c] for c in courses}
+    out = []
+    for n in names:
+        if n == "lane_change":
+            out += [s for s in vrun.SCENARIOS if s in chosen]
+        else:
+            out.append(n)
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     presets = _check_names(args.preset, PRESET_NAMES, "preset")
-    names = _check_names(args.scenario, tuple(vrun.SCENARIOS), "scenario")
+    names = _with_courses(_check_names(args.scenario, vrun.SCENARIO_NAMES, "scenario"), args)
     if args.jobs < 1:
         raise SkidpadError("--jobs: must be >= 1")
     golden = vrun.load_golden()
     _preflight(args)
     tasks = [(p, n) for p in presets for n in names]
     # the longest tasks first so the workers finish together
-    order = ("timestep_sweep", "lane_change", "parking", "surfaces", "iso4138")
+    order = (
+        "timestep_sweep",
+        "lane_change",
+        "lane_change_3888_2",
+        "parking",
+        "surfaces",
+        "iso4138",
+    )
     tasks.sort(key=lambda t: order.index(t[1]) if t[1] in order else len(order))
     t0 = time.perf_counter()
     bar = Progress(len(tasks), "validate", unit="tasks", quiet=args.json)

@@ -313,7 +313,8 @@ def test_soc_never_crosses_its_limits_in_a_drive():
         "ks",
         2,
         initial={"speed": 0.0, "soc": pt.soc_min + 0.002},
-        powertrain={"battery_energy": 2.0e6, "aux_power": 0.0},
+        # small: the traction limit keeps the drive force low at walking pace
+        powertrain={"battery_energy": 2.0e5, "aux_power": 0.0},
     )
     for _ in range(300):
         tel = d.step({"throttle": 1.0}, 0.02)
@@ -459,6 +460,7 @@ def test_substep_hook_sees_every_substep_and_changes_nothing():
 
 
 # --- scripted drive -----------------------------------------------------------------------
+
 
 def test_scripted_drive_lands_on_30_s_with_clamped_frames():
     from engine.commonroad import scripted

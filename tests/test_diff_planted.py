@@ -1,4 +1,6 @@
-"""The mismatch diff (DESIGN §10) on planted divergences: it must name exactly the step and field.
+"""The mismatch diff on planted divergences: it must name exactly the step and field.
+
+See docs/architecture.md §2.
 
 A hook (a probe the replayer calls before its own tracer) nudges one state
 field by one ulp at the end of one chosen substep in run B. The diff must

@@ -1,4 +1,4 @@
-"""Every commit that touches hashes/ must say why the physics changed (DESIGN §8).
+"""Every commit that touches hashes/ must say why the physics changed (docs/architecture.md §4).
 
 Walks the whole history of the checkout: any commit whose diff touches a
 path under ``hashes/`` needs a line in its message starting ``physics:``.

@@ -1,5 +1,5 @@
 """Pyodide in Chromium, Firefox and WebKit (parity/runtimes/browser.py) and the loopback
-server they load it from (parity/server.py), DESIGN §9.
+server they load it from (parity/server.py), docs/architecture.md §5.
 
 The browser tests start each browser once per module (a module-scoped fixture per
 browser), boot Pyodide in its page, and check that what it computes there is what native

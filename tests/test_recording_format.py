@@ -1,4 +1,7 @@
-"""The recording format (DESIGN §7): exact round trip, run lengths, schema, atomic writes."""
+"""The recording format: exact round trip, run lengths, schema, atomic writes.
+
+See docs/architecture.md §4.
+"""
 
 from __future__ import annotations
 

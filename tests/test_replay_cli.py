@@ -1,4 +1,7 @@
-"""The command line of DESIGN §12 end to end: record, bless, replay (match), tamper, mismatch."""
+"""The command line end to end: record, bless, replay (match), tamper, mismatch.
+
+See docs/architecture.md §7.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Record -> replay determinism (DESIGN §5-§7): same hashes, host-rate independence, checkpoints."""
+"""Record -> replay determinism: same hashes, host-rate independence, checkpoints.
+
+See docs/architecture.md §2 and §4.
+"""
 
 from __future__ import annotations
 

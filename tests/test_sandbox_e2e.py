@@ -1,8 +1,8 @@
 """The sandbox page end to end, in real browsers, driven with real key events.
 
 Each browser starts once for this module. A closed-loop keyboard driver
-(:class:`scenarios.key_driver.KeyDriver`) reads ``window.skidpad.car()`` and presses and
-releases real keys until the page has timed a full lap; the recording is then taken through
+(:mod:`sandbox.automation`) reads ``window.skidpad.car()`` and presses and releases real keys
+until the page has timed a full valid lap; the recording is then taken through
 the page's download button and replayed in CPython. Key events land on host steps with
 real-time jitter, so nothing here depends on exact timing: the assertions are what must hold
 whatever the jitter — the lap counts, and the replay reproduces the page's laps and final
@@ -12,33 +12,25 @@ hash exactly.
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
-from engine.definition import load_preset
-from engine.track import load_circuit
 from replay.recording import loads
 from replay.session import replay_laps
-from scenarios.key_driver import KeyDriver
+from sandbox.automation import NoLap, drive_until_a_valid_lap
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 PRESET = "openWheeler"  # the quickest lap of the six
 LAP_TIMEOUT_S = 300.0
-KEYS = {"throttle": "ArrowUp", "brake": "ArrowDown", "left": "ArrowLeft", "right": "ArrowRight"}
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "build" / "sandbox"
-
-STATE_JS = """() => {
-  const v = window.skidpad.view();
-  return {car: window.skidpad.car(), steer: v.steer, brake: v.brake,
-          valid: v.laps.some((lap) => lap.valid)};
-}"""
 
 
 @pytest.fixture(scope="module")
@@ -109,45 +101,6 @@ def page(request, sandbox_url):
             shutil.rmtree(profile, ignore_errors=True)
 
 
-def key_driver() -> KeyDriver:
-    d = load_preset(PRESET)
-    return KeyDriver(
-        load_circuit("sandbox"),
-        math.radians(d["steering"]["max_angle_deg"]),
-        d["geometry"]["wheelbase_m"],
-        min(d["tires"]["front"]["mu_y"], d["tires"]["rear"]["mu_y"]),
-        # the page answers with real-time latency: plan on less grip than the headless driver
-        lat_accel=0.25,
-        v_max=32.0,
-    )
-
-
-def drive_until_a_lap(page) -> None:
-    """Press and release real keys from what car() shows until the page has timed a valid lap
-    (a lap cut by the jitter of key events is driven again)."""
-    driver = key_driver()
-    held: set[str] = set()
-    deadline = time.monotonic() + LAP_TIMEOUT_S
-    try:
-        while time.monotonic() < deadline:
-            state = page.evaluate(STATE_JS)
-            if state["valid"]:
-                return
-            want = driver.keys(state["car"], state["steer"], state["brake"])
-            for name, key in KEYS.items():
-                if want[name] and key not in held:
-                    page.keyboard.down(key)
-                    held.add(key)
-                elif not want[name] and key in held:
-                    page.keyboard.up(key)
-                    held.discard(key)
-            time.sleep(0.01)
-        pytest.fail(f"{page.browser_name}: no lap within {LAP_TIMEOUT_S:.0f} s")
-    finally:
-        for key in held:
-            page.keyboard.up(key)
-
-
 def download(page) -> str:
     """The recording, through the page's download button. Chromium reports the download to
     Playwright; Firefox over WebDriver BiDi does not, so there the test reads the text the
@@ -165,7 +118,10 @@ def download(page) -> str:
 def driven(page):
     """One lap driven on the page, then paused; the downloaded recording and what the page
     showed."""
-    drive_until_a_lap(page)
+    try:
+        drive_until_a_valid_lap(page, PRESET, LAP_TIMEOUT_S)
+    except NoLap as exc:
+        pytest.fail(f"{page.browser_name}: {exc}")
     page.keyboard.press("p")
     time.sleep(0.3)  # the worker finishes the slice it was in
     shown = {
@@ -193,6 +149,53 @@ def test_a_keyboard_lap_counts_and_replays_to_the_pages_laps_and_hash(driven, pa
         f"{page.browser_name}: lap {lap['time_s']:.3f} s, load {page.load_ms:.0f} ms, "
         f"headroom {shown['headroom']:.1f}x real time"
     )
+
+
+def verify_text(text: str, tmp_path: Path, name: str) -> tuple[int, dict]:
+    """``skidpad verify --json`` of the recording ``text``, in a CPython subprocess, run from
+    a directory with no hashes/ in sight."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "replay", "verify", str(path), "--json"],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    return done.returncode, (json.loads(done.stdout) if done.stdout.strip() else {})
+
+
+def test_skidpad_verify_accepts_the_download_and_rejects_tampered_copies(
+    driven, page, tmp_path
+) -> None:
+    text, shown = driven
+    rc, report = verify_text(text, tmp_path, "lap.json")
+    assert rc == 0, report
+    (row,) = report["recordings"]
+    assert row["laps"] == shown["laps"] and row["final_hash"] == shown["hash"]
+    if page.browser_name != "chromium":
+        return  # the tampered copies test verify, not the browser: once is enough
+    doc = json.loads(text)
+    # one frame's input changed: a throttle frame set to half throttle moves the final hash
+    k = next(i for i, f in enumerate(doc["frames"]) if f[0] > 1 and f[1] not in (0.5,))
+    changed = json.loads(text)
+    changed["frames"][k][1] = 0.5
+    assert replay_laps(loads(json.dumps(changed)))[1].final_hash != shown["hash"]
+    later = json.loads(text)
+    later["claims"]["laps"][0]["time_s"] += 0.001
+    bare = json.loads(text)
+    bare["claims"].update(final_hash=None, checkpoints=[], laps=None)
+    for name, tampered, needle in [
+        ("input.json", changed, "/claims/final_hash"),
+        ("lap-time.json", later, "/claims/laps/0"),
+        ("bare.json", bare, "nothing claimed"),
+    ]:
+        rc, report = verify_text(json.dumps(tampered), tmp_path, name)
+        assert rc == 1, name
+        (row,) = report["recordings"]
+        assert needle in json.dumps(row), (name, row)
 
 
 def test_the_page_makes_no_request_beyond_loopback(driven, page) -> None:

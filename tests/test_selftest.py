@@ -1,4 +1,7 @@
-"""The math self-test (engine/smath/selftest.py) and ``skidpad selftest`` (DESIGN §4, §12)."""
+"""The math self-test (engine/smath/selftest.py) and ``skidpad selftest``.
+
+See docs/architecture.md §3 and §7.
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Strict exp/log family (engine/smath/explog.py) against mpmath and Python's math.
 
 * accuracy: every sampled point of every function is below 1 ulp of the exact
-  value computed by mpmath at ``REF_PREC`` bits (DESIGN §4). Points come from
+  value computed by mpmath at ``REF_PREC`` bits (docs/architecture.md §3). Points come from
   a seeded splitmix64 integer generator (random bit patterns over the whole
   domain, ordinary ranges, subnormals, thresholds, hard pow cases); the ulp is
   that of the exact value's binade (subnormal spacing below 2**-1022).

@@ -1,4 +1,4 @@
-"""Strict trig functions (engine/smath/trig.py) against an mpmath oracle (DESIGN §4).
+"""Strict trig functions (engine/smath/trig.py) against an mpmath oracle (docs/architecture.md §3).
 
 Every sampled point must be below 1 ulp; points: special values, subnormals,
 huge arguments, the doubles nearest k*pi/2 (including the hardest known case
@@ -226,7 +226,7 @@ def atan2_points(seed: int, n_random: int) -> list[tuple[float, float]]:
 # ----------------------------------------------------------------------------- accuracy
 
 # The design bound (ADR 0011): final rounding (0.5 ulp) plus under 0.01 ulp of
-# accumulated error. Every point must be < 1 ulp (DESIGN §4); the tests hold the
+# accumulated error. Every point must be < 1 ulp (docs/architecture.md §3); the tests hold the
 # implementation to its own, tighter bound so a lost bit anywhere shows up.
 DESIGN_BOUND = 0.51
 

@@ -1,5 +1,5 @@
 """The strict-float lint (ci/strict_float_lint.py) catches every banned construct of
-DESIGN §3 at the right line, passes the allowed operations, and passes ``engine/``."""
+docs/architecture.md §3 at the right line, passes the allowed operations, and passes ``engine/``."""
 
 from __future__ import annotations
 
@@ -250,7 +250,8 @@ def test_engine_tree_obeys_the_contract():
 
 
 def test_scenarios_tree_obeys_the_contract():
-    """The drivers in scenarios/ compute the inputs that get recorded and hashed (DESIGN §3:
-    "any code that feeds a hash"), so a lap recorded in a browser is the lap recorded natively."""
+    """The drivers in scenarios/ compute the inputs that get recorded and hashed (everything
+    that feeds a hash obeys docs/architecture.md §3), so a lap recorded in a browser is the lap
+    recorded natively."""
     found = lint.lint_paths([ROOT / "scenarios"])
     assert found == [], "\n".join(str(v) for v in found)

@@ -114,7 +114,17 @@ def test_one_bad_file_stops_everything_before_any_replay(lap_file, tmp_path, cap
     assert rc == 2 and out == "" and "broken.json" in err and "Traceback" not in err
 
 
-def test_version_1_recordings_verify_their_final_hash(capsys) -> None:
-    root = Path(__file__).resolve().parent.parent
-    rc, out, _ = run(["verify", str(root / "recordings" / "kart-scripted.json")], capsys)
-    assert rc == 0 and "verified" in out
+def test_version_1_recordings_verify_their_final_hash(lap_file, tmp_path, capsys) -> None:
+    doc = json.loads(lap_file.read_text("utf-8"))
+    final = doc["claims"]["final_hash"]
+    v1 = {k: doc[k] for k in recording.KEYS_V1 if k != "final_hash"}
+    v1.update(version=1, final_hash=final)
+    path = tmp_path / "v1.json"
+    path.write_text(json.dumps({k: v1[k] for k in recording.KEYS_V1}), encoding="utf-8")
+    rc, out, _ = run(["verify", str(path), "--json"], capsys)
+    (row,) = json.loads(out)["recordings"]
+    assert rc == 0 and row["verdict"] == "verified" and row["claims"] == 1
+    v1["final_hash"] = "0" * 16
+    path.write_text(json.dumps({k: v1[k] for k in recording.KEYS_V1}), encoding="utf-8")
+    rc, out, _ = run(["verify", str(path)], capsys)
+    assert rc == 1 and "/final_hash" in out

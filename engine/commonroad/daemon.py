@@ -13,9 +13,10 @@ Inputs (``INPUTS``, a dict by name or a sequence in this order):
 One host step: the drift toggle is applied, the scheduler plans N equal
 substeps for dt (integer microseconds, ADR 0063), and each substep runs
 safety intervention -> steering controller -> longitudinal stack -> RK4 ->
-projection (wheel spins >= 0) -> battery/trip integration -> detector and
-stage update -> finiteness check. The steering controller is proportional:
-``v_delta = clamp(k (delta_demand - delta), v_min, v_max)``.
+projection (wheel spins >= 0) -> the guards outside forward driving
+(``guards``: reverse, rest, MB's low speed, ADR 0125) -> battery/trip
+integration -> detector and stage update -> finiteness check. The steering
+controller is proportional: ``v_delta = clamp(k (delta_demand - delta), v_min, v_max)``.
 
 State (``layout``, version per model): the model's states as ``model.*``
 plus ``clock.*`` (integer time and substep count), ``battery.soc``,
@@ -47,7 +48,7 @@ from dataclasses import dataclass
 from engine.errors import DefinitionError, InputError
 from engine.state import INT, Field, StateLayout, StepArithmeticError
 
-from . import models, safety
+from . import guards, models, safety
 from .integrator import rk4_step
 from .models import ModelSpec, Observation
 from .params import VehicleParams, load_vehicle, vehicle_id
@@ -250,6 +251,7 @@ class CommonRoadDaemon:
         self.layout = make_layout(spec)
         self._i = self.layout.index
         self._n_model = spec.n
+        self._reverse = guards.reverse_derivatives(spec.name)
 
     def _start(self, initial: dict) -> None:
         unknown = [k for k in initial if k not in _INITIAL_KEYS]
@@ -266,6 +268,7 @@ class CommonRoadDaemon:
                     raise DefinitionError(
                         f"initial.{k}: must be within [{lo:g}, {hi:g}], not {v!r}"
                     )
+        self._check_speed_range(initial.get("speed", 0.0))
         g = initial.get
         core = (
             g("x", 0.0),
@@ -295,6 +298,16 @@ class CommonRoadDaemon:
         }
         self._build_state(core, daemon)
 
+    def _check_speed_range(self, speed: float) -> None:
+        # beyond its own speed range a vehicle's acceleration constraint stops
+        # acting in one direction (ADR 0125)
+        lon = self.params.longitudinal
+        if not lon.v_min <= speed <= lon.v_max:
+            raise DefinitionError(
+                f"initial.speed: {speed!r} m/s is outside vehicle {self.vehicle_id}'s speed "
+                f"range [{lon.v_min:g}, {lon.v_max:g}] m/s"
+            )
+
     def _build_state(self, core: Sequence[float], daemon: dict) -> None:
         x = models.init_state(self.spec, core, self.params)
         self.state = [float(v) for v in x] + [0.0] * len(_DAEMON_FIELDS)
@@ -306,7 +319,7 @@ class CommonRoadDaemon:
         self.layout.check_finite(self.state, "initial state")
         zero_cmd = (0.0, 0.0)
         obs = models.observe(self.spec, x, zero_cmd, self.params, (0.0, 0.0))
-        self._set_prev_metrics(self._metrics(obs))
+        self._set_prev_metrics(self._metrics(obs, x[3] >= 0.0))
         self._last: dict = {}
         self._telemetry = self._make_telemetry(
             StepPlan(0, 0, 0, False), obs, None, 0.0, 0.0, 0.0, 0
@@ -392,21 +405,24 @@ class CommonRoadDaemon:
         lon = longitudinal(self.powertrain, p, v0, soc, throttle_i, brake_i)
         u = (rate, lon.accel)
 
-        x1 = rk4_step(spec.derivatives, x, u, p, h)
-        models.project(spec, x1)
+        x1 = self._integrate(x, u, h, lon.drive_force > 0.0)
         s[:n] = x1
 
         # battery and trip
         s[i["battery.soc"]] = soc_after(self.powertrain, soc, lon.battery_power, h)
         fx_axle = self._fx_axle(lon, v0)
         obs = models.observe(spec, x1, u, p, fx_axle)
-        s[i["trip.distance"]] += h * (models.speed(spec, x, p) + obs.speed) / 2.0
+        speed0 = models.speed(spec, x, p)
+        s[i["trip.distance"]] += h * (speed0 + obs.speed) / 2.0
         s[i["trip.energy"]] += lon.battery_power * h
         s[i["trip.regen_energy"]] += lon.regen_power * self.powertrain.eta_regen * h
 
         # safety: detector and staged controller
-        metrics = self._metrics(obs)
+        metrics = self._metrics(obs, x1[3] >= 0.0)
         prev = tuple(s[i[k]] for k in _PREV_KEYS)
+        if not self._slip_scored(speed0, v0 >= 0.0):
+            # a slip metric entering its scoring band has no rate yet
+            prev = (prev[0], metrics[1], prev[2], metrics[3])
         sev, which = safety.severity(self._profile(), metrics, prev, h)
         stage, blend = safety.update_stage(st, stage, blend, sev, obs.speed, h)
         s[i["safety.stage"]] = stage
@@ -416,14 +432,50 @@ class CommonRoadDaemon:
         self.layout.check_finite(s, f"substep {s[i['clock.substeps']]}")
         return lon, demand, rate, sev, which
 
+    def _integrate(self, x: list, u: tuple, h: float, pushed_forward: bool) -> list:
+        """One RK4 substep with the daemon's regimes outside forward driving (ADR 0125)."""
+        spec = self.spec
+        p = self.params
+        f = spec.derivatives
+        slide = guards.sliding_backwards(spec.name, x)
+        if slide and x[3] <= guards.SLIDE_MIN_SPEED:
+            x = list(x)
+            guards.turn_to_reverse(x)
+            slide = False
+        v0 = x[3]
+        if slide:
+            f = guards.sliding
+        elif v0 < 0.0 and self._reverse is not None:
+            f = self._reverse
+        split = 1 if slide else guards.wheel_mode_split(spec.name, v0, h, p)
+        if split == 1:
+            x1 = rk4_step(f, x, u, p, h)
+        else:
+            hs = h / split
+            x1 = x
+            for _ in range(split):
+                x1 = rk4_step(f, x1, u, p, hs)
+                models.project(spec, x1)
+        models.project(spec, x1)
+        stopped = guards.stop_at_rest(v0, x1, pushed_forward)
+        if (stopped and spec.name != "ks") or guards.kinematic_regime(spec.name, v0):
+            guards.project_kinematic(spec.name, x1, p)
+        elif slide and spec.name == "std":
+            x1[7] = x1[8] = 0.0  # sliding: the wheels are not rolling
+        return x1
+
     def _profile(self) -> safety.Profile:
         return self.safety.drift if self.state[self._i["safety.drift"]] else self.safety.normal
 
-    def _metrics(self, obs: Observation) -> tuple[float, float, float, float]:
-        # slip angle and wheel slip mean nothing at walking pace: not scored below it
+    def _slip_scored(self, speed: float, forward: bool) -> bool:
+        # slip angle and wheel slip mean nothing at walking pace, nor in reverse, where the
+        # motion is kinematic (ADR 0127)
+        return forward and speed > self.safety.staging.slip_min_speed
+
+    def _metrics(self, obs: Observation, forward: bool) -> tuple[float, float, float, float]:
         slip = 0.0
         beta = 0.0
-        if obs.speed > self.safety.staging.slip_min_speed:
+        if self._slip_scored(obs.speed, forward):
             beta = abs(obs.beta)
             for w in obs.wheel_slip:
                 if abs(w) > slip:

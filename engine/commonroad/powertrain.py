@@ -7,7 +7,9 @@ so braking never drives the car backwards (a stop-and-hold, not a reverse).
 No reverse gear: throttle always pushes forwards.
 
 Motor (at the wheels, total): ``F_drive,max = min(T_max / R_w, P_max / max(|v|, v_floor))``
-scaled by the SOC drive factor (0 at ``soc_min``, 1 from ``soc_min + taper``).
+scaled by the SOC drive factor (0 at ``soc_min``, 1 from ``soc_min + taper``);
+the drive force ``throttle F_drive,max`` is capped at ``F_traction`` (what the
+driven tires transmit, :func:`traction_limit`, ADR 0126) times the same factor.
 Regeneration: ``F_regen,max = min(T_regen / R_w, P_regen / max(|v|, v_floor))``
 scaled by the SOC regen factor (1 up to ``soc_max - taper``, 0 at ``soc_max``)
 and faded below ``regen_fade_speed``.
@@ -170,6 +172,35 @@ def soc_regen_factor(pt: PowertrainParams, soc: float) -> float:
     return _clamp((pt.soc_max - soc) / pt.soc_regen_taper, 0.0, 1.0)
 
 
+#: Share of the driven tires' peak longitudinal force the motor controller asks for.
+TRACTION_SHARE = 0.8
+
+
+def traction_limit(p: VehicleParams) -> float:
+    """The largest drive force [N] the driven axles transmit at ``TRACTION_SHARE`` of their grip.
+
+    The motor controller (an EV's own traction control) never asks for more
+    torque than the driven tires can put down on their static loads, so a
+    full-throttle launch does not spin the wheels up. The load transfer that
+    acceleration brings to the rear is not counted: MB's suspension takes a
+    few tenths of a second to pitch, and a launch needs the grip at once.
+    With the drive force split ``T_se`` front, ``1 - T_se`` rear, the static
+    axle loads ``m g b / l`` and ``m g a / l`` and peak friction ``mu = p_dx1``::
+
+        front: F <= TRACTION_SHARE mu m g b / (l T_se)
+        rear:  F <= TRACTION_SHARE mu m g a / (l (1 - T_se))
+    """
+    grip = TRACTION_SHARE * p.tire.p_dx1 * p.m * G / (p.a + p.b)
+    limit = float("inf")
+    if p.T_se > 0.0:
+        limit = grip * p.b / p.T_se
+    if p.T_se < 1.0:
+        rear = grip * p.a / (1.0 - p.T_se)
+        if rear < limit:
+            limit = rear
+    return limit
+
+
 def longitudinal(
     pt: PowertrainParams, p: VehicleParams, v: float, soc: float, throttle: float, brake: float
 ) -> Longitudinal:
@@ -183,6 +214,9 @@ def longitudinal(
     fd_soc = soc_drive_factor(pt, soc)
     f_drive_max = min(pt.wheel_torque_max / p.R_w, pt.power_max / vf) * fd_soc
     f_drive = throttle * f_drive_max
+    f_grip = traction_limit(p) * fd_soc
+    if f_drive > f_grip:
+        f_drive = f_grip
 
     demand = brake * m * pt.brake_decel_max
     if throttle <= 0.0 and brake <= 0.0:

@@ -7,7 +7,8 @@ clamp. Inputs are piecewise-linear functions of the integer simulated time
 at the start of each host step (``inputs_at``): launch, lane change, lift-off
 regen, braking, a steady turn, a drift-toggle press, a harder turn and a
 hard stop. The drive stays inside the grip limit: past 90 degrees of slip
-the reference's STD tire kinematics accelerate a braking car (ADR 0063).
+the reference's tire kinematics do not hold and the daemon lets the car slide
+(ADR 0125).
 The **scripted drive hash** is the final ``state_hash()``.
 
 ``drive_steps(daemon)`` yields ``(inputs, dt_us, telemetry)`` per host step as

@@ -1,4 +1,4 @@
-// Pyodide under Node.js for the Skidpad parity harness (DESIGN §9).
+// Pyodide under Node.js for the Skidpad parity harness (docs/architecture.md §5).
 //
 //   node runner.mjs --pyodide DIR --wheel FILE
 //
@@ -64,7 +64,7 @@ async function main() {
     stderr: (line) => process.stderr.write(line + "\n"),
   });
   const loaded = performance.now();
-  // A Uint8Array, not the Buffer readFileSync returns (DESIGN §9).
+  // A Uint8Array, not the Buffer readFileSync returns (docs/architecture.md §5).
   pyodide.unpackArchive(new Uint8Array(wheel.buffer, wheel.byteOffset, wheel.byteLength), "wheel");
   const handleLine = pyodide.runPython(
     "import parity.worker\nparity.worker.handle_line"

@@ -1,4 +1,4 @@
-"""The interface every runtime adapter implements (DESIGN §9).
+"""The interface every runtime adapter implements (docs/architecture.md §5).
 
 An adapter starts its runtime once (``start``), runs any number of worker
 requests in it (``run``: the JSON request of ``parity.worker.run_request`` in,

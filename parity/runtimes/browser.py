@@ -1,4 +1,4 @@
-"""Pyodide in Chromium, Firefox and WebKit (DESIGN §9).
+"""Pyodide in Chromium, Firefox and WebKit (docs/architecture.md §5).
 
 Each adapter serves Pyodide, the harness page (``parity/web/``) and the
 project wheel from a :class:`parity.server.LoopbackServer`, starts its

@@ -1,4 +1,6 @@
-"""Native CPython runtimes ``cpython3.11``, ``cpython3.12``, ``cpython3.13`` (DESIGN §9).
+"""Native CPython runtimes ``cpython3.11``, ``cpython3.12``, ``cpython3.13``.
+
+See docs/architecture.md §5.
 
 The adapter runs ``python -m parity.worker --serve`` in the chosen interpreter and talks the
 line protocol of ``parity.runtimes.process``. It installs nothing. Which interpreter:
@@ -32,7 +34,7 @@ import parity
 from parity.runtimes.base import RuntimeFailed, RuntimeUnavailable
 from parity.runtimes.process import LineProcess, ProcessRuntime, child_env
 
-#: minor version -> the pyenv version these machines have (DESIGN §9).
+#: minor version -> the pyenv version these machines have (docs/architecture.md §5).
 PINNED = {"3.11": "3.11.7", "3.12": "3.12.1", "3.13": "3.13.0"}
 
 

@@ -1,4 +1,4 @@
-"""Pyodide under Node.js: the ``node`` runtime (DESIGN §9).
+"""Pyodide under Node.js: the ``node`` runtime (docs/architecture.md §5).
 
 ``start`` launches ``node parity/node/runner.mjs`` once; the runner loads the npm package
 ``pyodide`` (version pinned in ``package-lock.json``) from ``node_modules`` with every URL

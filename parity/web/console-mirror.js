@@ -1,4 +1,4 @@
-// Skidpad parity harness: console capture shared by the page and its worker (DESIGN §9).
+// Skidpad parity harness: console capture shared by the page and its worker (docs/architecture.md §5).
 //
 // Not every driver reports the page's console (WebKitWebDriver does not), and a
 // Web Worker's console is not the page's at all, so harness.js and worker.js

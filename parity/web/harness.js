@@ -1,4 +1,4 @@
-// Skidpad parity harness page (DESIGN §9).
+// Skidpad parity harness page (docs/architecture.md §5).
 //
 // Starts worker.js (a module Web Worker), which boots Pyodide from this
 // loopback server (never a CDN), unpacks the project wheel named by the

@@ -1,4 +1,4 @@
-// Skidpad parity harness: the Web Worker that runs Pyodide (DESIGN §9).
+// Skidpad parity harness: the Web Worker that runs Pyodide (docs/architecture.md §5).
 //
 // Pyodide runs here, not on the page's thread, so a long request never blocks
 // the page: the driver's polling and time limits keep working, and a stuck

@@ -8,8 +8,13 @@ results of :mod:`scenarios.validation.run`, traces included) and writes:
 * ``docs/validation/iso4138.png``: steer angle over lateral acceleration per
   preset (four-wheel points left and right, single-track line);
 * ``docs/validation/step_steer.png``: yaw-rate response of the step steer;
-* ``docs/validation/lane_change.png``: the best path at the highest passing
-  speed and at the first failing one through the cones, per preset.
+* ``docs/validation/lane_change.png`` (ISO 3888-1) and
+  ``docs/validation/lane_change_3888_2.png`` (ISO 3888-2): the best path at
+  each speed tried through the cones, per preset.
+
+A run of some scenarios only (``skidpad validate --scenario lane_change --course
+3888-2 --docs``) rewrites their columns and plots and keeps every other cell of
+the page before, saying so under the table.
 
 Files are written atomically (temp + rename). matplotlib (Agg) is imported
 here only.
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine.definition import PRESET_NAMES
 from engine.smath.selftest import selftest_hash
 from scenarios.validation import run as vrun  # strict: allow layering -- own package
 
@@ -96,35 +102,49 @@ def _plots(results: dict) -> list[Path]:
         _save(fig, path)
         plt.close(fig)
         written.append(path)
-    presets = [p for p in results if "lane_change" in results[p]]
-    if presets:
-        fig, axes = plt.subplots(len(presets), 1, figsize=(12, 2.2 * len(presets)), squeeze=False)
-        for ax, p in zip(axes.flat, presets, strict=False):
-            r = results[p]["lane_change"]
-            for x0, x1, yc, half in r["lanes"]:
-                for y in (yc - half, yc + half):
-                    ax.plot([x0, x1], [y, y], "o", color="orange", ms=3)
-            for kmh, a in r["speeds"].items():
-                path_xy = a["path"]
-                ok = "pass" if a["passed"] else "fail"
-                ax.plot(
-                    [q[0] for q in path_xy],
-                    [q[1] for q in path_xy],
-                    lw=1,
-                    label=f"{kmh} km/h ({ok}, {a['runs']} runs)",
-                )
-            ax.set_title(f"{p}: passes up to {r['pass_speed_kmh']} km/h", fontsize=9)
-            ax.set_ylabel("y (m)")
-            ax.legend(fontsize=6, ncol=4, loc="upper right")
-            ax.set_xlim(-10, r["course_length_m"] + 10)
-        axes.flat[-1].set_xlabel("x along the course (m)")
-        fig.suptitle("ISO 3888-1 double lane change: CoG paths of the best run per speed")
-        fig.tight_layout()
-        path = PNG_DIR / "lane_change.png"
-        _save(fig, path)
-        plt.close(fig)
-        written.append(path)
+    for name, title in LANE_CHANGE_PLOTS.items():
+        path = _lane_change_plot(plt, results, name, title)
+        if path is not None:
+            written.append(path)
     return written
+
+
+LANE_CHANGE_PLOTS = {
+    "lane_change": "ISO 3888-1 double lane change",
+    "lane_change_3888_2": "ISO 3888-2 obstacle avoidance",
+}
+
+
+def _lane_change_plot(plt: object, results: dict, name: str, title: str) -> Path | None:
+    presets = [p for p in results if name in results[p]]
+    if not presets:
+        return None
+    fig, axes = plt.subplots(len(presets), 1, figsize=(12, 2.2 * len(presets)), squeeze=False)
+    for ax, p in zip(axes.flat, presets, strict=False):
+        r = results[p][name]
+        for x0, x1, yc, half in r["lanes"]:
+            for y in (yc - half, yc + half):
+                ax.plot([x0, x1], [y, y], "o", color="orange", ms=3)
+        for kmh, a in r["speeds"].items():
+            path_xy = a["path"]
+            ok = "pass" if a["passed"] else "fail"
+            ax.plot(
+                [q[0] for q in path_xy],
+                [q[1] for q in path_xy],
+                lw=1,
+                label=f"{kmh} km/h ({ok}, {a['runs']} runs)",
+            )
+        ax.set_title(f"{p}: passes up to {r['pass_speed_kmh']} km/h", fontsize=9)
+        ax.set_ylabel("y (m)")
+        ax.legend(fontsize=6, ncol=4, loc="upper right")
+        ax.set_xlim(-10, r["course_length_m"] + 10)
+    axes.flat[-1].set_xlabel("x along the course (m)")
+    fig.suptitle(f"{title}: CoG paths of the best run per speed")
+    fig.tight_layout()
+    path = PNG_DIR / f"{name}.png"
+    _save(fig, path)
+    plt.close(fig)
+    return path
 
 
 TEXT = """
@@ -176,6 +196,14 @@ tests `tests/test_validation_results.py` fail when a figure leaves its tolerance
   along the course from the previous run's path error. A speed passes when every
   wheel (centre ± 0.125 m) stayed inside the lanes of sections 1, 3 and 5; the sweep
   50–110 km/h stops at the first speed that fails.
+- **ISO 3888-2 passes up to (km/h)** — the obstacle avoidance course ("moose
+  test", `skidpad validate --scenario lane_change --course 3888-2`): sections
+  12/13.5/11/12.5/12 m (61 m), lanes 1.1 × W + 0.25 m, W + 1 m and 1.3 × W +
+  0.25 m (at least 3 m); lane 3 starts 1 m left of lane 1's left edge, lanes 1
+  and 5 share their right edge. The same driver with a shorter look-ahead (2 m +
+  0.3 s × V) holds the entry speed up to the entry gate, then releases the
+  throttle and coasts through, as the standard's entry protocol asks; the golden
+  file also has the speed at the gate of each speed's best run.
 - **100–0 km/h on ice, locked / ABS** — the same stop on ice (the engine's surface
   friction scale 0.12); wet, gravel and snow are in the golden file. Each surface stop
   starts with a 0.01 rad/s yaw-rate disturbance (a symmetric model on a perfect road
@@ -186,7 +214,21 @@ tests `tests/test_validation_results.py` fail when a figure leaves its tolerance
 """
 
 
-def markdown(results: dict, wall_s: float | None) -> str:
+def _complete(results: dict) -> bool:
+    return all(set(vrun.SCENARIOS) <= set(results.get(p, {})) for p in PRESET_NAMES)
+
+
+def _ran(results: dict) -> str:
+    names = sorted({n for scen in results.values() for n in scen})
+    presets = [p for p in PRESET_NAMES if p in results]
+    who = "every preset" if len(presets) == len(PRESET_NAMES) else ", ".join(presets)
+    return f"{', '.join(names)} on {who}"
+
+
+def markdown(results: dict, wall_s: float | None, before: str | None = None) -> str:
+    """The page; ``before`` (the page as it was) fills what a partial run did not run."""
+    partial = before is not None and not _complete(results)
+    kept = vrun.parse_table(before) if partial else None
     head = [
         "# Validation",
         "",
@@ -197,15 +239,24 @@ def markdown(results: dict, wall_s: float | None) -> str:
         "",
         "## Results",
         "",
-        vrun.table(results),
+        vrun.table(results, kept),
         "",
     ]
-    if wall_s is not None:
-        head.append(f"Wall time of the run that generated this page: {wall_s:.0f} s.")
+    if partial:
+        head += [line for line in before.splitlines() if line.startswith(WALL_LINE)][:1]
+        took = "" if wall_s is None else f" ({wall_s:.0f} s)"
+        head.append(
+            f"{UPDATED_LINE} {_ran(results)}{took}; every other cell and plot is from the "
+            "run before."
+        )
+        head.append("")
+    elif wall_s is not None:
+        head.append(f"{WALL_LINE} {wall_s:.0f} s.")
         head.append("")
     head.append("![ISO 4138](validation/iso4138.png)")
     head.append("![Step steer](validation/step_steer.png)")
     head.append("![Lane change](validation/lane_change.png)")
+    head.append("![ISO 3888-2](validation/lane_change_3888_2.png)")
     return "\n".join(head) + "\n" + TEXT
 
 
@@ -215,10 +266,16 @@ OUTPUTS = (
     PNG_DIR / "iso4138.png",
     PNG_DIR / "step_steer.png",
     PNG_DIR / "lane_change.png",
+    PNG_DIR / "lane_change_3888_2.png",
 )
+
+WALL_LINE = "Wall time of the run that generated this page:"
+UPDATED_LINE = "Updated since by a run of"
 
 
 def write(results: dict, wall_s: float | None = None) -> list[Path]:
+    before = DOC.read_text(encoding="utf-8") if DOC.is_file() else None
+    text = markdown(results, wall_s, before)
     paths = _plots(results)
-    _atomic_write(DOC, markdown(results, wall_s).encode("utf-8"))
+    _atomic_write(DOC, text.encode("utf-8"))
     return [DOC, *paths]

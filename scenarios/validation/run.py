@@ -33,6 +33,20 @@ GOLDEN_PATH = Path(__file__).resolve().parent.parent / "golden" / "validation.js
 GOLDEN_FORMAT = "skidpad-validation"
 GOLDEN_VERSION = 1
 
+
+class LaneChangeCourse:
+    """The lane change on one ISO 3888 course, run as a scenario with its own results."""
+
+    def __init__(self, course: str) -> None:
+        self.course = course
+
+    def run(self, definition: dict, progress: Callable[[str], None] | None = None) -> dict:
+        return lane_change.run(definition, progress, course=self.course)
+
+
+#: ``--course`` of the lane change -> the scenario (and golden entry) of that course
+LANE_CHANGE_COURSES = {"3888-1": "lane_change", "3888-2": "lane_change_3888_2"}
+
 #: name -> (module, one-line description); the order of the table and of a full run.
 SCENARIOS: dict[str, tuple[object, str]] = {
     "iso4138": (iso4138, "ISO 4138 constant radius, four-wheel / single-track / linear"),
@@ -41,9 +55,19 @@ SCENARIOS: dict[str, tuple[object, str]] = {
     "timestep_sweep": (timestep_sweep, "substep x host rate sweep"),
     "step_steer": (step_steer, "ISO 7401 step steer at 80 km/h"),
     "lane_change": (lane_change, "ISO 3888-1 double lane change"),
+    "lane_change_3888_2": (
+        LaneChangeCourse("3888-2"),
+        "ISO 3888-2 obstacle avoidance (lane_change --course 3888-2)",
+    ),
     "surfaces": (surfaces, "100-0 km/h on wet, gravel, snow, ice"),
     "scripted": (scripted_hash, "scripted 30 s drive hash"),
 }
+
+#: the names ``--scenario`` takes: a lane-change course other than the first is chosen
+#: with ``--course``
+SCENARIO_NAMES = tuple(
+    n for n in SCENARIOS if n == "lane_change" or n not in LANE_CHANGE_COURSES.values()
+)
 
 
 def run_scenario(preset: str, name: str, progress: Callable[[str], None] | None = None) -> dict:
@@ -101,17 +125,20 @@ def figures(name: str, r: dict) -> dict:
         for k, v in r.items():
             if not k.startswith("trace"):
                 out[k] = v
-    elif name == "lane_change":
+    elif name in LANE_CHANGE_COURSES.values():
         out["pass_speed_kmh"] = r["pass_speed_kmh"]
+        keys = [
+            "passed",
+            "runs",
+            "best_overlap_m",
+            "peak_lat_accel_mps2",
+            "peak_yaw_rate_radps",
+            "peak_side_slip_deg",
+        ]
+        if r.get("course") == "3888-2":  # its entry protocol: the speed at the entry gate
+            keys += ["gate_speed_kmh", "stopped_short"]
         for kmh, a in r["speeds"].items():
-            for k in (
-                "passed",
-                "runs",
-                "best_overlap_m",
-                "peak_lat_accel_mps2",
-                "peak_yaw_rate_radps",
-                "peak_side_slip_deg",
-            ):
+            for k in keys:
                 out[f"{kmh}.{k}"] = a[k]
     elif name == "surfaces":
         for surface, row in r.items():
@@ -189,9 +216,9 @@ def criteria(name: str, r: dict) -> list[str]:
     elif name == "step_steer":
         if r["yaw_rate_response_s"] is None or r["lat_accel_response_s"] is None:
             out.append("step steer: the response never reached 90 % of its steady state")
-    elif name == "lane_change":
+    elif name in LANE_CHANGE_COURSES.values():
         if r["pass_speed_kmh"] is None:
-            out.append("lane change: not even the lowest speed passed")
+            out.append(f"lane change {r.get('course', '')}: not even the lowest speed passed")
     return out
 
 
@@ -285,8 +312,29 @@ COLUMNS = (
     "Timestep sweep",
     "Step steer: yaw-rate response (s) / overshoot (%)",
     "Lane change passes up to (km/h)",
+    "ISO 3888-2 passes up to (km/h)",
     "100–0 km/h on ice (m), locked / ABS",
     "Scripted drive hash",
+)
+
+
+#: the scenario each column of :data:`COLUMNS` comes from (None: the preset's name)
+COLUMN_SCENARIOS = (
+    None,
+    "iso4138",
+    "iso4138",
+    "iso4138",
+    "straight_line",
+    "straight_line",
+    "straight_line",
+    "straight_line",
+    "parking",
+    "timestep_sweep",
+    "step_steer",
+    "lane_change",
+    "lane_change_3888_2",
+    "surfaces",
+    "scripted",
 )
 
 
@@ -340,29 +388,57 @@ def row(preset: str, res: dict) -> list[str]:
         cells[10] = f"{_f(r['yaw_rate_response_s'], '.2f')} / {r['yaw_rate_overshoot_pct']:.1f}"
     if "lane_change" in res:
         cells[11] = _f(res["lane_change"]["pass_speed_kmh"], "d")
+    if "lane_change_3888_2" in res:
+        cells[12] = _f(res["lane_change_3888_2"]["pass_speed_kmh"], "d")
     if "surfaces" in res:
         ice = res["surfaces"]["ice"]
         lk, ab = ice.get("locked"), ice.get("abs")
         if lk and lk["spins"] or ab and ab["spins"]:
             d_lk = _f(lk and lk["distance_m"], ".0f")
             d_ab = _f(ab and ab["distance_m"], ".0f")
-            cells[12] = f"spins ({d_lk} / {d_ab})"
+            cells[13] = f"spins ({d_lk} / {d_ab})"
         else:
-            cells[12] = (
+            cells[13] = (
                 f"{_f(lk and lk['distance_m'], '.0f')} / {_f(ab and ab['distance_m'], '.0f')}"
             )
     if "scripted" in res:
-        cells[13] = res["scripted"]["hash"]
+        cells[14] = res["scripted"]["hash"]
     return cells
 
 
-def table(results: dict) -> str:
-    """The markdown results table (seed 000's columns) for ``{preset: {scenario: result}}``."""
+def table(results: dict, kept: dict | None = None) -> str:
+    """The markdown results table (seed 000's columns) for ``{preset: {scenario: result}}``.
+
+    ``kept`` (``{preset: {column: cell}}``, from the page before) fills the cells of the
+    scenarios this run did not run, and the rows of presets it did not run.
+    """
+    kept = kept or {}
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for preset in PRESET_NAMES:
-        if preset in results:
-            lines.append("| " + " | ".join(row(preset, results[preset])) + " |")
+        if preset not in results and preset not in kept:
+            continue
+        res = results.get(preset, {})
+        cells = row(preset, res)
+        old = kept.get(preset, {})
+        for i, name in enumerate(COLUMN_SCENARIOS):
+            if name is not None and name not in res and COLUMNS[i] in old:
+                cells[i] = old[COLUMNS[i]]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def parse_table(markdown: str) -> dict:
+    """``{preset: {column: cell}}`` of the results table in a page :func:`table` wrote."""
+    rows = [line for line in markdown.splitlines() if line.startswith("| ")]
+    if not rows:
+        return {}
+    head = [c.strip() for c in rows[0].strip("|").split(" | ")]
+    out = {}
+    for line in rows[1:]:
+        cells = [c.strip() for c in line.strip("|").split(" | ")]
+        if len(cells) == len(head) and cells[0] in PRESET_NAMES:
+            out[cells[0]] = dict(zip(head, cells, strict=True))
+    return out
 
 
 def check(preset: str, name: str, r: dict, golden: dict) -> list[str]:

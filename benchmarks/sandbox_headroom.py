@@ -1,0 +1,99 @@
+"""The sandbox page's real-time headroom per browser and preset, and its load time.
+
+    python benchmarks/sandbox_headroom.py [--browsers chromium,firefox] [--seconds 8] [--json]
+
+For each browser: load the page (time to ``window.skidpad.ready``, i.e. Pyodide booted,
+the wheel unpacked and the first drive started), then for each preset drive with the
+throttle held for ``--seconds`` and read ``window.skidpad.headroom()``: simulated seconds
+per second of the worker's Python time over the last ~2 s. A number, not a test: the
+machine is shared, so run it more than once and take the best.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def measure(browser_name: str, presets: list[str], seconds: float) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    from parity.runtimes import browser
+    from parity.server import LoopbackServer
+    from sandbox import WEB_DIR, WEB_FILES
+    from sandbox.cmd_sandbox import page_url
+    from sandbox.serve import project_wheel, pyodide_dir
+
+    wheel = project_wheel()
+    profile = tempfile.mkdtemp(prefix="skidpad-headroom-")
+    out: dict = {"browser": browser_name, "presets": {}}
+    server = LoopbackServer(wheel, pyodide_dir(), WEB_DIR, WEB_FILES)
+    with server, sync_playwright() as pw:
+        if browser_name == "chromium":
+            context = pw.chromium.launch_persistent_context(
+                profile,
+                executable_path=shutil.which("chromium"),
+                headless=True,
+                args=browser.CHROMIUM_ARGS,
+            )
+        else:
+            context = pw.firefox.launch_persistent_context(
+                profile,
+                channel="moz-firefox",
+                executable_path=shutil.which("firefox-esr"),
+                headless=True,
+                env={**os.environ, **browser.FIREFOX_ENV},
+                firefox_user_prefs=browser.FIREFOX_PREFS,
+            )
+        page = context.pages[0] if context.pages else context.new_page()
+        page.set_default_timeout(180_000)
+        t0 = time.monotonic()
+        page.goto(page_url(server.url, wheel.name, presets[0]))
+        page.evaluate("window.skidpad.ready")
+        out["load_s"] = time.monotonic() - t0
+        for preset in presets:
+            page.evaluate("(p) => window.skidpad.start({preset: p})", preset)
+            page.focus("#view")
+            page.keyboard.down("ArrowUp")
+            time.sleep(seconds)
+            out["presets"][preset] = page.evaluate("window.skidpad.headroom()")
+            page.keyboard.up("ArrowUp")
+        context.close()
+    shutil.rmtree(profile, ignore_errors=True)
+    return out
+
+
+def main() -> int:
+    from engine.definition import PRESET_NAMES
+
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--browsers", default="chromium,firefox")
+    parser.add_argument("--presets", default=",".join(PRESET_NAMES))
+    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    presets = args.presets.split(",")
+    results = [measure(b, presets, args.seconds) for b in args.browsers.split(",")]
+    if args.json:
+        print(json.dumps(results, indent=1))
+        return 0
+    print("| preset | " + " | ".join(r["browser"] for r in results) + " |")
+    print("|---|" + "---|" * len(results))
+    for p in presets:
+        cells = " | ".join(f"{r['presets'][p]:.1f}x" for r in results)
+        print(f"| {p} | {cells} |")
+    print("| load to first frame | " + " | ".join(f"{r['load_s']:.1f} s" for r in results) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

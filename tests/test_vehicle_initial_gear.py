@@ -1,0 +1,74 @@
+"""Four-wheel initial speed and the drivetrain (issue 12, ADR 0129): the car starts in a
+gear that keeps its power unit within its limit, or the speed is refused in one line."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import pytest
+
+from engine import gearbox
+from engine.definition import load_preset
+from engine.errors import DefinitionError
+from engine.powertrain import RPM
+from engine.simulation import Simulation
+from engine.vehicle_layout import I_ENGINE, I_GEAR
+
+PRESETS = ("crossoverEv", "hatchbackFwd", "kart", "openWheeler", "pickup4x4", "sportsRwd")
+
+
+def limit_rpm(definition: dict) -> float:
+    pu = definition["drivetrain"]["power_unit"]
+    return pu["redline_rpm"] if pu["type"] == "engine" else pu["max_rpm"]
+
+
+def stated_top_speed(definition: dict) -> float:
+    """The highest initial speed the refusal of a far too fast start names."""
+    with pytest.raises(DefinitionError) as info:
+        Simulation(definition, initial={"speed_mps": 150.0})
+    message = str(info.value)
+    assert "\n" not in message
+    found = re.search(r"starts at up to ([0-9.]+) m/s", message)
+    assert found, message
+    return float(found.group(1))
+
+
+def test_kart_at_150_mps_is_refused_naming_the_rpm():
+    with pytest.raises(DefinitionError) as info:
+        Simulation(load_preset("kart"), initial={"speed_mps": 150.0})
+    message = str(info.value)
+    assert message.startswith("initial.speed_mps: ")
+    assert "76,735 rpm" in message and "redline of 15,000 rpm" in message
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_the_stated_top_speed_is_the_boundary(name):
+    d = load_preset(name)
+    top = stated_top_speed(d)
+    sim = Simulation(d, initial={"speed_mps": top - 0.1})
+    assert sim.state[I_ENGINE] <= limit_rpm(d) * RPM
+    with pytest.raises(DefinitionError, match="initial.speed_mps"):
+        Simulation(d, initial={"speed_mps": top + 0.1})
+
+
+def manual_hatch() -> dict:
+    d = copy.deepcopy(load_preset("hatchbackFwd"))
+    g = d["drivetrain"]["gearbox"]
+    for key in gearbox._AUTO:
+        del g[key]
+    g["type"] = "manual"
+    return d
+
+
+def test_a_manual_starts_in_the_lowest_gear_within_the_redline():
+    d = manual_hatch()
+    redline = limit_rpm(d) * RPM
+    assert Simulation(d, initial={"speed_mps": 5.0}).state[I_GEAR] == 1
+    sim = Simulation(d, initial={"speed_mps": 40.0})
+    gear = sim.state[I_GEAR]
+    assert gear > 1
+    assert sim.state[I_ENGINE] <= redline
+    # one gear lower would be past the redline
+    ratios = d["drivetrain"]["gearbox"]["ratios"]
+    assert sim.state[I_ENGINE] * ratios[gear - 2] / ratios[gear - 1] > redline
