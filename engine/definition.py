@@ -44,11 +44,12 @@ PRESET_NAMES: tuple[str, ...] = (
 
 _PRESET_DIR = Path(__file__).resolve().parent / "presets"
 
+#: The substep rates a definition (and a run of it) may use, inclusive, in Hz.
+SUBSTEP_HZ_MIN = 100
+SUBSTEP_HZ_MAX = 20000
+
 # (lower bound, lower inclusive, upper bound, upper inclusive); None = unbounded.
-_POS = (0.0, False, None, False)
-_NONNEG = (0.0, True, None, False)
 _FRACTION = (0.0, True, 1.0, True)
-_ANY = (None, False, None, False)
 
 
 def _rng(lo: float | None, hi: float | None, lo_inc: bool = True, hi_inc: bool = True) -> tuple:
@@ -62,46 +63,59 @@ _WHEELBASE_M = _rng(0.0, 20.0, False, True)
 _TRACK_M = _rng(0.0, 10.0, False, True)
 
 
+def _upto(hi: float, lo_inc: bool = False) -> tuple:
+    """Positive (or, with ``lo_inc``, non-negative) and at most ``hi``.
+
+    Every parameter has an upper bound, so an untrusted definition cannot hand the
+    first substep a value that only a typo or an attack produces; the bounds are
+    generous physical limits (a 100 t vehicle, a mining truck's tyre), not tuning advice.
+    """
+    return _rng(0.0, hi, lo_inc, True)
+
+
+_INERTIA_KGM2 = _upto(1.0e7)
+
+
 _TIRE_SCHEMA = {
-    "radius_m": _POS,
-    "wheel_inertia_kgm2": _POS,
-    "nominal_load_n": _POS,
-    "mu_x": _POS,
-    "mu_y": _POS,
+    "radius_m": _upto(2.5),
+    "wheel_inertia_kgm2": _upto(1.0e4),
+    "nominal_load_n": _upto(1.0e6),
+    "mu_x": _upto(5.0),
+    "mu_y": _upto(5.0),
     "load_sensitivity": _rng(-0.5, 0.0),
-    "long_stiffness_per_load": _POS,
-    "cornering_stiffness_coef": _POS,
-    "cornering_stiffness_peak_load": _POS,
+    "long_stiffness_per_load": _upto(200.0),
+    "cornering_stiffness_coef": _upto(200.0),
+    "cornering_stiffness_peak_load": _upto(20.0),
     "shape_c": _rng(1.0, 1.9, False, True),
     "shape_e": _rng(-5.0, 1.0),
-    "sliding_slip": _POS,
-    "relaxation_length_x_m": _POS,
-    "relaxation_length_y_m": _POS,
+    "sliding_slip": _upto(100.0),
+    "relaxation_length_x_m": _upto(10.0),
+    "relaxation_length_y_m": _upto(10.0),
     "low_speed_damping_ratio": _rng(0.0, 2.0),
-    "damping_fade_speed_mps": _POS,
-    "pneumatic_trail_m": _NONNEG,
-    "trail_decay_slip": _POS,
+    "damping_fade_speed_mps": _upto(50.0),
+    "pneumatic_trail_m": _upto(0.5, lo_inc=True),
+    "trail_decay_slip": _upto(100.0),
     "rolling_resistance": _rng(0.0, 0.1),
 }
 
 _AXLE_SUSPENSION_SCHEMA = {
-    "wheel_rate_n_per_m": _POS,
-    "damper_rate_ns_per_m": _NONNEG,
-    "anti_roll_bar_nm_per_rad": _NONNEG,
-    "roll_centre_height_m": _NONNEG,
+    "wheel_rate_n_per_m": _upto(1.0e7),
+    "damper_rate_ns_per_m": _upto(1.0e6, lo_inc=True),
+    "anti_roll_bar_nm_per_rad": _upto(1.0e7, lo_inc=True),
+    "roll_centre_height_m": _upto(5.0, lo_inc=True),
 }
 
 #: Every parameter of a definition: nested dicts end in bound tuples.
 SCHEMA: dict = {
     "mass": {
         "total_kg": _MASS_KG,
-        "unsprung_front_kg": _NONNEG,
-        "unsprung_rear_kg": _NONNEG,
-        "cog_height_m": _POS,
-        "cog_to_front_axle_m": _POS,
-        "yaw_inertia_kgm2": _POS,
-        "roll_inertia_kgm2": _POS,
-        "pitch_inertia_kgm2": _POS,
+        "unsprung_front_kg": _upto(5.0e4, lo_inc=True),
+        "unsprung_rear_kg": _upto(5.0e4, lo_inc=True),
+        "cog_height_m": _upto(5.0),
+        "cog_to_front_axle_m": _upto(20.0),
+        "yaw_inertia_kgm2": _INERTIA_KGM2,
+        "roll_inertia_kgm2": _INERTIA_KGM2,
+        "pitch_inertia_kgm2": _INERTIA_KGM2,
     },
     "geometry": {
         "wheelbase_m": _WHEELBASE_M,
@@ -120,19 +134,19 @@ SCHEMA: dict = {
         "toe_front_deg": _rng(-2.0, 2.0),
         "toe_rear_deg": _rng(-2.0, 2.0),
         "compliance_deg_per_knm": _rng(0.0, 5.0),
-        "compliance_time_s": _POS,
-        "jacking_n_per_rad": _NONNEG,
+        "compliance_time_s": _upto(10.0),
+        "jacking_n_per_rad": _upto(1.0e6, lo_inc=True),
     },
     "tires": {"front": _TIRE_SCHEMA, "rear": _TIRE_SCHEMA},
     "brakes": {
-        "max_torque_nm": _POS,
+        "max_torque_nm": _upto(1.0e6),
         "front_bias": _FRACTION,
-        "handbrake_torque_nm": _NONNEG,
+        "handbrake_torque_nm": _upto(1.0e6, lo_inc=True),
     },
     "aero": {
-        "air_density_kg_per_m3": _POS,
-        "drag_area_m2": _NONNEG,
-        "downforce_area_m2": _ANY,
+        "air_density_kg_per_m3": _upto(5.0),
+        "drag_area_m2": _upto(100.0, lo_inc=True),
+        "downforce_area_m2": _rng(-100.0, 100.0),
         "downforce_front_share": _FRACTION,
     },
 }
@@ -158,6 +172,8 @@ def _fail(path: str, message: str) -> None:
 def _check_number(path: str, value: object, bounds: tuple) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         _fail(path, f"must be a number, not {type(value).__name__}")
+    if isinstance(value, int) and value.bit_length() > 1023:
+        _fail(path, f"must be finite, not an integer of {value.bit_length()} bits")
     v = float(value)
     if not math.isfinite(v):
         _fail(path, "must be finite")
@@ -249,8 +265,8 @@ def validate_definition(d: dict) -> dict:
     ):
         _fail("substep_hz", "must be an integer")
     hz = int(hz)
-    if not 100 <= hz <= 20000:
-        _fail("substep_hz", f"must be between 100 and 20000, got {hz}")
+    if not SUBSTEP_HZ_MIN <= hz <= SUBSTEP_HZ_MAX:
+        _fail("substep_hz", f"must be between {SUBSTEP_HZ_MIN} and {SUBSTEP_HZ_MAX}, got {hz}")
     for key in d:
         if key not in SCHEMA and key not in _TOP_LEVEL_EXTRA and key not in _STRUCTURED:
             _fail(key, "unknown parameter")

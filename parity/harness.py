@@ -58,9 +58,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 import sys
-import tempfile
 import time
 import zipfile
 from collections.abc import Callable, Sequence
@@ -912,15 +910,23 @@ def markdown_report(matrix: Matrix, runs: Sequence[RuntimeRun]) -> str:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from replay import output
+
+    output.make_directory(path.parent)
+    output.write_text(path, text)
+
+
+def _preflight_reports(report_dir: Path, inputs: Sequence[Path]) -> None:
+    """The reports can be written (before any runtime starts); OutputError in one line if not."""
+    from replay import output
+
+    if report_dir.is_dir():
+        output.preflight([report_dir / "report.json", report_dir / "report.md"], inputs)
+    else:
+        parent = report_dir.parent
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        output.check_directory(parent)
 
 
 def write_reports(
@@ -996,6 +1002,8 @@ def run_parity(
         )
     recordings = [] if selftest_only else load_recordings(recording_paths, root)
     _validate_recordings(recordings)
+    report_dir = report_dir or root / "build" / "parity"
+    _preflight_reports(report_dir, [r.path for r in recordings])
     if factory is None and wheel is None and not _all_installed(names):
         from parity.wheel import build_wheel
 
@@ -1047,7 +1055,7 @@ def run_parity(
         )
     if counter is not None:
         counter.close()  # the table starts on a line of its own
-    report_path = write_reports(report_dir or root / "build" / "parity", matrix, runs, recordings)
+    report_path = write_reports(report_dir, matrix, runs, recordings)
     if as_json:
         out(report_path.read_text("utf-8").rstrip("\n"))
     else:

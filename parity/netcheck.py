@@ -382,7 +382,9 @@ def traced(target: str, recording: Path, wheel: Path | None, keep: Path | None =
         code, result, output = _run(strace_command(_inner_command(target, recording, wheel), trace))
         text = trace.read_text(errors="replace") if trace.exists() else ""
         if keep is not None:
-            keep.write_text(text)
+            from replay import output
+
+            output.write_text(keep, text)
     return Outcome(target, code, result, output, beyond_loopback(text.splitlines()))
 
 
@@ -414,6 +416,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if why is not None:
         print(f"netcheck: {why}", file=sys.stderr)
         return 2
+    if args.mode == "trace" and args.keep is not None:
+        from replay import output
+
+        try:
+            output.preflight([args.keep], [recording])
+        except output.OutputError as exc:
+            print(f"netcheck: {exc}", file=sys.stderr)
+            return 2
     wheel = args.wheel
     if wheel is None:
         from parity.wheel import build_wheel

@@ -50,13 +50,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--checkpoint-every", type=int, default=100, help="host steps between checkpoints"
     )
+    from replay.budget import add_budget_argument
+
+    add_budget_argument(p)
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
 def run(args: argparse.Namespace) -> int:
     import engine
     from engine import smath
-    from replay import recording
+    from replay import output, recording
+    from replay.budget import from_seconds
     from replay.golden import (
         describe_change,
         golden_document,
@@ -82,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
         if not files:
             raise SkidpadError(f"{rec_dir}: no recordings to bless")
     targets = [_hashes_dir(f, args.hashes) for f in files]
-    loaded = [(f, recording.load(f), recording.file_sha256(f)) for f in files]
+    budget = from_seconds(args.max_sim_seconds)
+    loaded = [(f, recording.load(f, budget), recording.file_sha256(f)) for f in files]
     olds = [
         read_golden(golden_path(d, f)) if d.is_dir() else None
         for f, d in zip(files, targets, strict=True)
@@ -101,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
             if old_math != math_hash
             else f"math.json: unchanged ({math_hash})"
         )
+    _preflight(files, targets, math_doc is not None)  # before any replay
     # replay everything first, then write: a failing replay leaves hashes/ untouched
     docs = []
     bar = Progress(sum(rec.steps for _, rec, _ in loaded), "bless", unit="steps", quiet=args.json)
@@ -132,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         )
     bar.close()
     for d in dict.fromkeys(targets):
-        d.mkdir(parents=True, exist_ok=True)
+        output.make_directory(d)
         if math_doc is not None:
             write_math(d, math_doc)
     out = []
@@ -150,6 +156,30 @@ def run(args: argparse.Namespace) -> int:
         if moved:
             print(PHYSICS_RULE)
     return 0
+
+
+def _preflight(files: list[Path], targets: list[Path], with_math: bool) -> None:
+    """Every golden file (and math.json) bless will write can be written, or the folder
+    that will hold a hashes/ not made yet can take it; OutputError in one line if not."""
+    from replay import output
+    from replay.golden import golden_path, math_path
+
+    outputs = []
+    for d in dict.fromkeys(targets):
+        if d.exists() or d.is_symlink():
+            if with_math:
+                outputs.append(math_path(d))
+            continue
+        parent = d.parent
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+        output.check_directory(parent)
+    outputs += [
+        golden_path(d, f)
+        for f, d in zip(files, targets, strict=True)
+        if d.exists() or d.is_symlink()
+    ]
+    output.preflight(outputs, files)
 
 
 def state_hash_moved(old: dict | None, new: dict) -> bool:

@@ -63,6 +63,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="with --stats: largest allowed |A-B| of a field (glob patterns, comma lists, "
         "repeatable; a later one overrides)",
     )
+    from replay.budget import add_budget_argument
+
+    add_budget_argument(p)
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -87,6 +90,7 @@ def _kind(path: Path) -> tuple[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     from replay import recording
+    from replay.budget import from_seconds
     from replay.diff import diff_against_golden, diff_recordings, diff_traces
     from replay.golden import (
         another_recording,
@@ -98,10 +102,11 @@ def run(args: argparse.Namespace) -> int:
     from replay.terminal import printable
     from replay.trace import load_trace_document
 
+    budget = from_seconds(args.max_sim_seconds)
     if args.tolerance and not args.stats:
         raise SkidpadError("--tolerance: only with --stats")
     if args.stats:
-        return _stats(args)
+        return _stats(args, budget)
     a_path = Path(args.a)
     if not a_path.is_file():
         raise SkidpadError(f"{a_path}: no such file")
@@ -134,8 +139,8 @@ def run(args: argparse.Namespace) -> int:
         )
     elif kinds == {"recording"}:
         report = diff_recordings(
-            recording.load(a_path),
-            recording.load(b_path),
+            recording.load(a_path, budget),
+            recording.load(b_path, budget),
             a_label=str(a_path),
             b_label=str(b_path),
             checkpoint_every=args.checkpoint_every or 100,
@@ -143,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     elif kinds == {"recording", "golden"}:
         rec_path, gold_path = (a_path, b_path) if ka == "recording" else (b_path, a_path)
         golden = read_golden(gold_path)
-        rec = recording.load(rec_path)
+        rec = recording.load(rec_path, budget)
         other = another_recording(golden, identity_of(rec))
         if other is not None:  # the two do not belong together: nothing to diff
             raise SkidpadError(f"{printable(gold_path)}: {other}")
@@ -151,7 +156,7 @@ def run(args: argparse.Namespace) -> int:
             rec, golden, recording.file_sha256(rec_path), str(rec_path), here=_running_code()
         )
     elif kinds == {"recording", "trace"}:
-        report = _trace_vs_recording(a_path, ka, ta, b_path, tb)
+        report = _trace_vs_recording(a_path, ka, ta, b_path, tb, budget)
     else:
         raise SkidpadError(f"cannot diff a {ka} with a {kb}")
     if args.json:
@@ -161,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
     return 0 if report.identical else 1
 
 
-def _stats(args: argparse.Namespace) -> int:
+def _stats(args: argparse.Namespace, budget) -> int:
     """``--stats``: load both runs and check every option before any replay."""
     from replay import recording
     from replay.diff import (
@@ -188,7 +193,7 @@ def _stats(args: argparse.Namespace) -> int:
         if kind == "trace":
             series.append(trace_series(load_trace_document(text, str(path)), str(path)))
         elif kind == "recording":
-            rec = recording.load(path)
+            rec = recording.load(path, budget)
             recs.append(rec)
             series.append(recording_series(rec, f"{path} replayed here"))
         else:
@@ -217,7 +222,7 @@ def _running_code() -> str:
     return running_code().describe()
 
 
-def _trace_vs_recording(a_path: Path, ka: str, ta: str, b_path: Path, tb: str):
+def _trace_vs_recording(a_path: Path, ka: str, ta: str, b_path: Path, tb: str, budget):
     """Replay the recording here with the trace's settings and compare the two traces."""
     from replay import recording
     from replay.diff import diff_traces
@@ -229,7 +234,7 @@ def _trace_vs_recording(a_path: Path, ka: str, ta: str, b_path: Path, tb: str):
         (a_path, ta, b_path) if ka == "trace" else (b_path, tb, a_path)
     )
     theirs = load_trace_document(trace_text, str(trace_path))
-    rec = recording.load(rec_path)
+    rec = recording.load(rec_path, budget)
     sha = recording.file_sha256(rec_path)
     det = theirs.get("detail")
     window = range(det["from_step"], det["to_step"]) if det else None

@@ -185,7 +185,7 @@ def _sim_s(rec) -> float:
 
 def run(args: argparse.Namespace) -> int:
     from engine import definition as engine_definition
-    from replay import recording
+    from replay import output, recording
     from replay.cli import comma_list
     from replay.progress import Progress
     from replay.recorder import record_drive
@@ -195,6 +195,13 @@ def run(args: argparse.Namespace) -> int:
         args.substep_hz is not None and args.substep_hz <= 0
     ):
         raise SkidpadError("--host-hz and --substep-hz must be positive integers")
+    if args.substep_hz is not None and not (
+        engine_definition.SUBSTEP_HZ_MIN <= args.substep_hz <= engine_definition.SUBSTEP_HZ_MAX
+    ):
+        raise SkidpadError(
+            f"--substep-hz {args.substep_hz}: a definition's substep rate is "
+            f"{engine_definition.SUBSTEP_HZ_MIN}-{engine_definition.SUBSTEP_HZ_MAX} Hz"
+        )
     if args.duration is not None and not (0 < args.duration <= 3600):
         raise SkidpadError("--duration must be in (0, 3600] seconds")
     drives = comma_list(args.drive, "--drive")
@@ -243,6 +250,7 @@ def run(args: argparse.Namespace) -> int:
         name = f"commonroad-{model}-v{vehicle}.json"
         label = "scripted" if duration_us is None else f"scripted {args.duration:g} s"
         jobs.append((f"commonroad:{model}:{vehicle}", label, target_for(name), run_cr))
+    output.preflight([target for _, _, target, _ in jobs])  # before any drive runs
     results = []
     bar = Progress(len(jobs), "record", unit="drives", quiet=args.json or len(jobs) < 2)
     for preset, drive, target, run_job in jobs:
@@ -281,7 +289,7 @@ def run(args: argparse.Namespace) -> int:
                 )
                 return 1
             verified = True
-        recording.atomic_write_text(target, text)
+        output.write_text(target, text)
         row = {
             "file": str(target),
             "preset": preset,

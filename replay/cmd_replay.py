@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 
 from engine.errors import SkidpadError
 from engine.state import NonFiniteStateError
+from replay.budget import add_budget_argument
 from replay.terminal import printable, printable_lines
 
 
@@ -57,6 +58,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--state-at", help="comma list of host steps whose full named state goes in the trace"
     )
+    add_budget_argument(p)
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -142,7 +144,8 @@ def _no_golden_reason(f: str, hashes_dir: Path | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from replay import recording
+    from replay import output, recording
+    from replay.budget import from_seconds
     from replay.claims import check_claims, not_checked
     from replay.golden import compare, hashes_dir_for, identity_of
     from replay.progress import Progress
@@ -162,10 +165,13 @@ def run(args: argparse.Namespace) -> int:
         raise SkidpadError(
             f"-o {args.output}: with several recordings, -o must be an existing directory"
         )
+    budget = from_seconds(args.max_sim_seconds)
+    if tracing:
+        output.preflight([_trace_target(args.output, f) for f in args.files], args.files)
 
     # Validate every input before replaying anything: no partial runs on bad input.
     loaded = []
-    recs = [(f, recording.load(f), recording.file_sha256(f)) for f in args.files]
+    recs = [(f, recording.load(f, budget), recording.file_sha256(f)) for f in args.files]
     for f, rec, sha in recs:
         hashes_dir = hashes_dir_for(f, args.hashes)
         loaded.append(Loaded(f, rec, sha, hashes_dir, _golden_for(f, hashes_dir)))
@@ -237,11 +243,10 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         if tracing:
-            out = Path(args.output)
-            target = out / (Path(f).stem + ".trace.json") if out.is_dir() else out
+            target = _trace_target(args.output, f)
             info = {"name": Path(f).name, "sha256": sha, "preset": rec.preset, "steps": rec.steps}
-            recording.atomic_write_text(
-                target, dumps_trace(trace_document(result, info, _math_here()))
+            output.write_text(
+                target, dumps_trace(trace_document(result, info, _math_here())), args.files
             )
             rows[-1]["trace"] = str(target)
     bar.close()
@@ -256,6 +261,12 @@ def run(args: argparse.Namespace) -> int:
             if "trace" in r:
                 print(printable_lines(f"  trace written to {r['trace']}"))
     return 1 if failed else 0
+
+
+def _trace_target(out: str, recording_file: str) -> Path:
+    """The trace file for one recording: ``-o`` itself, or ``<stem>.trace.json`` in it."""
+    o = Path(out)
+    return o / (Path(recording_file).stem + ".trace.json") if o.is_dir() else o
 
 
 def _failed_row(f: str, rec, problem: str) -> dict:

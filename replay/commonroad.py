@@ -69,13 +69,15 @@ from engine.commonroad.daemon import (
 from engine.commonroad.scheduler import MAX_HOST_DT_US, MIN_DT_US, plan_steps
 from engine.errors import DefinitionError, InputError, SkidpadError
 from engine.state import hash_bytes
+from replay.budget import DEFAULT_BUDGET, Budget
 from replay.recording import (
-    MAX_DURATION_S,
     Column,
     RecordingError,
     RunLengthFrames,
+    check_budget,
     check_channels,
     check_embedded_hash,
+    check_header_numbers,
     check_label,
     check_provenance,
     check_runs,
@@ -297,25 +299,30 @@ def build_daemon(rec: CommonRoadRecording) -> CommonRoadDaemon:
 # ----------------------------------------------------------------------------- validation
 
 
-def _check_inputs(values: tuple) -> tuple:
-    """``dt_us`` as checked, the inputs as the daemon itself checks them."""
-    return (values[0], *validate_inputs(values[1:]))
+def _validate_frames(frames: Any, steps: int, model: str, budget: Budget, consume: bool) -> tuple:
+    """The runs checked by column (the daemon's own input table), then the drive they
+    declare, simulated time and substeps counted from the run lengths, against ``budget``."""
+    runs = check_runs(frames, COLUMNS, steps, consume)
+    max_dt = models.MODELS[model].max_dt_us
+    substeps_of: dict[int, int] = {}
+    sim_us = substeps = 0
+    for count, values in runs:
+        dt = values[0]
+        if dt not in substeps_of:
+            substeps_of[dt] = plan_steps(dt, max_dt).substeps
+        sim_us += count * max(dt, MIN_DT_US)  # the daemon clamps a shorter step up
+        substeps += count * substeps_of[dt]
+    check_budget(budget, "/frames", sim_us, steps, substeps)
+    return runs
 
 
-def _validate_frames(frames: Any, steps: int) -> tuple:
-    out = []
-    sim_us = 0
-    for path, count, values in check_runs(frames, COLUMNS, steps, _check_inputs):
-        sim_us += count * max(values[0], MIN_DT_US)
-        if sim_us > MAX_DURATION_S * 1_000_000:
-            raise invalid(path, f"the drive is longer than {MAX_DURATION_S // 3600} h")
-        out.append((count, values))
-    return tuple(out)
-
-
-def from_document(doc: dict) -> CommonRoadRecording:
-    """Validate a parsed ``skidpad-commonroad-recording`` document."""
+def from_document(
+    doc: dict, budget: Budget = DEFAULT_BUDGET, consume: bool = False
+) -> CommonRoadRecording:
+    """Validate a parsed ``skidpad-commonroad-recording`` document; its drive must fit
+    ``budget`` (``consume``: as ``replay.recording.from_document``)."""
     check_version_and_keys(doc, CR_FORMAT_VERSION, CR_KEYS, "CommonRoad recording version")
+    check_header_numbers(doc)
     check_provenance(doc)
     require(doc, "parameters_hash", is_hex16(doc["parameters_hash"]), "16 lowercase hex digits")
     check_label(doc, "drive")
@@ -334,8 +341,9 @@ def from_document(doc: dict) -> CommonRoadRecording:
         raise invalid(
             "/vehicle", f"{str(vehicle)[:20]} is not a CommonRoad vehicle; known: {known}"
         )
-    # a host step simulates at least MIN_DT_US (1 ms), so this many steps are 24 h or more
-    steps = check_steps(doc, MAX_DURATION_S * 1_000_000 // MIN_DT_US)
+    steps = check_steps(doc, budget)
+    # a host step simulates at least MIN_DT_US and runs at least one substep
+    check_budget(budget, "/steps", steps * MIN_DT_US, steps, steps)
     require(doc, "initial", isinstance(doc["initial"], dict), "an object")
     channels = check_channels(doc, channel_names(), "the daemon's channels")
     parameters = doc["parameters"]
@@ -351,7 +359,7 @@ def from_document(doc: dict) -> CommonRoadRecording:
         parameters=parameters,
         parameters_hash=doc["parameters_hash"],
         channels=channels,
-        frames=_validate_frames(doc["frames"], steps),
+        frames=_validate_frames(doc["frames"], steps, model, budget, consume),
         steps=steps,
         initial=doc["initial"],
         drift=drift,

@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from engine.errors import SkidpadError
-from replay.recording import atomic_write_text, decode_utf8, is_hex16, read_bytes_limited
+from replay import output
+from replay.recording import decode_utf8, is_hex16, read_bytes_limited
 
 GOLDEN_FORMAT = "skidpad-golden"
 GOLDEN_VERSION = 1
@@ -163,7 +164,12 @@ def read_golden(path: str | Path) -> dict | None:
 
 
 def write_golden(path: str | Path, doc: dict) -> None:
-    atomic_write_text(path, dumps_golden(doc))
+    output.write_text(path, dumps_golden(doc))
+
+
+def math_path(hashes_dir: str | Path) -> Path:
+    """Where the math self-test hash is kept in ``hashes_dir``."""
+    return Path(hashes_dir) / MATH_FILE
 
 
 def read_math(hashes_dir: str | Path) -> str | None:
@@ -181,7 +187,7 @@ def math_document(math_hash: str, functions: list[str], engine_version: str) -> 
 
 
 def write_math(hashes_dir: str | Path, doc: dict) -> None:
-    atomic_write_text(Path(hashes_dir) / MATH_FILE, json.dumps(doc, indent=1) + "\n")
+    output.write_text(math_path(hashes_dir), json.dumps(doc, indent=1) + "\n")
 
 
 @dataclass

@@ -30,26 +30,37 @@ never merges ``0.0`` and ``-0.0``.
 
 Loading validates everything and raises :class:`RecordingError` with one
 message naming the field as a JSON pointer (``/frames/12/3: steer = 1.5 is
-outside [-1.0, 1.0]``). Files above :data:`MAX_BYTES` are refused before they
-are read. Writing is atomic (temporary file in the same directory, fsync,
-rename), so a reader never sees a half-written recording. Recordings are
-data: no pickle, no eval, no code.
+outside [-1.0, 1.0]``). A recording is untrusted input: it is checked against
+a :class:`replay.budget.Budget` (file size, simulated time, host steps,
+substeps, counted arithmetically from the declared run lengths) before a
+frame is expanded, only a regular file is read (a FIFO or device is refused
+from its ``stat``, never opened), and every number is range-checked, however
+many digits it has. Loading is linear in the file's size: the frames are
+checked a column at a time. Writing goes through :mod:`replay.output`
+(temporary file beside the target, fsync, rename), so a reader never sees a
+half-written recording. Recordings are data: no pickle, no eval, no code.
 """
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import math
 import os
+import stat
 import struct
-import tempfile
+from array import array
 from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple, Self
 
-from engine.errors import DefinitionError, InputError, SkidpadError
+from engine.definition import SUBSTEP_HZ_MAX, SUBSTEP_HZ_MIN
+from engine.errors import DefinitionError, SkidpadError
+from replay import output
+from replay.budget import DEFAULT_BUDGET, Budget, BudgetExceeded
 
 FORMAT_NAME = "skidpad-recording"
 #: the version ``skidpad record`` writes; version 1 files still load
@@ -57,11 +68,14 @@ FORMAT_VERSION = 2
 #: The CommonRoad daemon's recordings (``replay.commonroad``, ADR 0090).
 CR_FORMAT_NAME = "skidpad-commonroad-recording"
 
-#: Files larger than this are refused before they are read (bytes).
-MAX_BYTES = 64 * 1024 * 1024
-#: Longest drive a recording may declare, in seconds of simulated time.
+#: Files larger than this are refused before they are read (bytes), unless a budget says more.
+MAX_BYTES = DEFAULT_BUDGET.max_file_bytes
+#: Longest lap time a recording may claim, in seconds (the drive itself is budgeted).
 MAX_DURATION_S = 24 * 3600
-MAX_RATE_HZ = 1_000_000
+#: Integers beyond this magnitude are no valid value of any field (2**53: exact as a float).
+MAX_EXACT_INT = 2**53
+#: Frames are checked this many at a time (bounds the memory of the column checks).
+_CHUNK = 65536
 #: host steps between the checkpoint hashes a recording claims
 CHECKPOINT_EVERY = 100
 
@@ -199,6 +213,20 @@ def is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def is_huge_int(v: Any) -> bool:
+    """An integer no field can hold: beyond :data:`MAX_EXACT_INT` in magnitude."""
+    return is_int(v) and not -MAX_EXACT_INT <= v <= MAX_EXACT_INT
+
+
+def shown(v: Any) -> str:
+    """``v`` for a message: an integer of hundreds of digits is described, not printed."""
+    if is_huge_int(v):
+        digits = getattr(v, "digits", None) or len(str(abs(v)))
+        return f"an integer of {digits} digits"
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def is_hex16(v: Any) -> bool:
     """A hash as recordings write it: exactly 16 lowercase hex digits."""
     return isinstance(v, str) and len(v) == 16 and all(c in _HEX16 for c in v)
@@ -227,13 +255,49 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
     return out
 
 
+class _LongInt(int):
+    """Stands in for an integer literal too long for ``int()``; it knows how long it was."""
+
+    digits: int
+
+    def __repr__(self) -> str:
+        return f"<an integer of {self.digits} digits>"
+
+    __str__ = __repr__
+
+
+def _parse_int_any_length(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits <= 4000:
+        return int(text)
+    # Python refuses to convert such a literal at all; the field checks refuse the stand-in
+    # (far beyond MAX_EXACT_INT) at its JSON path.
+    v = _LongInt(-(10**100) if text.startswith("-") else 10**100)
+    v.digits = digits
+    return v
+
+
 def parse_json(text: str) -> Any:
-    """Strict JSON: no NaN/Infinity, no overflowing numbers, no duplicate keys."""
+    """Strict JSON: no NaN/Infinity, no overflowing numbers, no duplicate keys.
+
+    An integer of any length parses (the field checks then name the field it is in);
+    Python's own limit on converting long integer literals never shows through.
+    """
+    try:
+        return _loads(text, int)
+    except ValueError as exc:
+        if "integer string conversion" not in str(exc):
+            raise
+        return _loads(text, _parse_int_any_length)
+
+
+def _loads(text: str, parse_int: Callable[[str], int]) -> Any:
     try:
         return json.loads(
             text,
             parse_constant=_reject_constant,
             parse_float=_parse_float,
+            parse_int=parse_int,
             object_pairs_hook=_no_duplicates,
         )
     except RecordingError:
@@ -246,8 +310,10 @@ def parse_json(text: str) -> Any:
         ) from None
     except RecursionError:
         raise invalid("", "not valid JSON: nested too deeply") from None
-    except ValueError as exc:  # e.g. an integer with more digits than int() accepts
-        raise invalid("", f"not valid JSON: {exc}") from None
+    except ValueError as exc:
+        if "integer string conversion" in str(exc):
+            raise  # parse_json parses it again with integers of any length
+        raise invalid("", f"not valid JSON: {str(exc)[:200]}") from None
 
 
 # ----------------------------------------------------------------------------- validation
@@ -317,17 +383,46 @@ def check_label(doc: dict, key: str) -> None:
     require(doc, key, ok, "a non-empty string or null")
 
 
-def check_steps(doc: dict, most: int) -> int:
-    """The declared number of host steps; ``most`` is how many fit in :data:`MAX_DURATION_S`."""
+def check_steps(doc: dict, budget: Budget) -> int:
+    """The declared number of host steps, within the budget's step limit."""
     require(doc, "steps", is_int(doc["steps"]), "an integer")
     steps = doc["steps"]
     if steps < 0:
-        raise invalid("/steps", f"must be >= 0, not {steps}")
-    if steps > most:
-        raise invalid(
-            "/steps", f"{steps} host steps is longer than {MAX_DURATION_S // 3600} h of driving"
-        )
+        raise invalid("/steps", f"must be >= 0, not {shown(steps)}")
+    check_budget(budget, "/steps", 0, steps, 0)
     return steps
+
+
+def check_budget(budget: Budget, path: str, sim_us: int, steps: int, substeps: int) -> None:
+    """The declared drive fits ``budget``; the refusal is reported at ``path``."""
+    try:
+        budget.check_drive(sim_us, steps, substeps)
+    except BudgetExceeded as exc:
+        raise invalid(path, f"the recording {exc}") from None
+
+
+def check_numbers(v: Any, path: str, depth: int = 0) -> None:
+    """Every number under ``v`` is finite and, if an integer, no longer than a float holds
+    exactly: a field's own range check can then compare and print it safely."""
+    if depth > 32:
+        raise invalid(path, "nested too deeply")
+    if isinstance(v, dict):
+        for k, x in v.items():
+            check_numbers(x, f"{path}/{k}", depth + 1)
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            check_numbers(x, f"{path}/{i}", depth + 1)
+    elif is_huge_int(v):
+        raise invalid(path, f"{shown(v)} is far outside the range of any field")
+    elif isinstance(v, float) and not math.isfinite(v):
+        raise invalid(path, "must be finite")
+
+
+def check_header_numbers(doc: dict) -> None:
+    """:func:`check_numbers` over every field but the frames (which check their own)."""
+    for key, value in doc.items():
+        if key != "frames":
+            check_numbers(value, f"/{key}")
 
 
 def check_channels(doc: dict, expected: Sequence[str], whose: str) -> tuple[str, ...]:
@@ -353,65 +448,118 @@ def check_embedded_hash(key: str, declared: str, actual: str, what: str) -> None
 def _check_value(v: Any, col: Any, path: str) -> float | int:
     if col.kind == "i":
         if not is_int(v):
-            raise invalid(path, f"{col.name} must be an integer, not {type_name(v)} {v!r}"[:200])
+            raise invalid(path, f"{col.name} must be an integer, not {type_name(v)} {shown(v)}")
     else:
         if not (isinstance(v, float) or is_int(v)):
             raise invalid(path, f"{col.name} must be a number, not {type_name(v)}")
     # Python compares int and float exactly, so a huge int is caught here, before float().
     if not (col.lo <= v <= col.hi):
-        shown = repr(v) if not is_int(v) or abs(v) < 10**30 else f"{str(v)[:12]}..."
-        raise invalid(path, f"{col.name} = {shown} is outside its range [{col.lo!r}, {col.hi!r}]")
+        raise invalid(
+            path, f"{col.name} = {shown(v)} is outside its range [{col.lo!r}, {col.hi!r}]"
+        )
     return int(v) if col.kind == "i" else float(v)
 
 
-def check_runs(
-    frames: Any, columns: Sequence[Any], steps: int, check_inputs: Callable[[tuple], Sequence]
-) -> Iterator[tuple[str, int, tuple]]:
-    """Validate run-length ``frames`` (``[count, *values]``), yielding ``(path, count, values)``.
+def _check_frame(frame: Any, columns: Sequence[Any], p: str) -> tuple[int, tuple]:
+    """One run ``[count, *values]`` checked value by value (the path of the first problem)."""
+    if not isinstance(frame, list):
+        raise invalid(p, f"must be an array [count, {len(columns)} values], not {type_name(frame)}")
+    if len(frame) != 1 + len(columns):
+        raise invalid(
+            p,
+            f"has {len(frame)} entries, expected {1 + len(columns)} "
+            f"(count + {len(columns)} channels)",
+        )
+    count = frame[0]
+    if not is_int(count):
+        raise invalid(p + "/0", f"run-length count must be an integer, not {type_name(count)}")
+    if count <= 0:
+        raise invalid(p + "/0", f"run-length count must be positive, not {shown(count)}")
+    values = tuple(
+        _check_value(v, col, f"{p}/{j + 1}")
+        for j, (v, col) in enumerate(zip(frame[1:], columns, strict=True))
+    )
+    return count, values
 
-    ``columns`` (:class:`Column`-like) give each value's name, range and kind;
-    ``check_inputs`` is the engine's own check of one frame's values (its
-    ``InputError`` is reported at the frame). The counts must add up to
-    ``steps``; that last check runs when the caller exhausts the runs, after any
-    check the caller makes of each run, so exhaust it.
+
+_NUMBER_TYPES = frozenset((float, int))
+_INT_TYPES = frozenset((int,))
+
+
+def _checked_column(values: tuple, col: Any) -> tuple | None:
+    """One column's values normalised (a float column's integers as floats), or None unless
+    every value has the column's kind and lies in its range (C-speed checks)."""
+    types = set(map(type, values))
+    if not types <= (_INT_TYPES if col.kind == "i" else _NUMBER_TYPES):
+        return None
+    if not (col.lo <= min(values) and max(values) <= col.hi):
+        return None
+    if col.kind == "i":
+        return values
+    if int in types:
+        values = tuple(map(float, values))
+    # One float object per distinct value, keyed by its bits (so -0.0 stays apart from
+    # 0.0), as a recording repeats a few values (0.0, 1.0) in most of its frames.
+    bits = array("Q", array("d", values).tobytes()).tolist()
+    pool: dict[int, float] = {}
+    return tuple(map(pool.setdefault, bits, values))
+
+
+def _checked_chunk(chunk: list, columns: Sequence[Any]) -> list[tuple[int, tuple]] | None:
+    """The runs of ``chunk`` normalised (floats as floats), or None if any run is bad."""
+    width = 1 + len(columns)
+    if set(map(type, chunk)) != {list} or set(map(len, chunk)) != {width}:
+        return None
+    counts, *cols = zip(*chunk, strict=True)
+    if set(map(type, counts)) != {int} or min(counts) <= 0:
+        return None
+    checked = [_checked_column(values, col) for values, col in zip(cols, columns, strict=True)]
+    if None in checked:
+        return None
+    return list(zip(counts, zip(*checked, strict=True), strict=True))
+
+
+def check_runs(
+    frames: Any, columns: Sequence[Any], steps: int, consume: bool = False
+) -> tuple[tuple[int, tuple], ...]:
+    """Validate run-length ``frames`` (``[count, *values]``) into ``((count, values), ...)``.
+
+    ``columns`` (:class:`Column`-like: the engine's own channel table) give each
+    value's name, range and kind; a float column's integers become floats. The
+    counts must add up to ``steps``. The checks run a column at a time over a
+    chunk of runs; a chunk with a problem is checked again run by run, so the
+    message names the first bad value by its JSON pointer. With ``consume`` each
+    checked chunk of ``frames`` is replaced by ``None``s, so the parsed runs are
+    freed as their checked copies are made (a large recording is not held twice).
     """
     if not isinstance(frames, list):
         raise invalid("/frames", f"must be an array, not {type_name(frames)}")
-    width = 1 + len(columns)
+    out: list[tuple[int, tuple]] = []
     total = 0
-    for i, frame in enumerate(frames):
-        p = f"/frames/{i}"
-        if not isinstance(frame, list):
-            raise invalid(
-                p, f"must be an array [count, {len(columns)} values], not {type_name(frame)}"
-            )
-        if len(frame) != width:
-            raise invalid(
-                p, f"has {len(frame)} entries, expected {width} (count + {len(columns)} channels)"
-            )
-        count = frame[0]
-        if not is_int(count):
-            raise invalid(p + "/0", f"run-length count must be an integer, not {type_name(count)}")
-        if count <= 0:
-            raise invalid(p + "/0", f"run-length count must be positive, not {count}")
-        values = tuple(
-            _check_value(v, col, f"{p}/{j + 1}")
-            for j, (v, col) in enumerate(zip(frame[1:], columns, strict=False))
-        )
-        try:
-            values = tuple(check_inputs(values))
-        except InputError as exc:
-            raise invalid(p, str(exc)) from None
-        total += count
-        if total > steps:
-            raise invalid(
-                p + "/0", f"run-length counts add up to more than the declared {steps} steps"
-            )
-        yield p, count, values
+    for start in range(0, len(frames), _CHUNK):
+        chunk = frames[start : start + _CHUNK]
+        runs = _checked_chunk(chunk, columns)
+        if runs is None:
+            runs = [_check_frame(f, columns, f"/frames/{start + i}") for i, f in enumerate(chunk)]
+        chunk_total = sum(count for count, _ in runs)
+        if total + chunk_total > steps:
+            for i, (count, _) in enumerate(runs):
+                total += count
+                if total > steps:
+                    raise invalid(
+                        f"/frames/{start + i}/0",
+                        f"run-length counts add up to more than the declared {steps} steps",
+                    )
+        total += chunk_total
+        out.extend(runs)
+        if consume:
+            frames[start : start + _CHUNK] = [None] * len(chunk)
+        del chunk
     if total != steps:
         raise invalid(
             "/frames", f"run-length counts add up to {total} steps, but /steps declares {steps}"
         )
+    return tuple(out)
 
 
 def _engine_channels(input_version: int, path: str) -> tuple:
@@ -426,11 +574,24 @@ def _engine_channels(input_version: int, path: str) -> tuple:
     return tuple(engine_inputs.CHANNELS)
 
 
-def _validate_frames(frames: Any, channels: tuple, steps: int) -> tuple:
-    from engine import inputs as engine_inputs
-
-    runs = check_runs(frames, channels, steps, engine_inputs.validate_inputs)
-    return tuple((count, values) for _, count, values in runs)
+def check_rates(doc: dict) -> tuple[int, int]:
+    """``(host_hz, substep_hz)``: the substep rate within the range a definition allows
+    (``engine.definition.SUBSTEP_HZ_MIN..MAX``), the host rate from 1 Hz up to it."""
+    for key in ("substep_hz", "host_hz"):
+        require(doc, key, is_int(doc[key]), "an integer")
+    substep_hz = doc["substep_hz"]
+    if not SUBSTEP_HZ_MIN <= substep_hz <= SUBSTEP_HZ_MAX:
+        raise invalid(
+            "/substep_hz",
+            f"{shown(substep_hz)} Hz is outside the substep rates a vehicle definition allows "
+            f"[{SUBSTEP_HZ_MIN}, {SUBSTEP_HZ_MAX}]",
+        )
+    host_hz = doc["host_hz"]
+    if not 1 <= host_hz <= substep_hz:
+        raise invalid(
+            "/host_hz", f"{shown(host_hz)} Hz is outside [1, {substep_hz}] (up to /substep_hz)"
+        )
+    return host_hz, substep_hz
 
 
 def _validate_definition(definition: Any, declared_hash: Any) -> dict:
@@ -479,16 +640,18 @@ def _validate_json_data(v: Any, path: str, depth: int = 0) -> None:
         raise invalid(path, "must be finite")
 
 
-def from_document(doc: Any) -> Recording:
+def from_document(doc: Any, budget: Budget = DEFAULT_BUDGET, consume: bool = False) -> Recording:
     """Validate a parsed JSON document and build the :class:`Recording` (or, for the
-    CommonRoad format, the :class:`replay.commonroad.CommonRoadRecording`)."""
+    CommonRoad format, the :class:`replay.commonroad.CommonRoadRecording`); the drive it
+    declares must fit ``budget``. With ``consume`` the document's frames are used up
+    (:func:`check_runs`): for a document nobody else holds."""
     if not isinstance(doc, dict):
         raise invalid("", f"a recording is a JSON object, not {type_name(doc)}")
     fmt = doc.get("format")
     if fmt == CR_FORMAT_NAME:  # a drive of the CommonRoad daemon (ADR 0090)
         from replay import commonroad
 
-        return commonroad.from_document(doc)
+        return commonroad.from_document(doc, budget, consume)
     if fmt != FORMAT_NAME:
         if "format" not in doc:
             raise invalid(
@@ -505,17 +668,16 @@ def from_document(doc: Any) -> Recording:
         check_version_and_keys(doc, 1, KEYS_V1, "recording format version")
     else:
         check_version_and_keys(doc, FORMAT_VERSION, KEYS, "recording format version")
+    check_header_numbers(doc)
     claims = _validate_claims(doc["claims"], doc.get("steps")) if version == 2 else None
     check_provenance({**doc, "final_hash": claims["final_hash"]} if claims else doc)
     for key in ("preset", "drive", "track"):
         check_label(doc, key)
-    for key in ("host_hz", "substep_hz"):
-        v = doc[key]
-        require(doc, key, is_int(v), "an integer")
-        if not (1 <= v <= MAX_RATE_HZ):
-            raise invalid(f"/{key}", f"{v} Hz is outside [1, {MAX_RATE_HZ}]")
+    host_hz, substep_hz = check_rates(doc)
     require(doc, "input_version", is_int(doc["input_version"]), "an integer")
-    steps = check_steps(doc, MAX_DURATION_S * doc["host_hz"])
+    steps = check_steps(doc, budget)
+    sim_us = -(-steps * 1_000_000 // host_hz)
+    check_budget(budget, "/steps", sim_us, steps, steps * substep_hz // host_hz)
     require(doc, "initial", isinstance(doc["initial"], dict), "an object")
     _validate_json_data(doc["initial"], "/initial")
     engine_channels = _engine_channels(doc["input_version"], "/input_version")
@@ -526,7 +688,7 @@ def from_document(doc: Any) -> Recording:
     )
     definition = _validate_definition(doc["definition"], doc["definition_hash"])
     _validate_setup(definition, doc["host_hz"], doc["substep_hz"], doc["initial"])
-    frames = _validate_frames(doc["frames"], engine_channels, steps)
+    frames = check_runs(doc["frames"], engine_channels, steps, consume)
     return Recording(
         definition=definition,
         definition_hash=doc["definition_hash"],
@@ -562,15 +724,16 @@ def _validate_claims(claims: Any, steps: Any) -> dict:
     marks = claims["checkpoints"]
     if not isinstance(marks, list):
         raise invalid("/claims/checkpoints", f"must be an array, not {type_name(marks)}")
-    last = steps if is_int(steps) else 0
-    expected = [n for n in range(0, last + 1, every)] if marks else []  # [] claims none
-    if len(marks) != len(expected):
+    last = steps if is_int(steps) and steps >= 0 else 0
+    # counted, not listed: the declared steps are not yet checked against the budget
+    expected = last // every + 1 if marks else 0  # [] claims none
+    if len(marks) != expected:
         raise invalid(
             "/claims/checkpoints",
-            f"{len(marks)} checkpoints, but {last} steps every {every} make {len(expected)}",
+            f"{len(marks)} checkpoints, but {last} steps every {every} make {expected}",
         )
     checkpoints = []
-    for i, (mark, n) in enumerate(zip(marks, expected, strict=True)):
+    for i, (mark, n) in enumerate(zip(marks, range(0, expected * every, every), strict=True)):
         where = f"/claims/checkpoints/{i}"
         ok = isinstance(mark, list) and len(mark) == 2 and mark[0] == n and is_int(mark[0])
         if not ok or not is_hex16(mark[1]):
@@ -609,38 +772,89 @@ def _validate_lap(lap: Any, i: int) -> dict:
 # ----------------------------------------------------------------------------- public API
 
 
-def loads(text: str) -> Recording:
-    """Parse and validate a recording from its JSON text."""
+def loads(text: str, budget: Budget = DEFAULT_BUDGET) -> Recording:
+    """Parse and validate a recording from its JSON text; it must fit ``budget``."""
     if not isinstance(text, str):
         raise RecordingError(f"a recording is text, not {type(text).__name__}")
-    if len(text) > MAX_BYTES:
-        raise invalid("", f"too large ({len(text)} characters; the limit is {MAX_BYTES} bytes)")
-    return from_document(parse_json(text))
+    if len(text) > budget.max_file_bytes:
+        raise invalid(
+            "",
+            f"too large ({len(text)} characters; the limit is {budget.max_file_bytes} bytes)",
+        )
+    with _collector_paused():
+        return from_document(parse_json(text), budget, consume=True)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a recording is parsed and checked.
+
+    JSON data has no reference cycles, but a large recording is millions of lists and
+    tuples, and every collection would walk all of them again: that, not the parsing,
+    made a large load slow. Reference counting still frees everything as usual.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _not_regular(mode: int) -> str | None:
+    """What a file that is not a regular file is (None for a regular file)."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
 
 
 def read_bytes_limited(path: str | os.PathLike, limit: int = MAX_BYTES) -> bytes:
-    """The bytes of ``path``, refusing anything larger than ``limit`` before reading it."""
+    """The bytes of the regular file ``path``, refusing anything larger than ``limit``.
+
+    A FIFO, device, socket or directory is refused from its ``stat``, before it is
+    opened (opening a FIFO for reading waits for a writer); the file is opened
+    non-blocking and checked again, so one swapped in meanwhile cannot hang the read.
+    """
     p = Path(path)
     try:
-        st = p.stat()
+        st = os.stat(p)
     except FileNotFoundError:
         raise RecordingError(f"{p}: no such file") from None
     except OSError as exc:
         raise RecordingError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    if p.is_dir():
-        raise RecordingError(f"{p}: is a directory, not a recording")
+    _refuse_irregular(p, st, limit)
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise RecordingError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as fh:
+        _refuse_irregular(p, os.fstat(fd), limit)
+        try:
+            data = fh.read(limit + 1)  # bounded even if the file grows or lies about its size
+        except OSError as exc:
+            raise RecordingError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise RecordingError(f"{p}: too large (more than {limit} bytes)")
+    return data
+
+
+def _refuse_irregular(p: Path, st: os.stat_result, limit: int) -> None:
+    kind = _not_regular(st.st_mode)
+    if kind is not None:
+        raise RecordingError(f"{p}: is {kind}, not a recording file")
     if st.st_size > limit:
         raise RecordingError(
             f"{p}: too large ({st.st_size} bytes; recordings are limited to {limit} bytes)"
         )
-    try:
-        with open(p, "rb") as fh:
-            data = fh.read(limit + 1)  # bounded even if the file grows or lies about its size
-    except OSError as exc:
-        raise RecordingError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > limit:
-        raise RecordingError(f"{p}: too large (more than {limit} bytes)")
-    return data
 
 
 def decode_utf8(data: bytes, source: str) -> str:
@@ -652,13 +866,20 @@ def decode_utf8(data: bytes, source: str) -> str:
         ) from None
 
 
-def load(path: str | os.PathLike) -> Recording:
-    """Read, parse and validate the recording at ``path``; errors name the file and the field."""
-    data = read_bytes_limited(path)
-    text = decode_utf8(data, str(path))
+def _read_text(path: str | os.PathLike, limit: int) -> str:
+    # The bytes are dropped as soon as they are decoded: only the text and then the
+    # parsed document are held, which keeps a large recording's peak memory down.
+    return decode_utf8(read_bytes_limited(path, limit), str(path))
+
+
+def load(path: str | os.PathLike, budget: Budget = DEFAULT_BUDGET) -> Recording:
+    """Read, parse and validate the recording at ``path`` within ``budget``; errors name
+    the file and the field."""
     try:
-        return loads(text)
+        return loads(_read_text(path, budget.max_file_bytes), budget)
     except RecordingError as exc:
+        if str(exc).startswith(f"{path}: "):
+            raise
         raise RecordingError(f"{path}: {exc}") from None
 
 
@@ -723,41 +944,9 @@ def dumps(rec: Recording) -> str:
     return dump_document(to_document(rec), KEYS, ("definition", "initial"))
 
 
-def _file_mode(path: Path) -> int:
-    """The mode a rewritten file keeps, or what a new file gets from the umask."""
-    try:
-        return path.stat().st_mode & 0o777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
-def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` atomically: temp file in the same directory, fsync, rename."""
-    p = Path(path)
-    directory = p.parent if str(p.parent) else Path(".")
-    if not directory.is_dir():
-        raise SkidpadError(f"{p}: directory {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=directory)
-    try:
-        os.chmod(tmp, _file_mode(p))  # mkstemp makes 0600; give the file its usual mode
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, p)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
 def save(rec: Recording, path: str | os.PathLike) -> None:
-    """Write ``rec`` to ``path`` atomically (never a half-written file)."""
-    atomic_write_text(path, dumps(rec))
+    """Write ``rec`` to ``path`` through :mod:`replay.output` (never a half-written file)."""
+    output.write_text(path, dumps(rec))
 
 
 def definition_for_replay(rec: Recording, use_preset: bool = False) -> dict:

@@ -91,6 +91,19 @@ def _check_names(given: list | None, known: tuple, what: str) -> list:
     return [k for k in known if k in given]
 
 
+def _preflight(args: argparse.Namespace) -> None:
+    """What --bless and --docs will write can be written, before any scenario runs."""
+    from replay import output  # strict: allow layering -- scenarios write files through replay
+
+    outputs = [vrun.GOLDEN_PATH] if args.bless else []
+    if args.docs:
+        from scenarios.validation import report  # strict: allow layering -- own package
+
+        outputs += report.OUTPUTS
+    # a folder not made yet is made at the write (and refused there in one line if it cannot be)
+    output.preflight([p for p in outputs if p.parent.is_dir()])
+
+
 def _with_courses(names: list, args: argparse.Namespace) -> list:
     """The scenarios to run, the lane change replaced by the scenario of each course asked."""
     courses = _check_names(args.course, tuple(vrun.LANE_CHANGE_COURSES), "course")
@@ -112,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise SkidpadError("--jobs: must be >= 1")
     golden = vrun.load_golden()
+    _preflight(args)
     tasks = [(p, n) for p in presets for n in names]
     # the longest tasks first so the workers finish together
     order = (

@@ -15,6 +15,7 @@ import pytest
 from engine import definition as engine_definition
 from engine import inputs as engine_inputs
 from replay import recording
+from replay.output import OutputError
 from replay.recording import Recording, RecordingError
 
 SCHEMA_PATH = Path(recording.__file__).with_name("recording.schema.json")
@@ -95,7 +96,7 @@ def test_save_is_atomic_and_leaves_no_temp_files(tmp_path: Path, monkeypatch) ->
         raise OSError("disk full")
 
     monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(OSError):
+    with pytest.raises(OutputError, match="disk full"):
         recording.save(make_recording([frame(throttle=0.75)] * 3), target)
     assert target.read_bytes() == first
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]

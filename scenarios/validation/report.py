@@ -22,8 +22,6 @@ here only.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 from engine.definition import PRESET_NAMES
@@ -36,17 +34,10 @@ PNG_DIR = ROOT / "docs" / "validation"
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from replay import output  # strict: allow layering -- scenarios write files through replay
+
+    output.make_directory(path.parent)
+    output.write_bytes(path, data)
 
 
 def _save(fig: object, path: Path) -> None:
@@ -268,6 +259,15 @@ def markdown(results: dict, wall_s: float | None, before: str | None = None) -> 
     head.append("![ISO 3888-2](validation/lane_change_3888_2.png)")
     return "\n".join(head) + "\n" + TEXT
 
+
+#: Every file :func:`write` replaces, for a preflight before the scenarios run.
+OUTPUTS = (
+    DOC,
+    PNG_DIR / "iso4138.png",
+    PNG_DIR / "step_steer.png",
+    PNG_DIR / "lane_change.png",
+    PNG_DIR / "lane_change_3888_2.png",
+)
 
 WALL_LINE = "Wall time of the run that generated this page:"
 UPDATED_LINE = "Updated since by a run of"

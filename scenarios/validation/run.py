@@ -13,8 +13,6 @@ by :func:`bless` (atomic: temp file + rename), which reports what changed.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -293,17 +291,10 @@ def bless(results: dict, path: Path = GOLDEN_PATH, extra: dict | None = None) ->
     if extra:
         new.update(extra)
     text = json.dumps(new, indent=1, sort_keys=True) + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".validation.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from replay import output  # strict: allow layering -- scenarios write files through replay
+
+    output.make_directory(path.parent)
+    output.write_text(path, text)
     return changes
 
 

@@ -1,0 +1,227 @@
+"""Every file a command writes goes through here (ADR 0115).
+
+A write goes to a temporary file beside the destination, is fsynced, and is
+renamed over the destination, so a reader sees the old file or the new one,
+never half of either. It only ever replaces a regular file (or nothing): a
+destination that is a directory, a device, a FIFO or a socket, or that is one
+of the command's own input files, is refused with :class:`OutputError`. A
+symlink destination is written through: the file it points at is replaced
+and the link itself stays; a link that points nowhere is refused.
+
+Commands call :func:`preflight` on every output before any simulation
+starts: it makes the same checks and proves the directory writable by
+creating and removing a temporary file there, so a drive never runs for
+minutes only to find it cannot save its result. A write that fails anyway
+(disk full, permission) leaves the old file as it was and no temporary file
+behind, and raises :class:`OutputError` with one line saying why.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from engine.errors import SkidpadError
+
+PathLike = str | os.PathLike
+
+
+class OutputError(SkidpadError):
+    """An output cannot be written where it was asked for; nothing was written."""
+
+
+def _kind(mode: int) -> str:
+    """What a non-regular file is, in words."""
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
+def resolve(path: PathLike) -> Path:
+    """The file a write to ``path`` replaces: ``path`` itself, or the file its symlink names."""
+    p = Path(path)
+    if not p.is_symlink():
+        return p
+    try:
+        return Path(os.path.realpath(p, strict=True))
+    except FileNotFoundError:
+        raise OutputError(
+            f"{p}: is a symlink to {os.readlink(p)}, which does not exist; "
+            "an output is written through a symlink only to an existing file"
+        ) from None
+    except OSError as exc:
+        raise OutputError(f"{p}: cannot follow the symlink: {_reason(exc)}") from None
+
+
+def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _input_stats(inputs: Iterable[PathLike]) -> list[tuple[PathLike, os.stat_result]]:
+    out = []
+    for f in inputs:
+        try:
+            out.append((f, os.stat(f)))
+        except OSError:
+            continue  # an input that is not there cannot be overwritten
+    return out
+
+
+def check_target(path: PathLike, inputs: Iterable[PathLike] = ()) -> Path:
+    """The regular file (or free name) a write to ``path`` will replace; OutputError if none.
+
+    Refused: a directory, device, FIFO or socket; a dangling symlink; a
+    destination whose directory does not exist; the same file as any of
+    ``inputs`` (compared by device and inode, so another name or a hard link
+    for the input is caught too).
+    """
+    target = resolve(path)
+    try:
+        st: os.stat_result | None = os.lstat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write here: {_reason(exc)}") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise OutputError(
+            f"{path}: is {_kind(st.st_mode)}, not a regular file; an output only ever "
+            "replaces a regular file"
+        )
+    directory = target.parent
+    if not directory.is_dir():
+        raise OutputError(f"{path}: directory {directory} does not exist")
+    if st is not None:
+        for f, ist in _input_stats(inputs):
+            if _same_file(st, ist):
+                raise OutputError(f"{path}: is the input {f}; refusing to write over an input")
+    return target
+
+
+def _probe_writable(directory: Path, path: PathLike) -> None:
+    """Create and remove a temporary file in ``directory``: the one sure test of writability."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".skidpad-probe.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write in {directory}: {_reason(exc)}") from None
+    os.close(fd)
+    os.unlink(tmp)
+
+
+def check_directory(directory: PathLike) -> Path:
+    """``directory`` exists, is a directory and takes new files (an output will go in it)."""
+    d = Path(directory)
+    if not d.is_dir():
+        raise OutputError(f"{d}: is not an existing directory")
+    _probe_writable(d, d)
+    return d
+
+
+def make_directory(directory: PathLike) -> Path:
+    """Create ``directory`` (and its parents) for outputs; OutputError in one line if not."""
+    d = Path(directory)
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{d}: cannot create the directory: {_reason(exc)}") from None
+    return check_directory(d)
+
+
+def preflight(outputs: Sequence[PathLike], inputs: Iterable[PathLike] = ()) -> list[Path]:
+    """Check every output before any work: each can be written, none is an input, no two
+    name the same file. Returns the files the writes will replace, in order."""
+    inputs = list(inputs)
+    targets = []
+    seen: dict[str, PathLike] = {}
+    for out in outputs:
+        target = check_target(out, inputs)
+        key = os.path.realpath(target)
+        if key in seen:
+            raise OutputError(f"{out}: is written twice in one run (also as {seen[key]})")
+        seen[key] = out
+        _probe_writable(target.parent, out)
+        targets.append(target)
+    return targets
+
+
+def _mode_for(target: Path) -> int:
+    """The mode a rewritten file keeps, or what a new file gets from the umask."""
+    try:
+        return os.stat(target).st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _sync_directory(directory: Path) -> None:
+    """Make the rename itself durable; a file system that cannot fsync a directory is fine."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_bytes(path: PathLike, data: bytes, inputs: Iterable[PathLike] = ()) -> Path:
+    """Write ``data`` to ``path``: temp file beside it, fsync, rename. Returns the file written.
+
+    The destination is checked again (:func:`check_target`) just before the
+    write, since a run can be long. On any failure the old file is intact
+    and the temporary file is gone.
+    """
+    target = check_target(path, inputs)
+    existed = target.exists()
+    kept = "the old file is unchanged" if existed else "nothing written"
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write: {_reason(exc)}; {kept}") from None
+    try:
+        try:
+            os.fchmod(fd, _mode_for(target))  # mkstemp makes 0600; give the file its usual mode
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        if isinstance(exc, OSError):
+            raise OutputError(f"{path}: cannot write: {_reason(exc)}; {kept}") from None
+        raise
+    _sync_directory(target.parent)
+    return target
+
+
+def write_text(path: PathLike, text: str, inputs: Iterable[PathLike] = ()) -> Path:
+    """:func:`write_bytes` of ``text`` as UTF-8 (newlines as given)."""
+    return write_bytes(path, text.encode("utf-8"), inputs)
