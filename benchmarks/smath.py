@@ -1,4 +1,4 @@
-"""ns per call of every strict math function against the platform's ``math`` (DESIGN §14).
+"""ns per call of every strict math function against the platform's ``math`` (ADR 0023).
 
 Usage: ``python benchmarks/smath.py [--repeat R] [--number N] [--functions a,b] [--json]``
 

@@ -6,7 +6,7 @@ warm-up, and prints µs per substep — host-step work (inputs, steering
 geometry, telemetry) included — as CPU time of this process (so the other
 jobs on a shared machine count as little as possible; wall time is printed
 beside it), best of ``--repeat`` runs, and the real-time factor
-``1e6 / (µs · substep_hz)`` from the CPU figure. DESIGN §14 target: >= 10x in
+``1e6 / (µs · substep_hz)`` from the CPU figure. ADR 0023 target: >= 10x in
 CPython 3.11.
 
     python benchmarks/substep.py [--seconds 3] [--repeat 3] [--assists on|off|preset]

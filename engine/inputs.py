@@ -1,6 +1,6 @@
 """The host-step input channels: names, ranges, defaults, and their validation.
 
-Inputs change only at host steps (DESIGN §6). A step's inputs are a sequence
+Inputs change only at host steps (docs/architecture.md §2). A step's inputs are a sequence
 in :data:`CHANNELS` order (or a dict name -> value, see
 :func:`inputs_from_mapping`). The set of channels is data: adding a channel
 (the drivetrain issue adds gear requests and assist switches) appends a

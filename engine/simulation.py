@@ -2,7 +2,7 @@
 
 ``Simulation(definition, substep_hz=None, host_hz=100, initial=None, path=None)``
 advances in host steps; host step k runs ``(k+1)·S//H - k·S//H`` substeps
-of ``h = 1/S`` (DESIGN §6: integer ticks, never accumulated float time).
+of ``h = 1/S`` (docs/architecture.md §2: integer ticks, never accumulated float time).
 Inputs change only at host steps; what depends only on them (steering
 geometry, brake capacities, pedal) is computed once per host step.
 
@@ -518,7 +518,7 @@ class Simulation:
 
     # ------------------------------------------------------------------ queries
     def state_hash(self) -> str:
-        """The state hash (DESIGN §5) after the last host step."""
+        """The state hash (docs/architecture.md §2) after the last host step."""
         return LAYOUT.hash(self.step_count, self.state)
 
     def telemetry(self) -> Telemetry:

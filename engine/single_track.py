@@ -1,6 +1,6 @@
 """Single-track (bicycle) model from the same definition, and the linear-theory understeer gradient.
 
-The cross-check of the four-wheel model (DESIGN §11, §15; ISO 4138). Both
+The cross-check of the four-wheel model (docs/architecture.md §6; ISO 4138). Both
 wheels of an axle are lumped into one, each tire at its **static** load on
 flat ground, with the four-wheel model's own tire law (:mod:`engine.tire`,
 steady state: deflection = σ·slip), pneumatic trail and front compliance

@@ -1,4 +1,4 @@
-"""Named, flat simulation state and its hash (DESIGN §5).
+"""Named, flat simulation state and its hash (docs/architecture.md §2).
 
 The state of a simulation is one flat Python list of floats and ints. A
 :class:`StateLayout` names every slot (``body.vx``, ``wheel.FL.omega``,

@@ -1,4 +1,4 @@
-"""The ``skidpad`` command line (DESIGN §12); also ``python -m replay``.
+"""The ``skidpad`` command line (docs/architecture.md §7); also ``python -m replay``.
 
 Every subcommand prints a human table by default and JSON with ``--json``, and
 exits 0 on success, 1 on a mismatch or failed check, 2 on bad input (one line

@@ -1,4 +1,4 @@
-"""``skidpad diff A B``: where two runs parted (DESIGN §10).
+"""``skidpad diff A B``: where two runs parted (docs/architecture.md §2).
 
 A and B may be:
 

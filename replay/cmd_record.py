@@ -1,4 +1,4 @@
-"""``skidpad record``: drive a preset and write a recording (DESIGN §7, §12).
+"""``skidpad record``: drive a preset and write a recording (docs/architecture.md §4, §7).
 
     skidpad record --preset sportsRwd --drive scripted -o sportsRwd-scripted.json
     skidpad record --preset all --drive scripted,lap -o recordings/

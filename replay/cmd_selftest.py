@@ -1,4 +1,6 @@
-"""``skidpad selftest``: the math self-test hash vs ``hashes/math.json`` (DESIGN §4, §12).
+"""``skidpad selftest``: the math self-test hash vs ``hashes/math.json``.
+
+See docs/architecture.md §3, §7.
 
 Prints the hash of the strict math on the fixed battery of
 ``engine.smath.selftest`` and compares it with the golden value in

@@ -1,4 +1,4 @@
-"""Where two runs parted (DESIGN §10).
+"""Where two runs parted (docs/architecture.md §2).
 
 The search narrows in three steps:
 

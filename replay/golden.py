@@ -1,4 +1,6 @@
-"""Golden hashes (DESIGN §8): ``hashes/<recording-stem>.json`` and ``hashes/math.json``.
+"""Golden hashes: ``hashes/<recording-stem>.json`` and ``hashes/math.json``.
+
+See docs/architecture.md §4.
 
 A golden file records what the current physics produces for one recording::
 

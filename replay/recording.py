@@ -1,4 +1,6 @@
-"""The recording format (DESIGN §7): a drive's inputs, and everything needed to replay them.
+"""The recording format: a drive's inputs, and everything needed to replay them.
+
+See docs/architecture.md §4.
 
 A recording is one UTF-8 JSON object (schema: ``replay/recording.schema.json``)::
 

@@ -1,4 +1,6 @@
-"""The replayer: rebuild a simulation from a recording alone and hash its run (DESIGN §5, §7).
+"""The replayer: rebuild a simulation from a recording alone and hash its run.
+
+See docs/architecture.md §2, §4.
 
 ``replay(rec)`` builds ``Simulation(definition, substep_hz, host_hz, initial)``
 from the recording (its embedded definition, or today's preset when

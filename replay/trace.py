@@ -1,6 +1,6 @@
 """Tracing a replay: a hash per substep, stage values, and trace files for ``skidpad diff``.
 
-The engine calls a probe (DESIGN §10, brief "probe protocol") with
+The engine calls a probe (docs/architecture.md §2, brief "probe protocol") with
 ``probe.stage(name, values)`` after each physics stage of a substep and
 ``probe.substep(tick, state)`` at the end of every substep. :class:`TraceProbe`
 turns those calls into:
@@ -99,7 +99,7 @@ class TraceProbe:
 
 
 def ticks_of_step(k: int, host_hz: int, substep_hz: int) -> range:
-    """The substep indices (0-based) that host step ``k`` (0-based) runs: DESIGN §6."""
+    """The substep indices (0-based) that host step ``k`` (0-based) runs (architecture §2)."""
     return range(k * substep_hz // host_hz, (k + 1) * substep_hz // host_hz)
 
 

@@ -2,7 +2,7 @@
 
 It reads only the simulation's telemetry (position, heading, speed) and the
 vehicle definition, and computes with strict math (``engine.smath``, the
-operations of DESIGN §3): its inputs are recorded and feed the state hash,
+operations of docs/architecture.md §3): its inputs are recorded and feed the state hash,
 and a replay of the recording must reproduce the closed-loop run's final
 hash exactly, so the driver itself must compute the same bits everywhere.
 

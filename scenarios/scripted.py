@@ -1,4 +1,6 @@
-"""The fixed 30 s scripted drive: the same open-loop input script for every preset (DESIGN §5).
+"""The fixed 30 s scripted drive: the same open-loop input script for every preset.
+
+See docs/architecture.md §2.
 
 Its final state hash is the preset's *scripted drive hash*. The script is
 data: for each input channel (``engine.inputs``: ``throttle``, ``brake``,

@@ -22,7 +22,7 @@ State (``layout``, version per model): the model's states as ``model.*``
 plus ``clock.*`` (integer time and substep count), ``battery.soc``,
 ``trip.*``, and ``safety.*`` (stage, blend, drift flag, last toggle level and
 the previous detector metrics used for the rate thresholds). The hash is
-``layout.hash(step_count, state)`` (DESIGN §5).
+``layout.hash(step_count, state)`` (docs/architecture.md §2).
 
 ``reset(model=, vehicle=)`` swaps model and/or vehicle in place, keeping the
 configured parameters (powertrain and safety overrides, steering gain, drift
@@ -502,7 +502,7 @@ class CommonRoadDaemon:
     # --- read-only views ------------------------------------------------------------------------
 
     def state_hash(self) -> str:
-        """The 16-hex state hash at the current host step (DESIGN §5)."""
+        """The 16-hex state hash at the current host step (docs/architecture.md §2)."""
         return self.layout.hash(self.step_count, self.state)
 
     def telemetry(self) -> Telemetry:

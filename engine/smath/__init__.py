@@ -1,6 +1,6 @@
 """Strict elementary functions: bit-identical results in every Python runtime.
 
-Written only with the operations DESIGN §3 allows (``+ - * /``, comparisons,
+Written only with the operations docs/architecture.md §3 allows (``+ - * /``, comparisons,
 ``math.sqrt``/``floor``/``fabs``/``copysign``/``isfinite``, ``struct``, Python
 integers), so CPython on glibc and Pyodide on musl compute the same bits.
 Every function is accurate to below 1 ulp against a 100-bit mpmath oracle

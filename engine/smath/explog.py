@@ -1,7 +1,7 @@
 """Strict exp, expm1, log, log1p, pow, sinh, cosh, tanh, hypot, cbrt.
 
 Same names, arguments, special values and exceptions as Python's ``math``
-(C99 Annex F), written only with the operations DESIGN §3 allows, so every
+(C99 Annex F), written only with the operations docs/architecture.md §3 allows, so every
 runtime computes the same bits. Accuracy: below 1 ulp on every point tested
 against mpmath at >= 120 bits, most results correctly rounded
 (``tests/test_smath_explog.py``; ``nox -s accuracy``). Tables and polynomial

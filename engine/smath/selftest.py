@@ -1,4 +1,6 @@
-"""The math self-test (DESIGN §4): a fixed battery of inputs, their results, and one hash.
+"""The math self-test: a fixed battery of inputs, their results, and one hash.
+
+See docs/architecture.md §3.
 
 Every runtime computes :func:`selftest_hash` before it replays anything. If it
 differs from the golden value in ``hashes/math.json``, the strict math does not

@@ -1,6 +1,6 @@
 """Strict trigonometric functions: sin, cos, tan, asin, acos, atan, atan2 (radians).
 
-Only the operations of DESIGN §3 are used (``+ - * /``, comparisons,
+Only the operations of docs/architecture.md §3 are used (``+ - * /``, comparisons,
 ``math.sqrt``/``copysign``, ``struct``, Python integers), so every runtime
 computes the same bits. Errors stay below 1 ulp on every double tried and
 most results are correctly rounded (``tests/test_smath_trig.py``,
