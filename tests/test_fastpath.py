@@ -179,9 +179,17 @@ def test_only_numbers_are_folded() -> None:
         fastpath.num(math.inf)
 
 
-def test_a_definition_with_a_constant_that_has_no_literal_runs_the_stages() -> None:
+def test_a_definition_with_a_constant_that_has_no_literal_runs_the_stages(monkeypatch) -> None:
+    # the definition's upper bounds keep every folded constant finite; a constant that still
+    # had no literal (inf) is refused by the folding, and the simulation then runs the stages
+    with pytest.raises(fastpath.Unfoldable):
+        fastpath.num(1e300 * 1e300)
     d = load_preset("sportsRwd")
-    d["tires"]["front"]["sliding_slip"] = 1e300  # its square, folded by the fast path, is inf
+
+    def unfoldable(sim):
+        return fastpath.num(float("inf"))
+
+    monkeypatch.setattr(fastpath, "build", unfoldable)
     fast = Simulation(d, initial={"speed_mps": 10.0})
     slow = Simulation(d, initial={"speed_mps": 10.0}, path="readable")
     frames = [(0.3, 0.0, 0.05, 0.0)] * 20
