@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from parity.executor import add_scheduler_argument
 from parity.harness import RUNTIME_NAMES, run_parity
 from replay.progress import Progress
 from replay.terminal import printable_lines
@@ -60,8 +61,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=1,
         metavar="N",
-        help="runtimes run at the same time (default 1: one after the other)",
+        help="runtimes run at the same time (default 1: one after the other); with "
+        "--scheduler local, the number of dask workers",
     )
+    add_scheduler_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -110,6 +113,7 @@ def _run_parity(args: argparse.Namespace, names: list[str], root: Path, bar: Pro
         as_json=args.json,
         diff=not args.no_diff,
         jobs=args.jobs,
+        scheduler=args.scheduler,
         progress=bar.note,
         counter=bar,
         out=_print_printable,

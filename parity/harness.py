@@ -64,7 +64,6 @@ import tempfile
 import time
 import zipfile
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -196,11 +195,14 @@ def run_runtime(
     progress: Progress = _stderr_progress,
     factory: RuntimeFactory | None = None,
     tick: Callable[[], None] = _no_tick,
+    selftest: bool = True,
 ) -> RuntimeRun:
     """Start ``name``, run its self-test and every recording, stop it. Never raises for a
     runtime that is unavailable or fails: the returned run says what happened.
     ``factory(name)`` replaces ``make_runtime`` (tests plant a perturbed runtime with it).
-    ``tick()`` is called after the self-test and after each recording (a progress count)."""
+    ``tick()`` is called after the self-test and after each recording (a progress count).
+    Without ``selftest`` the math hash is not computed (a batch whose runtime another task
+    self-tests)."""
     run = RuntimeRun(name)
     began = time.perf_counter()
     runtime: Runtime | None = None
@@ -215,14 +217,17 @@ def run_runtime(
             f"[{name}] ready in {run.info.get('startup_s', 0.0):.2f} s ({run.info.get('version')}"
             + (f"; {run.info['source']})" if run.info.get("source") else ")")
         )
-        response = runtime.run({"selftest": True, "recordings": []}, timeout_s=request_timeout_s)
+        response = runtime.run(
+            {"selftest": selftest, "recordings": []}, timeout_s=request_timeout_s
+        )
         run.math_hash = response.get("math_hash")
         run.math_error = response.get("math_error")
         run.info.setdefault("python", response.get("python"))
         run.info.setdefault("platform", response.get("platform"))
         run.info.setdefault("code_hash", response.get("code_hash"))
-        progress(f"[{name}] math hash {run.math_hash or 'ERROR: ' + str(run.math_error)}")
-        tick()
+        if selftest:
+            progress(f"[{name}] math hash {run.math_hash or 'ERROR: ' + str(run.math_error)}")
+            tick()
         for i, rec in enumerate(recordings, 1):
             progress(f"[{name}] {rec.name} ({i}/{len(recordings)})")
             request = {
@@ -959,6 +964,63 @@ def _all_installed(names: Sequence[str]) -> bool:
     return installed_harness() and all(n == here for n in names)
 
 
+def _quiet(_message: str) -> None:
+    """Progress of a task on a cluster: its lines would print on the worker, not here."""
+
+
+def _run_runtimes(
+    names: Sequence[str],
+    recordings: Sequence[RecordingFile],
+    factory: RuntimeFactory,
+    scheduler: str | None,
+    jobs: int,
+    progress: Progress,
+    counter: Any,
+    **options: Any,
+) -> list[RuntimeRun]:
+    """One task per runtime, on the executor; the runs in the order of ``names``.
+
+    Runtimes are separate processes (interpreters, Node, browsers), so with ``jobs`` > 1 they
+    share the machine's cores and the table's wall times are those of a shared machine. A task
+    on a cluster cannot print here: its progress counts when it finishes, once, even when dask
+    re-ran it after a worker died."""
+    from parity.executor import make_executor
+
+    remote = scheduler is not None
+    tick = _no_tick if counter is None or remote else counter.advance
+    tasks = [
+        functools.partial(
+            run_runtime,
+            name,
+            list(recordings),
+            factory=factory,
+            progress=_quiet if remote else progress,
+            tick=tick,
+            **options,
+        )
+        for name in names
+    ]
+
+    def lost(i: int, exc: BaseException) -> RuntimeRun:
+        error = f"{names[i]}: the task did not finish on the cluster ({type(exc).__name__}: {exc})"
+        return RuntimeRun(names[i], status="failed", error=error)
+
+    executor = make_executor(scheduler, jobs)
+    runs: list[RuntimeRun | None] = [None] * len(names)
+    try:
+        if remote:
+            progress(f"[parity] running on {executor.description}")
+        for i, run in executor.run(tasks, lost):
+            runs[i] = run
+            if remote:
+                progress(f"[{names[i]}] {run.status} in {run.wall_s:.2f} s")
+                if counter is not None:
+                    counter.advance(1 + len(recordings))
+    finally:
+        executor.close()
+    return [run for run in runs if run is not None]
+
+
 def run_parity(
     names: Sequence[str],
     *,
@@ -978,22 +1040,29 @@ def run_parity(
     factory: RuntimeFactory | None = None,
     jobs: int = 1,
     counter: Any = None,
+    scheduler: str | None = None,
 ) -> int:
     """Run ``names``, print the table (or the JSON report), write the reports; 0 if all ok.
 
     ``jobs`` runtimes run at the same time (each is its own process; the default runs them
-    one after the other, so wall times are those of an otherwise idle machine).
+    one after the other, so wall times are those of an otherwise idle machine). Each runtime
+    is one task of ``parity.executor``: a thread here by default, or a task on a dask cluster
+    with ``scheduler`` ("local": a LocalCluster of ``jobs`` workers; "tcp://HOST:PORT": an
+    existing one; ADR 0145). The report is the same either way.
 
     With ``diff`` (the default), recordings on which the runtimes disagree are re-run with
     tracing in the two runtimes that disagree and the §10 diff is printed (at most three).
     ``factory(name)`` replaces ``make_runtime`` (tests use it to plant a perturbed runtime).
     ``counter`` (a ``replay.progress.Progress``) counts the self-tests and recordings run.
     """
+    from parity.executor import check_scheduler
+
     unknown = [n for n in names if n not in RUNTIME_NAMES]
     if unknown:
         raise HarnessError(
             f"unknown runtime(s) {', '.join(unknown)}; known: {', '.join(RUNTIME_NAMES)}"
         )
+    check_scheduler(scheduler)
     recordings = [] if selftest_only else load_recordings(recording_paths, root)
     _validate_recordings(recordings)
     if factory is None and wheel is None and not _all_installed(names):
@@ -1011,25 +1080,17 @@ def run_parity(
     if counter is not None:
         counter.start(len(names) * (1 + len(recordings)))
 
-    def run_one(name: str) -> RuntimeRun:
-        return run_runtime(
-            name,
-            recordings,
-            checkpoint_every=checkpoint_every,
-            progress=progress,
-            factory=factory,
-            tick=_no_tick if counter is None else counter.advance,
-            **timeouts,
-        )
-
-    if jobs > 1 and len(names) > 1:
-        # Runtimes are separate processes (interpreters, Node, browsers), so they can share
-        # the machine's cores; progress lines carry the runtime's name. Wall times in the
-        # table are then those of a shared machine.
-        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="parity") as pool:
-            runs = list(pool.map(run_one, names))
-    else:
-        runs = [run_one(name) for name in names]
+    runs = _run_runtimes(
+        names,
+        recordings,
+        factory,
+        scheduler,
+        jobs,
+        progress,
+        counter,
+        checkpoint_every=checkpoint_every,
+        **timeouts,
+    )
     if wheel is not None and factory_is_ours:
         _fill_code_from_wheel(runs, wheel)
     hashes_dir = hashes_dir or root / "hashes"
