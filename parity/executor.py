@@ -26,7 +26,7 @@ from typing import Any
 from engine.errors import SkidpadError
 
 INSTALL_HINT = "pip install 'skidpad[scale]'"
-CONNECT_TIMEOUT_S = 30.0
+CONNECT_TIMEOUT_S = 20.0
 
 Task = Callable[[], Any]
 OnError = Callable[[int, BaseException], Any]

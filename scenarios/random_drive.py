@@ -162,20 +162,25 @@ def _band(rng: SplitMix64, bands: tuple) -> tuple[int, int]:
     return bands[-1][0], bands[-1][1]
 
 
-def random_setup(seed: int, presets: tuple[str, ...] = FUZZ_PRESETS) -> FuzzSetup:
+def random_setup(
+    seed: int, presets: tuple[str, ...] = FUZZ_PRESETS, max_substep_hz: int = 20000
+) -> FuzzSetup:
     """A random preset, host and substep rate, surface, grades and initial motion from ``seed``.
 
     The host rate is a common one or any integer in 20-250 Hz; the substep rate is at least
-    the host rate and within the definition's 100-20000 Hz. Initial motion stays moderate
-    (0-40 m/s, a small yaw rate, grades within 15 %) so a drive mostly stays on its wheels."""
+    the host rate and within the definition's 100-20000 Hz, at most ``max_substep_hz`` (a
+    drive's cost grows with it). Initial motion stays moderate (0-40 m/s, a small yaw rate,
+    grades within 15 %) so a drive mostly stays on its wheels."""
     rng = SplitMix64(seed)
     preset = presets[rng.below(len(presets))]
     if rng.below(2):
         host_hz = HOST_RATES[rng.below(len(HOST_RATES))]
     else:
         host_hz = 20 + rng.below(231)
-    lo, hi = _band(rng, SUBSTEP_BANDS)
-    lo = max(lo, host_hz)
+    bands = tuple((lo, min(hi, max_substep_hz), w) for lo, hi, w in SUBSTEP_BANDS)
+    lo, hi = _band(rng, tuple(b for b in bands if b[0] <= b[1]) or bands[:1])
+    hi = max(hi, host_hz)
+    lo = min(max(lo, host_hz), hi)
     substep_hz = lo + rng.below(hi - lo + 1)
     initial = {
         "surface": SURFACES[rng.below(len(SURFACES))],
