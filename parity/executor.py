@@ -118,7 +118,9 @@ class DaskExecutor:
                 host="127.0.0.1",
                 dashboard_address=None,
             )
-            self.description = f"dask LocalCluster of {max(1, jobs)} workers on 127.0.0.1"
+            count = max(1, jobs)
+            plural = "worker" if count == 1 else "workers"
+            self.description = f"dask LocalCluster of {count} {plural} on 127.0.0.1"
             self.client = distributed.Client(self._cluster)
         else:
             try:

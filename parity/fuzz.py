@@ -121,7 +121,7 @@ def run_cell(
     campaign: Campaign, runtime: str, batch: int, factory: RuntimeFactory, timeouts: dict
 ) -> dict[str, Any]:
     """One cell (a task): record the batch's drives, replay them in ``runtime`` (started once)."""
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), _cpu_s()
     made = {i: _recording_file(campaign, i) for i in campaign.batch_drives(batch)}
     recordings = [r for r in made.values() if isinstance(r, RecordingFile)]
     run = run_runtime(
@@ -152,8 +152,18 @@ def run_cell(
         "version": run.info.get("version"),
         "code_hash": run.info.get("code_hash"),
         "wall_s": time.perf_counter() - began,
+        "cpu_s": _cpu_s() - cpu,
         "results": results,
     }
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process and of its finished children (the runtime it stopped):
+    what a cell costs, apart from how busy the machine was."""
+    import resource
+
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def lost_cell(runtime: str, batch: int, exc: BaseException) -> dict[str, Any]:
@@ -408,6 +418,7 @@ def _write(path: Path, text: str) -> None:
 class Outcome:
     cells_run: int = 0
     replays_run: int = 0
+    cpu_s: float = 0.0
     cells_resumed: int = 0
     agree: int = 0
     diverge: int = 0
@@ -462,6 +473,7 @@ def run_campaign(
         if log.add_cell(doc):
             outcome.cells_run += 1
             outcome.replays_run += len(campaign.batch_drives(todo[i][1]))
+            outcome.cpu_s += doc.get("cpu_s", 0.0)
             if bar is not None:
                 bar.note(f"{todo[i][0]} batch {todo[i][1]}")
                 bar.advance()
@@ -496,7 +508,7 @@ def summary_line(campaign: Campaign, outcome: Outcome) -> str:
         f"fuzz: {campaign.drives} drives x {len(campaign.runtimes)} runtimes: "
         f"{outcome.diverge} divergences, {outcome.errors} errors, {outcome.agree} agree "
         f"({outcome.cells_run} cells run{resumed}, {outcome.replays_run} replays, "
-        f"{outcome.wall_s:.1f} s, {rate:.2f} cells/s)"
+        f"{outcome.wall_s:.1f} s, {rate:.2f} cells/s, {outcome.cpu_s:.1f} CPU s in the cells)"
     )
 
 
