@@ -117,6 +117,8 @@ class DaskExecutor:
                 processes=True,
                 host="127.0.0.1",
                 dashboard_address=None,
+                # no dashboard; the scheduler's small HTTP server on loopback, any free port
+                scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
             )
             count = max(1, jobs)
             plural = "worker" if count == 1 else "workers"

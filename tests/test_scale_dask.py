@@ -44,6 +44,7 @@ def cluster():
         processes=True,
         host="127.0.0.1",
         dashboard_address=None,
+        scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
     ) as local:
         yield local
 
@@ -263,6 +264,27 @@ def test_scheduler_without_dask_says_what_to_install(monkeypatch, tmp_path, caps
     assert len(err) == 2 and all("pip install 'skidpad[scale]'" in line for line in err)
 
 
+def _square(x: int) -> int:
+    return x * x
+
+
+def test_the_local_cluster_is_on_loopback_and_yields_each_task_once():
+    import functools
+
+    from parity.executor import DaskExecutor
+
+    executor = DaskExecutor("local", 1)
+    try:
+        info = executor.client.scheduler_info()
+        addresses = [info["address"], *info["workers"]]
+        assert all(a.startswith("tcp://127.0.0.1:") for a in addresses), addresses
+        tasks = [functools.partial(_square, n) for n in (3, 3, 4)]  # equal calls stay two tasks
+        got = sorted(executor.run(tasks, lambda i, exc: None))
+    finally:
+        executor.close()
+    assert got == [(0, 9), (1, 9), (2, 16)]
+
+
 def test_random_setups_stay_in_the_allowed_ranges():
     from engine.simulation import Simulation
     from scenarios.random_drive import HOST_RATES, SURFACES, drive_seed, random_setup
@@ -304,7 +326,8 @@ def test_fuzz_against_a_dask_scheduler_and_two_workers(tmp_path):
     dask = [sys.executable, "-m", "dask"]
     procs = [
         subprocess.Popen(
-            [*dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"],
+            [*dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"]
+            + ["--dashboard-address", "127.0.0.1:0"],
             cwd=ROOT,
             env=env,
             stdout=subprocess.DEVNULL,
