@@ -158,7 +158,7 @@ def run_fuzz(args: argparse.Namespace, campaign, scheduler: str | None, factory=
     CampaignLog(args.out, campaign).open()  # another campaign's log is refused before any work
     factory = factory or _factory(args, campaign.runtimes)
     executor = make_executor(scheduler, args.jobs)
-    bar = Progress(0, "fuzz", unit="cells")
+    bar = Progress(0, "fuzz", unit="tasks")
     try:
         print(f"fuzz: cells on {executor.description}", file=sys.stderr, flush=True)
         outcome = run_campaign(

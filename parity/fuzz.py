@@ -2,8 +2,9 @@
 
 Drive ``i`` of a campaign is ``scenarios.random_drive.random_setup(drive_seed(seed, i))``: a
 random preset, host and substep rate, surface, grades and initial motion, with random inputs.
-The campaign is cut into *cells*: one runtime x one batch of ``batch`` drives. A cell is one
-task (``parity.executor``): it records its drives (the recorder of the worker running it),
+The campaign is cut into tasks of one runtime x one batch of ``batch`` drives (the log's
+"cell" lines; each drive x runtime of it is one cell of the matrix). A task
+(``parity.executor``) records its drives (the recorder of the worker running it),
 starts its runtime once, replays them and returns one result per drive (checkpoint and final
 hashes, and the recording's sha256). Cells stream back as they finish; each is appended to
 ``DIR/cells.jsonl`` as one line, and when every runtime's cell of a batch is in, each drive of
@@ -502,13 +503,13 @@ def _finding_line(campaign: Campaign, verdict: Verdict, folder: Path) -> str:
 
 
 def summary_line(campaign: Campaign, outcome: Outcome) -> str:
-    rate = outcome.cells_run / outcome.wall_s if outcome.wall_s > 0 else 0.0
+    rate = outcome.replays_run / outcome.wall_s if outcome.wall_s > 0 else 0.0
     resumed = f", {outcome.cells_resumed} resumed" if outcome.cells_resumed else ""
     return (
         f"fuzz: {campaign.drives} drives x {len(campaign.runtimes)} runtimes: "
         f"{outcome.diverge} divergences, {outcome.errors} errors, {outcome.agree} agree "
-        f"({outcome.cells_run} cells run{resumed}, {outcome.replays_run} replays, "
-        f"{outcome.wall_s:.1f} s, {rate:.2f} cells/s, {outcome.cpu_s:.1f} CPU s in the cells)"
+        f"({outcome.cells_run} tasks run{resumed}, {outcome.replays_run} drive-runtime cells, "
+        f"{outcome.wall_s:.1f} s, {rate:.2f} cells/s, {outcome.cpu_s:.1f} CPU s in them)"
     )
 
 
