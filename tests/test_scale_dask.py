@@ -253,6 +253,15 @@ def test_hostile_fuzz_arguments_are_one_line(argv, words, tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
+def test_an_out_that_is_a_file_is_refused_and_kept(tmp_path, capsys):
+    mine = tmp_path / "notes.txt"
+    mine.write_text("a user's file\n")
+    assert main(["fuzz", "--drives", "2", "--out", str(mine)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is not a folder" in err[0], err
+    assert mine.read_text() == "a user's file\n"
+
+
 def test_scheduler_without_dask_says_what_to_install(monkeypatch, tmp_path, capsys):
     import parity.executor
 
