@@ -64,6 +64,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="runtimes run at the same time (default 1: one after the other); with "
         "--scheduler local, the number of dask workers",
     )
+    parser.add_argument(
+        "--batch",
+        type=int,
+        metavar="B",
+        help="recordings per task (default: all of a runtime's in one task)",
+    )
     add_scheduler_argument(parser)
 
 
@@ -76,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
         raise HarnessError("--checkpoint-every: must be >= 1")
     if args.jobs < 1:
         raise HarnessError("--jobs: must be >= 1")
+    if args.batch is not None and args.batch < 1:
+        raise HarnessError("--batch: must be >= 1")
     if args.all:
         names = list(RUNTIME_NAMES)
     else:
@@ -114,6 +122,7 @@ def _run_parity(args: argparse.Namespace, names: list[str], root: Path, bar: Pro
         diff=not args.no_diff,
         jobs=args.jobs,
         scheduler=args.scheduler,
+        batch=args.batch,
         progress=bar.note,
         counter=bar,
         out=_print_printable,

@@ -968,6 +968,29 @@ def _quiet(_message: str) -> None:
     """Progress of a task on a cluster: its lines would print on the worker, not here."""
 
 
+def _batches(recordings: Sequence[RecordingFile], batch: int | None) -> list[list[RecordingFile]]:
+    """The recordings in tasks of ``batch`` (all in one when None); always one task at least."""
+    items = list(recordings)
+    if batch is None or not items:
+        return [items]
+    return [items[i : i + batch] for i in range(0, len(items), batch)]
+
+
+def _merge_runs(name: str, parts: Sequence[RuntimeRun]) -> RuntimeRun:
+    """One runtime's run from its tasks: the first task's start-up and self-test, every task's
+    recordings, the sum of their wall times, and the first failure (as a failure mid-way)."""
+    first = parts[0]
+    run = RuntimeRun(
+        name, info=dict(first.info), math_hash=first.math_hash, math_error=first.math_error
+    )
+    for part in parts:
+        run.recordings.update(part.recordings)
+        run.wall_s += part.wall_s
+        if part.status != "ok" and run.status == "ok":
+            run.status, run.error, run.log = part.status, part.error, part.log
+    return run
+
+
 def _run_runtimes(
     names: Sequence[str],
     recordings: Sequence[RecordingFile],
@@ -976,9 +999,11 @@ def _run_runtimes(
     jobs: int,
     progress: Progress,
     counter: Any,
+    batch: int | None = None,
     **options: Any,
 ) -> list[RuntimeRun]:
-    """One task per runtime, on the executor; the runs in the order of ``names``.
+    """One task per runtime and batch of recordings, on the executor; one run per runtime, in
+    the order of ``names``. The first batch of each runtime also runs its self-test.
 
     Runtimes are separate processes (interpreters, Node, browsers), so with ``jobs`` > 1 they
     share the machine's cores and the table's wall times are those of a shared machine. A task
@@ -988,37 +1013,42 @@ def _run_runtimes(
 
     remote = scheduler is not None
     tick = _no_tick if counter is None or remote else counter.advance
+    batches = _batches(recordings, batch)
+    cells = [(name, b) for name in names for b in range(len(batches))]
     tasks = [
         functools.partial(
             run_runtime,
             name,
-            list(recordings),
+            batches[b],
             factory=factory,
             progress=_quiet if remote else progress,
             tick=tick,
+            selftest=b == 0,
             **options,
         )
-        for name in names
+        for name, b in cells
     ]
 
     def lost(i: int, exc: BaseException) -> RuntimeRun:
-        error = f"{names[i]}: the task did not finish on the cluster ({type(exc).__name__}: {exc})"
-        return RuntimeRun(names[i], status="failed", error=error)
+        name = cells[i][0]
+        error = f"{name}: the task did not finish on the cluster ({type(exc).__name__}: {exc})"
+        return RuntimeRun(name, status="failed", error=error)
 
     executor = make_executor(scheduler, jobs)
-    runs: list[RuntimeRun | None] = [None] * len(names)
+    parts: dict[tuple[str, int], RuntimeRun] = {}
     try:
         if remote:
             progress(f"[parity] running on {executor.description}")
         for i, run in executor.run(tasks, lost):
-            runs[i] = run
+            name, b = cells[i]
+            parts[name, b] = run
             if remote:
-                progress(f"[{names[i]}] {run.status} in {run.wall_s:.2f} s")
+                progress(f"[{name}] task {b + 1}/{len(batches)} {run.status} in {run.wall_s:.2f} s")
                 if counter is not None:
-                    counter.advance(1 + len(recordings))
+                    counter.advance(len(batches[b]) + (b == 0))
     finally:
         executor.close()
-    return [run for run in runs if run is not None]
+    return [_merge_runs(name, [parts[name, b] for b in range(len(batches))]) for name in names]
 
 
 def run_parity(
@@ -1041,6 +1071,7 @@ def run_parity(
     jobs: int = 1,
     counter: Any = None,
     scheduler: str | None = None,
+    batch: int | None = None,
 ) -> int:
     """Run ``names``, print the table (or the JSON report), write the reports; 0 if all ok.
 
@@ -1048,7 +1079,9 @@ def run_parity(
     one after the other, so wall times are those of an otherwise idle machine). Each runtime
     is one task of ``parity.executor``: a thread here by default, or a task on a dask cluster
     with ``scheduler`` ("local": a LocalCluster of ``jobs`` workers; "tcp://HOST:PORT": an
-    existing one; ADR 0145). The report is the same either way.
+    existing one; ADR 0145). ``batch`` recordings go to one task (default: all of a
+    runtime's), so a cluster can spread one runtime's recordings over several workers. The
+    report is the same either way.
 
     With ``diff`` (the default), recordings on which the runtimes disagree are re-run with
     tracing in the two runtimes that disagree and the §10 diff is printed (at most three).
@@ -1088,6 +1121,7 @@ def run_parity(
         jobs,
         progress,
         counter,
+        batch=batch,
         checkpoint_every=checkpoint_every,
         **timeouts,
     )

@@ -127,22 +127,28 @@ def test_the_plant_moves_body_x():
 
 
 @pytest.fixture(scope="module")
-def short_recording(tmp_path_factory):
-    path = tmp_path_factory.mktemp("rec") / "short.json"
-    argv = ["record", "--preset", "kart", "--drive", "random:3", "--duration", "1"]
-    assert main([*argv, "-o", str(path), "--no-verify"]) == 0
-    return path
+def short_recordings(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("rec")
+    paths = []
+    for preset, seed in (("kart", 3), ("hatchbackFwd", 4)):
+        paths.append(folder / f"{preset}.json")
+        argv = ["record", "--preset", preset, "--drive", f"random:{seed}", "--duration", "1"]
+        assert main([*argv, "-o", str(paths[-1]), "--no-verify"]) == 0
+    return paths
 
 
-def test_parity_on_a_local_cluster_equals_a_serial_run(cluster, short_recording, tmp_path):
+def test_parity_on_a_local_cluster_equals_a_serial_run(cluster, short_recordings, tmp_path):
+    """Serially, one task per runtime; on the cluster, one task per runtime and recording."""
     names = ["cpython3.11", "cpython3.12"]
     reports = {}
-    for label, scheduler in (("serial", None), ("dask", cluster.scheduler_address)):
+    runs = (("serial", None, None), ("dask", cluster.scheduler_address, 1))
+    for label, scheduler, batch in runs:
         printed: list[str] = []
         run_parity(
             names,
             root=ROOT,
-            recording_paths=[short_recording],
+            recording_paths=short_recordings,
+            batch=batch,
             hashes_dir=tmp_path / "hashes",
             report_dir=tmp_path / label,
             checkpoint_every=10,
@@ -160,6 +166,7 @@ def test_parity_on_a_local_cluster_equals_a_serial_run(cluster, short_recording,
         assert serial["status"] == dask["status"] == "ok", (serial["error"], dask["error"])
         assert serial["math_hash"] == dask["math_hash"]
         assert serial["verdicts"] == dask["verdicts"]
+        assert set(serial["recordings"]) == {"kart", "hatchbackFwd"}
         for name, result in serial["recordings"].items():
             assert result["checkpoints"] == dask["recordings"][name]["checkpoints"]
     assert reports["serial"]["problems"] == reports["dask"]["problems"]
