@@ -111,6 +111,8 @@ def campaign_of(args: argparse.Namespace):  # -> parity.fuzz.Campaign
         raise HarnessError(
             f"--runtimes {unknown[0]}: unknown runtime; known: {', '.join(RUNTIME_NAMES)}"
         )
+    if len(runtimes) < 2:
+        raise HarnessError(f"--runtimes {runtimes[0]}: at least two runtimes, to compare")
     return Campaign(
         drives=args.drives,
         presets=tuple(presets),
@@ -160,7 +162,7 @@ def run_fuzz(args: argparse.Namespace, campaign, scheduler: str | None, factory=
     executor = make_executor(scheduler, args.jobs)
     bar = Progress(0, "fuzz", unit="tasks")
     try:
-        print(f"fuzz: cells on {executor.description}", file=sys.stderr, flush=True)
+        print(f"fuzz: running on {executor.description}", file=sys.stderr, flush=True)
         outcome = run_campaign(
             campaign,
             args.out,

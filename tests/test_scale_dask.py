@@ -249,6 +249,7 @@ def test_another_campaign_s_log_is_refused_before_any_work(tmp_path, capsys):
         (["--drives", "2", "--presets", "bus"], "--presets bus: unknown preset"),
         (["--drives", "2", "--runtimes", "cpython2.7"], "--runtimes cpython2.7"),
         (["--drives", "2", "--duration", "-1"], "--duration -1"),
+        (["--drives", "2", "--runtimes", "cpython3.11"], "at least two runtimes"),
         (["--drives", "2", "--max-substep-hz", "50"], "--max-substep-hz 50"),
         (["--drives", "2", "--scheduler", "http://x"], "expected tcp://HOST:PORT"),
     ],
