@@ -6,7 +6,8 @@ elsewhere, logged and counted once; a divergence planted in one runtime is found
 fuzzer, saved with both traces and diffed. The in-process runtimes (the worker's own
 interpreter, optionally perturbed) travel to the workers pickled by value. One test starts
 ``dask scheduler`` and two ``dask worker`` processes on loopback and runs ``skidpad fuzz
---scheduler`` against them with the real CPython runtimes.
+--scheduler`` against them with the real CPython runtimes; one runs Pyodide under Node in
+a worker of the cluster.
 """
 
 from __future__ import annotations
@@ -385,3 +386,22 @@ def test_fuzz_against_a_dask_scheduler_and_two_workers(tmp_path):
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=10)
+
+
+def test_fuzz_with_pyodide_under_node_on_the_cluster(cluster, tmp_path):
+    import shutil
+
+    from parity.runtimes.node import find_pyodide
+
+    if find_pyodide(ROOT) is None or shutil.which("node") is None:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail("node runtime missing in CI: node_modules/pyodide absent (run `npm ci`)")
+        pytest.skip("node_modules/pyodide is not installed (run `npm ci`)")
+    argv = ["fuzz", "--drives", "2", "--duration", "1", "--batch", "2", "--max-substep-hz", "300"]
+    argv += ["--runtimes", "cpython3.11,node", "--out", str(tmp_path), "--root", str(ROOT)]
+    assert main([*argv, "--scheduler", cluster.scheduler_address]) == 0
+    lines = [json.loads(line) for line in (tmp_path / LOG_NAME).read_text().splitlines()]
+    versions = {d["cell"][0]: d["version"] for d in lines if "cell" in d}
+    assert versions["cpython3.11"].startswith("3.11.")
+    assert versions["node"].startswith("pyodide ")  # Pyodide really ran in a dask worker
+    assert [d["verdict"] for d in lines if "drive" in d] == ["agree", "agree"]
