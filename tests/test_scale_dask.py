@@ -405,3 +405,24 @@ def test_fuzz_with_pyodide_under_node_on_the_cluster(cluster, tmp_path):
     assert versions["cpython3.11"].startswith("3.11.")
     assert versions["node"].startswith("pyodide ")  # Pyodide really ran in a dask worker
     assert [d["verdict"] for d in lines if "drive" in d] == ["agree", "agree"]
+
+
+def test_the_harness_and_fuzz_import_no_dask():
+    code = (
+        "import sys; import parity.harness, parity.fuzz, parity.cmd_fuzz, parity.cmd_parity; "
+        "import replay.cli; replay.cli.build_parser(); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_fuzz_without_dask_runs_on_the_local_pool(monkeypatch, tmp_path, capsys):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` fails
+    argv = ["fuzz", "--drives", "2", "--duration", "1", "--batch", "2", "--max-substep-hz", "300"]
+    assert main([*argv, "--out", str(tmp_path), "--root", str(ROOT)]) == 0
+    captured = capsys.readouterr()
+    assert "running on local" in captured.err
+    assert "0 divergences, 0 errors, 2 agree" in captured.out
+    assert sorted(map(tuple, _cells(tmp_path))) == [("cpython3.11", 0), ("cpython3.12", 0)]
