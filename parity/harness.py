@@ -49,6 +49,8 @@ Entry points for other modules
 ``run_parity(names, ...) -> int``
     All of it, plus table and reports: what ``skidpad parity`` and the nox sessions call.
     ``factory=`` swaps the adapters (the planted-mismatch tests use an in-process one).
+    ``scheduler=`` and ``batch=`` run the runtimes' tasks on dask.distributed
+    (``parity.executor``, ADR 0145); without them, a local pool as always.
 A new adapter needs only ``start``/``run``/``stop`` of ``parity.runtimes.base.Runtime`` and
 a branch in ``make_runtime``.
 """
