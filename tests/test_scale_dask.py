@@ -426,3 +426,55 @@ def test_fuzz_without_dask_runs_on_the_local_pool(monkeypatch, tmp_path, capsys)
     assert "running on local" in captured.err
     assert "0 divergences, 0 errors, 2 agree" in captured.out
     assert sorted(map(tuple, _cells(tmp_path))) == [("cpython3.11", 0), ("cpython3.12", 0)]
+
+
+HANGS_ON_RECORDINGS = """\
+import json, sys, time
+print('@@skidpad {"ready": true}', flush=True)
+for line in sys.stdin:
+    if json.loads(line).get("recordings"):
+        time.sleep(120)
+    print('@@skidpad {"math_hash": null, "recordings": {}}', flush=True)
+"""
+
+
+class Hanging(Runtime):
+    """A runtime process that answers the self-test and then hangs on the first recording."""
+
+    def __init__(self, name: str) -> None:
+        self.name, self.proc = name, None
+
+    def start(self, timeout_s: float = 30.0) -> dict:
+        from parity.runtimes.process import LineProcess, child_env
+
+        self.proc = LineProcess(self.name, [sys.executable, "-c", HANGS_ON_RECORDINGS], child_env())
+        ready = self.proc.start(timeout_s)
+        return {"name": self.name, "version": "hangs", "startup_s": ready["startup_s"]}
+
+    def run(self, request: dict, timeout_s: float = 0.0) -> dict:
+        return self.proc.request(request, timeout_s, "running " + str(len(request["recordings"])))
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.stop()
+
+
+def test_a_hanging_runtime_is_timed_out_per_recording_on_the_cluster(
+    cluster, short_recordings, tmp_path
+):
+    run_parity(
+        ["cpython3.11"],
+        root=ROOT,
+        recording_paths=short_recordings[:1],
+        hashes_dir=tmp_path / "hashes",
+        report_dir=tmp_path / "report",
+        request_timeout_s=1.0,
+        diff=False,
+        out=lambda _l: None,
+        progress=lambda _m: None,
+        factory=Hanging,
+        scheduler=cluster.scheduler_address,
+    )
+    (run,) = json.loads((tmp_path / "report" / "report.json").read_text())["runtimes"]
+    assert run["status"] == "failed"
+    assert run["error"] == "cpython3.11: running 1: timed out after 1 s"
