@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from parity.executor import add_scheduler_argument
 from parity.harness import RUNTIME_NAMES, run_parity
 from replay.progress import Progress
 from replay.terminal import printable_lines
@@ -60,8 +61,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=1,
         metavar="N",
-        help="runtimes run at the same time (default 1: one after the other)",
+        help="runtimes run at the same time (default 1: one after the other); with "
+        "--scheduler local, the number of dask workers",
     )
+    parser.add_argument(
+        "--batch",
+        type=int,
+        metavar="B",
+        help="recordings per task (default: all of a runtime's in one task)",
+    )
+    add_scheduler_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
         raise HarnessError("--checkpoint-every: must be >= 1")
     if args.jobs < 1:
         raise HarnessError("--jobs: must be >= 1")
+    if args.batch is not None and args.batch < 1:
+        raise HarnessError("--batch: must be >= 1")
     if args.all:
         names = list(RUNTIME_NAMES)
     else:
@@ -110,6 +121,8 @@ def _run_parity(args: argparse.Namespace, names: list[str], root: Path, bar: Pro
         as_json=args.json,
         diff=not args.no_diff,
         jobs=args.jobs,
+        scheduler=args.scheduler,
+        batch=args.batch,
         progress=bar.note,
         counter=bar,
         out=_print_printable,

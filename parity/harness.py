@@ -49,6 +49,8 @@ Entry points for other modules
 ``run_parity(names, ...) -> int``
     All of it, plus table and reports: what ``skidpad parity`` and the nox sessions call.
     ``factory=`` swaps the adapters (the planted-mismatch tests use an in-process one).
+    ``scheduler=`` and ``batch=`` run the runtimes' tasks on dask.distributed
+    (``parity.executor``, ADR 0145); without them, a local pool as always.
 A new adapter needs only ``start``/``run``/``stop`` of ``parity.runtimes.base.Runtime`` and
 a branch in ``make_runtime``.
 """
@@ -62,7 +64,6 @@ import sys
 import time
 import zipfile
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -194,11 +195,14 @@ def run_runtime(
     progress: Progress = _stderr_progress,
     factory: RuntimeFactory | None = None,
     tick: Callable[[], None] = _no_tick,
+    selftest: bool = True,
 ) -> RuntimeRun:
     """Start ``name``, run its self-test and every recording, stop it. Never raises for a
     runtime that is unavailable or fails: the returned run says what happened.
     ``factory(name)`` replaces ``make_runtime`` (tests plant a perturbed runtime with it).
-    ``tick()`` is called after the self-test and after each recording (a progress count)."""
+    ``tick()`` is called after the self-test and after each recording (a progress count).
+    Without ``selftest`` the math hash is not computed (a batch whose runtime another task
+    self-tests)."""
     run = RuntimeRun(name)
     began = time.perf_counter()
     runtime: Runtime | None = None
@@ -213,14 +217,17 @@ def run_runtime(
             f"[{name}] ready in {run.info.get('startup_s', 0.0):.2f} s ({run.info.get('version')}"
             + (f"; {run.info['source']})" if run.info.get("source") else ")")
         )
-        response = runtime.run({"selftest": True, "recordings": []}, timeout_s=request_timeout_s)
+        response = runtime.run(
+            {"selftest": selftest, "recordings": []}, timeout_s=request_timeout_s
+        )
         run.math_hash = response.get("math_hash")
         run.math_error = response.get("math_error")
         run.info.setdefault("python", response.get("python"))
         run.info.setdefault("platform", response.get("platform"))
         run.info.setdefault("code_hash", response.get("code_hash"))
-        progress(f"[{name}] math hash {run.math_hash or 'ERROR: ' + str(run.math_error)}")
-        tick()
+        if selftest:
+            progress(f"[{name}] math hash {run.math_hash or 'ERROR: ' + str(run.math_error)}")
+            tick()
         for i, rec in enumerate(recordings, 1):
             progress(f"[{name}] {rec.name} ({i}/{len(recordings)})")
             request = {
@@ -965,6 +972,93 @@ def _all_installed(names: Sequence[str]) -> bool:
     return installed_harness() and all(n == here for n in names)
 
 
+def _quiet(_message: str) -> None:
+    """Progress of a task on a cluster: its lines would print on the worker, not here."""
+
+
+def _batches(recordings: Sequence[RecordingFile], batch: int | None) -> list[list[RecordingFile]]:
+    """The recordings in tasks of ``batch`` (all in one when None); always one task at least."""
+    items = list(recordings)
+    if batch is None or not items:
+        return [items]
+    return [items[i : i + batch] for i in range(0, len(items), batch)]
+
+
+def _merge_runs(name: str, parts: Sequence[RuntimeRun]) -> RuntimeRun:
+    """One runtime's run from its tasks: the first task's start-up and self-test, every task's
+    recordings, the sum of their wall times, and the first failure (as a failure mid-way)."""
+    first = parts[0]
+    run = RuntimeRun(
+        name, info=dict(first.info), math_hash=first.math_hash, math_error=first.math_error
+    )
+    for part in parts:
+        run.recordings.update(part.recordings)
+        run.wall_s += part.wall_s
+        if part.status != "ok" and run.status == "ok":
+            run.status, run.error, run.log = part.status, part.error, part.log
+    return run
+
+
+def _run_runtimes(
+    names: Sequence[str],
+    recordings: Sequence[RecordingFile],
+    factory: RuntimeFactory,
+    scheduler: str | None,
+    jobs: int,
+    progress: Progress,
+    counter: Any,
+    batch: int | None = None,
+    **options: Any,
+) -> list[RuntimeRun]:
+    """One task per runtime and batch of recordings, on the executor; one run per runtime, in
+    the order of ``names``. The first batch of each runtime also runs its self-test.
+
+    Runtimes are separate processes (interpreters, Node, browsers), so with ``jobs`` > 1 they
+    share the machine's cores and the table's wall times are those of a shared machine. A task
+    on a cluster cannot print here: its progress counts when it finishes, once, even when dask
+    re-ran it after a worker died."""
+    from parity.executor import make_executor
+
+    remote = scheduler is not None
+    tick = _no_tick if counter is None or remote else counter.advance
+    batches = _batches(recordings, batch)
+    cells = [(name, b) for name in names for b in range(len(batches))]
+    tasks = [
+        functools.partial(
+            run_runtime,
+            name,
+            batches[b],
+            factory=factory,
+            progress=_quiet if remote else progress,
+            tick=tick,
+            selftest=b == 0,
+            **options,
+        )
+        for name, b in cells
+    ]
+
+    def lost(i: int, exc: BaseException) -> RuntimeRun:
+        name = cells[i][0]
+        error = f"{name}: the task did not finish on the cluster ({type(exc).__name__}: {exc})"
+        return RuntimeRun(name, status="failed", error=error)
+
+    executor = make_executor(scheduler, jobs)
+    parts: dict[tuple[str, int], RuntimeRun] = {}
+    try:
+        if remote:
+            progress(f"[parity] running on {executor.description}")
+        for i, run in executor.run(tasks, lost):
+            name, b = cells[i]
+            parts[name, b] = run
+            if remote:
+                progress(f"[{name}] task {b + 1}/{len(batches)} {run.status} in {run.wall_s:.2f} s")
+                if counter is not None:
+                    counter.advance(len(batches[b]) + (b == 0))
+    finally:
+        executor.close()
+    return [_merge_runs(name, [parts[name, b] for b in range(len(batches))]) for name in names]
+
+
 def run_parity(
     names: Sequence[str],
     *,
@@ -984,22 +1078,32 @@ def run_parity(
     factory: RuntimeFactory | None = None,
     jobs: int = 1,
     counter: Any = None,
+    scheduler: str | None = None,
+    batch: int | None = None,
 ) -> int:
     """Run ``names``, print the table (or the JSON report), write the reports; 0 if all ok.
 
     ``jobs`` runtimes run at the same time (each is its own process; the default runs them
-    one after the other, so wall times are those of an otherwise idle machine).
+    one after the other, so wall times are those of an otherwise idle machine). Each runtime
+    is one task of ``parity.executor``: a thread here by default, or a task on a dask cluster
+    with ``scheduler`` ("local": a LocalCluster of ``jobs`` workers; "tcp://HOST:PORT": an
+    existing one; ADR 0145). ``batch`` recordings go to one task (default: all of a
+    runtime's), so a cluster can spread one runtime's recordings over several workers. The
+    report is the same either way.
 
     With ``diff`` (the default), recordings on which the runtimes disagree are re-run with
     tracing in the two runtimes that disagree and the §10 diff is printed (at most three).
     ``factory(name)`` replaces ``make_runtime`` (tests use it to plant a perturbed runtime).
     ``counter`` (a ``replay.progress.Progress``) counts the self-tests and recordings run.
     """
+    from parity.executor import check_scheduler
+
     unknown = [n for n in names if n not in RUNTIME_NAMES]
     if unknown:
         raise HarnessError(
             f"unknown runtime(s) {', '.join(unknown)}; known: {', '.join(RUNTIME_NAMES)}"
         )
+    check_scheduler(scheduler)
     recordings = [] if selftest_only else load_recordings(recording_paths, root)
     _validate_recordings(recordings)
     report_dir = report_dir or root / "build" / "parity"
@@ -1019,25 +1123,18 @@ def run_parity(
     if counter is not None:
         counter.start(len(names) * (1 + len(recordings)))
 
-    def run_one(name: str) -> RuntimeRun:
-        return run_runtime(
-            name,
-            recordings,
-            checkpoint_every=checkpoint_every,
-            progress=progress,
-            factory=factory,
-            tick=_no_tick if counter is None else counter.advance,
-            **timeouts,
-        )
-
-    if jobs > 1 and len(names) > 1:
-        # Runtimes are separate processes (interpreters, Node, browsers), so they can share
-        # the machine's cores; progress lines carry the runtime's name. Wall times in the
-        # table are then those of a shared machine.
-        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="parity") as pool:
-            runs = list(pool.map(run_one, names))
-    else:
-        runs = [run_one(name) for name in names]
+    runs = _run_runtimes(
+        names,
+        recordings,
+        factory,
+        scheduler,
+        jobs,
+        progress,
+        counter,
+        batch=batch,
+        checkpoint_every=checkpoint_every,
+        **timeouts,
+    )
     if wheel is not None and factory_is_ours:
         _fill_code_from_wheel(runs, wheel)
     hashes_dir = hashes_dir or root / "hashes"

@@ -43,6 +43,7 @@ COMMANDS = {
     "bless": ("replay.cmd_bless", "rewrite hashes/ from the current physics, print what changed"),
     "validate": ("scenarios.cmd_validate", "the validation table of the standard manoeuvres"),
     "parity": ("parity.cmd_parity", "the runtime matrix: every recording in every runtime"),
+    "fuzz": ("parity.cmd_fuzz", "random drives in several runtimes; disagreements saved, diffed"),
     "sandbox": ("sandbox.cmd_sandbox", "drive a lap in the browser (served on 127.0.0.1)"),
 }
 

@@ -46,7 +46,13 @@ class RandomDriver:
 
     track = None
 
-    def __init__(self, seed: int, host_hz: int = 100, duration_s: float = 30.0) -> None:
+    def __init__(
+        self,
+        seed: int,
+        host_hz: int = 100,
+        duration_s: float = 30.0,
+        initial: dict | None = None,
+    ) -> None:
         from engine import inputs as engine_inputs
 
         self.seed = int(seed)
@@ -56,9 +62,10 @@ class RandomDriver:
         self.channels = engine_inputs.CHANNELS
         self.phases = plan(self.seed, self.host_hz, self.steps)
         self._park_from = max(0, self.steps - self.host_hz)
+        self._initial = dict(initial or {})
 
     def initial(self) -> dict:
-        return {}
+        return dict(self._initial)
 
     def max_steps(self) -> int:
         return self.steps
@@ -102,3 +109,85 @@ def make_driver(
     definition: dict, host_hz: int, seed: int, duration_s: float = 30.0
 ) -> RandomDriver:
     return RandomDriver(seed, host_hz, duration_s)
+
+
+# ------------------------------------------------------------------ random setups (fuzzing)
+
+#: the presets a fuzz campaign draws from by default (every shipped four-wheel preset)
+FUZZ_PRESETS = ("sportsRwd", "hatchbackFwd", "crossoverEv", "pickup4x4", "openWheeler", "kart")
+#: common host rates (a frame rate or a fixed tick); a fuzz drive also draws any integer rate
+HOST_RATES = (30, 50, 60, 100, 120, 144, 200, 240)
+#: substep rates in bands: (lowest, highest, weight out of 10); the bands span the definition's
+#: allowed range (100-20000 Hz), the slow top band drawn least so a campaign stays affordable
+SUBSTEP_BANDS = ((100, 999, 4), (1000, 4999, 4), (5000, 20000, 2))
+#: road surfaces of ``engine.tire.SURFACES``
+SURFACES = ("dry", "wet", "gravel", "snow", "ice")
+
+
+class FuzzSetup:
+    """One random drive of a fuzz campaign: preset, rates, road and start, plus the input seed."""
+
+    __slots__ = ("seed", "preset", "host_hz", "substep_hz", "initial")
+
+    def __init__(
+        self, seed: int, preset: str, host_hz: int, substep_hz: int, initial: dict
+    ) -> None:
+        self.seed, self.preset = seed, preset
+        self.host_hz, self.substep_hz, self.initial = host_hz, substep_hz, initial
+
+    def to_json(self) -> dict:
+        return {
+            "seed": self.seed,
+            "preset": self.preset,
+            "host_hz": self.host_hz,
+            "substep_hz": self.substep_hz,
+            "initial": dict(self.initial),
+        }
+
+
+def drive_seed(campaign_seed: int, index: int) -> int:
+    """The seed of drive ``index`` of a campaign: one splitmix64 output, so neighbours differ."""
+    return SplitMix64(campaign_seed * 1000003 + index).next()
+
+
+def _band(rng: SplitMix64, bands: tuple) -> tuple[int, int]:
+    total = 0
+    for _, _, weight in bands:
+        total += weight
+    pick = rng.below(total)
+    for lo, hi, weight in bands:
+        if pick < weight:
+            return lo, hi
+        pick -= weight
+    return bands[-1][0], bands[-1][1]
+
+
+def random_setup(
+    seed: int, presets: tuple[str, ...] = FUZZ_PRESETS, max_substep_hz: int = 20000
+) -> FuzzSetup:
+    """A random preset, host and substep rate, surface, grades and initial motion from ``seed``.
+
+    The host rate is a common one or any integer in 20-250 Hz; the substep rate is at least
+    the host rate and within the definition's 100-20000 Hz, at most ``max_substep_hz`` (a
+    drive's cost grows with it). Initial motion stays moderate (0-40 m/s, a small yaw rate,
+    grades within 15 %) so a drive mostly stays on its wheels."""
+    rng = SplitMix64(seed)
+    preset = presets[rng.below(len(presets))]
+    if rng.below(2):
+        host_hz = HOST_RATES[rng.below(len(HOST_RATES))]
+    else:
+        host_hz = 20 + rng.below(231)
+    bands = tuple((lo, min(hi, max_substep_hz), w) for lo, hi, w in SUBSTEP_BANDS)
+    lo, hi = _band(rng, tuple(b for b in bands if b[0] <= b[1]) or bands[:1])
+    hi = max(hi, host_hz)
+    lo = min(max(lo, host_hz), hi)
+    substep_hz = lo + rng.below(hi - lo + 1)
+    initial = {
+        "surface": SURFACES[rng.below(len(SURFACES))],
+        "grade": rng.uniform(-0.15, 0.15),
+        "cross_grade": rng.uniform(-0.08, 0.08),
+        "speed_mps": rng.uniform(0.0, 40.0),
+        "yaw_rate_radps": rng.uniform(-0.3, 0.3),
+        "yaw_rad": rng.uniform(-3.0, 3.0),
+    }
+    return FuzzSetup(rng.next(), preset, host_hz, substep_hz, initial)

@@ -1,0 +1,517 @@
+"""A fuzz campaign: random drives replayed in several runtimes, every disagreement kept.
+
+Drive ``i`` of a campaign is ``scenarios.random_drive.random_setup(drive_seed(seed, i))``: a
+random preset, host and substep rate, surface, grades and initial motion, with random inputs.
+The campaign is cut into tasks of one runtime x one batch of ``batch`` drives (the log's
+"cell" lines; each drive x runtime of it is one cell of the matrix). A task
+(``parity.executor``) records its drives (the recorder of the worker running it),
+starts its runtime once, replays them and returns one result per drive (checkpoint and final
+hashes, and the recording's sha256). Cells stream back as they finish; each is appended to
+``DIR/cells.jsonl`` as one line, and when every runtime's cell of a batch is in, each drive of
+the batch is judged: every runtime must agree with the first (same recording, same
+checkpoints, same final hash). A drive on which they disagree is saved under
+``DIR/divergences/drive-NNNNNN/``: the recording, the setup, both runtimes' traces (traced
+again on the executor up to one interval past the first differing checkpoint, then with
+detail for the first differing host step) and the ``skidpad diff`` report of the two traces,
+as text and JSON. Its verdict line is appended to the log only after that folder is complete.
+
+The log's first line is the campaign's settings; a campaign started again with the same
+``DIR`` and the same settings skips every cell and verdict already in the log (a campaign can
+be stopped and resumed), and different settings are refused. A last line cut short by a stop
+is ignored. Results per cell arrive once per finished task, so a cell that dask re-ran after
+its worker died is still logged and counted once.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from parity.harness import (
+    REQUEST_TIMEOUT_S,
+    START_TIMEOUT_S,
+    HarnessError,
+    RecordingFile,
+    RuntimeFactory,
+    first_difference,
+    run_runtime,
+)
+
+LOG_NAME = "cells.jsonl"
+LOG_FORMAT = "skidpad-fuzz-log"
+DIVERGENCES = "divergences"
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """What a campaign runs; the log's first line, compared on resume."""
+
+    drives: int
+    presets: tuple[str, ...]
+    runtimes: tuple[str, ...]
+    seed: int
+    duration_s: float
+    batch: int = 10
+    checkpoint_every: int = 10
+    max_substep_hz: int = 20000
+
+    def to_json(self) -> dict[str, Any]:
+        doc = asdict(self)
+        doc["presets"], doc["runtimes"] = list(self.presets), list(self.runtimes)
+        return doc
+
+    @property
+    def batches(self) -> int:
+        return -(-self.drives // self.batch)
+
+    def batch_drives(self, batch: int) -> range:
+        return range(batch * self.batch, min(self.drives, (batch + 1) * self.batch))
+
+    def cells(self) -> list[tuple[str, int]]:
+        """Every (runtime, batch), batch-major so a batch's verdicts come early."""
+        return [(rt, b) for b in range(self.batches) for rt in self.runtimes]
+
+    def setup(self, index: int) -> Any:
+        from scenarios.random_drive import drive_seed, random_setup
+
+        return random_setup(drive_seed(self.seed, index), self.presets, self.max_substep_hz)
+
+
+def drive_name(index: int) -> str:
+    return f"drive-{index:06d}"
+
+
+def record_drive_text(campaign: Campaign, index: int) -> str:
+    """The recording of drive ``index`` (JSON text), made in this process."""
+    from engine import definition as engine_definition
+    from replay.recorder import record_drive
+    from replay.recording import dumps
+    from scenarios.random_drive import RandomDriver
+
+    setup = campaign.setup(index)
+    definition = engine_definition.load_preset(setup.preset)
+    driver = RandomDriver(setup.seed, setup.host_hz, campaign.duration_s, setup.initial)
+    rec, _ = record_drive(definition, driver, preset=setup.preset, substep_hz=setup.substep_hz)
+    return dumps(rec)
+
+
+def _recording_file(campaign: Campaign, index: int) -> RecordingFile | str:
+    """The drive as a harness recording, or the error that stopped its recording."""
+    import hashlib
+
+    try:
+        text = record_drive_text(campaign, index)
+    except Exception as exc:  # the recorder failing is itself a finding, never a crash
+        return f"recording failed: {type(exc).__name__}: {exc}"
+    sha = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return RecordingFile(drive_name(index), drive_name(index), text, sha)
+
+
+def _quiet(_message: str) -> None:
+    """A task's progress lines would print on its worker, not here."""
+
+
+def run_cell(
+    campaign: Campaign, runtime: str, batch: int, factory: RuntimeFactory, timeouts: dict
+) -> dict[str, Any]:
+    """One cell (a task): record the batch's drives, replay them in ``runtime`` (started once)."""
+    began, cpu = time.perf_counter(), _cpu_s()
+    made = {i: _recording_file(campaign, i) for i in campaign.batch_drives(batch)}
+    recordings = [r for r in made.values() if isinstance(r, RecordingFile)]
+    run = run_runtime(
+        runtime,
+        recordings,
+        checkpoint_every=campaign.checkpoint_every,
+        progress=_quiet,
+        factory=factory,
+        selftest=False,
+        **timeouts,
+    )
+    results: dict[str, Any] = {}
+    for i, rec in made.items():
+        if not isinstance(rec, RecordingFile):
+            results[str(i)] = {"error": rec}
+        elif run.status != "ok":
+            results[str(i)] = {"error": f"{run.status}: {run.error}", "sha256": rec.sha256}
+        else:
+            replayed = run.recordings.get(rec.name, {"error": "not run"})
+            kept = {
+                k: replayed[k] for k in ("checkpoints", "final", "steps", "error") if k in replayed
+            }
+            results[str(i)] = {**kept, "sha256": rec.sha256}
+    return {
+        "cell": [runtime, batch],
+        "status": run.status,
+        "error": run.error,
+        "version": run.info.get("version"),
+        "code_hash": run.info.get("code_hash"),
+        "wall_s": time.perf_counter() - began,
+        "cpu_s": _cpu_s() - cpu,
+        "results": results,
+    }
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process and of its finished children (the runtime it stopped):
+    what a cell costs, apart from how busy the machine was."""
+    import resource
+
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def lost_cell(runtime: str, batch: int, exc: BaseException) -> dict[str, Any]:
+    """The result of a cell whose task could not finish (its workers kept dying)."""
+    error = f"the task did not finish ({type(exc).__name__}: {exc})"
+    return {"cell": [runtime, batch], "status": "failed", "error": error, "results": {}}
+
+
+# ------------------------------------------------------------------------------ verdicts
+
+
+@dataclass
+class Verdict:
+    """``verdict``: agree | diverge | error. ``a``/``b``: the runtimes that parted."""
+
+    drive: int
+    verdict: str
+    detail: str = ""
+    a: str | None = None
+    b: str | None = None
+    first_step: int | None = None
+
+
+def judge(campaign: Campaign, index: int, cells: dict[str, dict[str, Any]]) -> Verdict:
+    """Every runtime's result of drive ``index`` against the first runtime's."""
+    key = str(index)
+    results = [
+        (rt, cells[rt]["results"].get(key, {"error": "no result"})) for rt in campaign.runtimes
+    ]
+    ref_rt, ref = results[0]
+    if all("error" in r for _, r in results) and len({r["error"] for _, r in results}) == 1:
+        return Verdict(index, "error", ref["error"], ref_rt)
+    for rt, res in results[1:]:
+        if res.get("sha256") != ref.get("sha256"):
+            return Verdict(
+                index, "diverge", "the recordings made by the two tasks differ", ref_rt, rt
+            )
+        if ("error" in res) != ("error" in ref) or res.get("error") != ref.get("error"):
+            why = f"{ref_rt}: {ref.get('error', 'ok')}; {rt}: {res.get('error', 'ok')}"
+            return Verdict(index, "diverge", why, ref_rt, rt)
+        if "error" in ref:
+            continue
+        step, why = first_difference(ref, res)
+        if why:
+            return Verdict(index, "diverge", why, ref_rt, rt, step)
+    if "error" in ref:
+        return Verdict(index, "error", ref["error"], ref_rt)
+    return Verdict(index, "agree")
+
+
+# --------------------------------------------------------------------------------- log
+
+
+class CampaignLog:
+    """``DIR/cells.jsonl``: the settings line, then one line per finished cell or verdict."""
+
+    def __init__(self, out: Path, campaign: Campaign) -> None:
+        self.path = out / LOG_NAME
+        self.campaign = campaign
+        self.cells: dict[tuple[str, int], dict[str, Any]] = {}
+        self.verdicts: dict[int, Verdict] = {}
+
+    def open(self) -> None:
+        """Read what a previous run of this campaign finished; refuse another campaign's log."""
+        if self.path.parent.exists() and not self.path.parent.is_dir():
+            raise HarnessError(f"--out {self.path.parent}: exists and is not a folder")
+        if not self.path.is_file():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            header = {"format": LOG_FORMAT, "version": 1, "campaign": self.campaign.to_json()}
+            self._append(header)
+            return
+        lines = self.path.read_text("utf-8").split("\n")
+        docs = _read_lines(lines, self.path)
+        head = docs[0] if docs else {}
+        if head.get("format") != LOG_FORMAT:
+            raise HarnessError(f"{self.path}: not a skidpad fuzz log")
+        if head.get("campaign") != self.campaign.to_json():
+            raise HarnessError(
+                f"{self.path}: holds a campaign with other settings ({_settings(head)}); "
+                "use another --out or the same settings to resume it"
+            )
+        for doc in docs[1:]:
+            if "cell" in doc:
+                runtime, batch = doc["cell"]
+                self.cells[(runtime, batch)] = doc
+            elif "drive" in doc:
+                self.verdicts[doc["drive"]] = Verdict(**doc)
+        if lines and lines[-1] and len(docs) < sum(1 for line in lines if line.strip()):
+            # the last line was cut short by a stop: drop it, so the next line starts clean
+            kept = "".join(line + "\n" for line in lines[:-1])
+            tmp = self.path.with_name(f".{self.path.name}.tmp")
+            tmp.write_text(kept, encoding="utf-8")
+            os.replace(tmp, self.path)
+
+    def add_cell(self, doc: dict[str, Any]) -> bool:
+        """Log a finished cell; False if it was already logged (never counted twice)."""
+        key = (doc["cell"][0], doc["cell"][1])
+        if key in self.cells:
+            return False
+        self.cells[key] = doc
+        self._append(doc)
+        return True
+
+    def add_verdict(self, verdict: Verdict) -> None:
+        self.verdicts[verdict.drive] = verdict
+        self._append(asdict(verdict))
+
+    def _append(self, doc: dict[str, Any]) -> None:
+        with self.path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(doc, separators=(",", ":")) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def _read_lines(lines: list[str], path: Path) -> list[dict[str, Any]]:
+    docs = []
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            doc = json.loads(line)
+        except ValueError:
+            if n == len(lines):  # the last line, cut short when a run was stopped
+                break
+            raise HarnessError(f"{path}:{n}: not a JSON line") from None
+        if not isinstance(doc, dict):
+            raise HarnessError(f"{path}:{n}: not a JSON object")
+        docs.append(doc)
+    return docs
+
+
+def _settings(head: dict[str, Any]) -> str:
+    c = head.get("campaign") or {}
+    return ", ".join(f"{k} {c[k]}" for k in ("drives", "seed", "duration_s", "runtimes") if k in c)
+
+
+# ------------------------------------------------------------------------- divergences
+
+
+def _trace_task(
+    runtime: str,
+    rec: RecordingFile,
+    every: int,
+    trace: dict,
+    factory: RuntimeFactory,
+    timeouts: dict,
+) -> dict[str, Any]:
+    """A task: trace ``rec`` in ``runtime``; the worker's trace document, or ``{"error"}``."""
+    from parity.runtimes.base import RuntimeFailed, RuntimeUnavailable
+
+    runtime_ = factory(runtime)
+    try:
+        runtime_.start(timeout_s=timeouts["start_timeout_s"])
+        request = {
+            "selftest": False,
+            "recordings": [{"name": rec.name, "text": rec.text}],
+            "checkpoint_every": every,
+            "trace": trace,
+        }
+        response = runtime_.run(request, timeout_s=timeouts["request_timeout_s"])
+        result = response.get("recordings", {}).get(rec.name, {"error": "no result"})
+    except (RuntimeFailed, RuntimeUnavailable) as exc:
+        return {"error": str(exc)}
+    finally:
+        runtime_.stop()
+    return {"trace": result["trace"]} if "trace" in result else {"error": result.get("error")}
+
+
+@dataclass
+class Saved:
+    folder: Path
+    lines: list[str] = field(default_factory=list)
+
+
+def save_divergence(
+    out: Path,
+    campaign: Campaign,
+    verdict: Verdict,
+    executor: Any,
+    factory: RuntimeFactory,
+    timeouts: dict,
+) -> Saved:
+    """Write the drive's folder: recording, setup, both traces and their diff report."""
+    from replay.diff import diff_traces
+    from replay.trace import dumps_trace, load_trace_document
+
+    folder = out / DIVERGENCES / drive_name(verdict.drive)
+    folder.mkdir(parents=True, exist_ok=True)
+    rec = _recording_file(campaign, verdict.drive)
+    setup = campaign.setup(verdict.drive).to_json()
+    _write(
+        folder / "setup.json", json.dumps({**setup, "verdict": asdict(verdict)}, indent=1) + "\n"
+    )
+    if not isinstance(rec, RecordingFile):
+        _write(folder / "diff.txt", rec + "\n")
+        return Saved(folder, [rec])
+    _write(folder / "recording.json", rec.text)
+    names = (verdict.a or campaign.runtimes[0], verdict.b or campaign.runtimes[-1])
+    every = campaign.checkpoint_every
+    stop = None if verdict.first_step is None else verdict.first_step + every
+
+    def traces(trace: dict) -> list[dict[str, Any]]:
+        tasks = [
+            functools.partial(_trace_task, name, rec, every, trace, factory, timeouts)
+            for name in names
+        ]
+        docs: list[dict[str, Any]] = [{}, {}]
+        for i, doc in executor.run(
+            tasks, lambda _i, exc: {"error": f"{type(exc).__name__}: {exc}"}
+        ):
+            docs[i] = doc
+        return docs
+
+    docs = traces({"stop_after": stop, "detail_steps": None})
+    failed = [f"{n}: {d['error']}" for n, d in zip(names, docs, strict=True) if "error" in d]
+    if failed:
+        lines = [f"diff failed: {'; '.join(failed)}"]
+        _write(folder / "diff.txt", "\n".join(lines) + "\n")
+        return Saved(folder, lines)
+    loaded = [
+        load_trace_document(json.dumps(d["trace"]), n) for n, d in zip(names, docs, strict=True)
+    ]
+    report = diff_traces(loaded[0], loaded[1], *names)
+    if report.step is not None and not report.fields:
+        k = report.step
+        docs = traces({"stop_after": stop, "detail_steps": [k, k + 1]})
+        if not any("error" in d for d in docs):
+            loaded = [
+                load_trace_document(json.dumps(d["trace"]), n)
+                for n, d in zip(names, docs, strict=True)
+            ]
+            report = diff_traces(loaded[0], loaded[1], *names)
+    for name, doc in zip(names, docs, strict=True):
+        if "trace" in doc:
+            _write(folder / f"{name}.trace.json", dumps_trace(doc["trace"]))
+    _write(folder / "diff.txt", report.text())
+    _write(folder / "diff.json", json.dumps(report.to_json(), indent=1) + "\n")
+    return Saved(folder, report.lines())
+
+
+def _write(path: Path, text: str) -> None:
+    """Whole or not at all: a stop never leaves half a file."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------------------- campaign
+
+
+@dataclass
+class Outcome:
+    cells_run: int = 0
+    replays_run: int = 0
+    cpu_s: float = 0.0
+    cells_resumed: int = 0
+    agree: int = 0
+    diverge: int = 0
+    errors: int = 0
+    wall_s: float = 0.0
+    verdicts: list[Verdict] = field(default_factory=list)
+
+
+def run_campaign(
+    campaign: Campaign,
+    out: Path,
+    executor: Any,
+    factory: RuntimeFactory,
+    *,
+    start_timeout_s: float = START_TIMEOUT_S,
+    request_timeout_s: float = REQUEST_TIMEOUT_S,
+    say: Say = print,
+    bar: Any = None,
+) -> Outcome:
+    """Run (or resume) ``campaign`` on ``executor``, logging to ``out``; see the module doc."""
+    began = time.perf_counter()
+    timeouts = {"start_timeout_s": start_timeout_s, "request_timeout_s": request_timeout_s}
+    log = CampaignLog(out, campaign)
+    log.open()
+    todo = [cell for cell in campaign.cells() if cell not in log.cells]
+    outcome = Outcome(cells_resumed=len(campaign.cells()) - len(todo))
+    if bar is not None:
+        bar.start(len(campaign.cells()))
+        bar.advance(outcome.cells_resumed)
+
+    def judge_batch(batch: int) -> None:
+        cells = {rt: log.cells.get((rt, batch)) for rt in campaign.runtimes}
+        if any(c is None for c in cells.values()):
+            return
+        for i in campaign.batch_drives(batch):
+            if i in log.verdicts:
+                continue
+            verdict = judge(campaign, i, cells)  # type: ignore[arg-type]
+            if verdict.verdict != "agree":
+                saved = save_divergence(out, campaign, verdict, executor, factory, timeouts)
+                say(_finding_line(campaign, verdict, saved.folder))
+            log.add_verdict(verdict)
+
+    for b in range(campaign.batches):
+        judge_batch(b)  # batches whose cells were all logged before a stop
+    tasks = [functools.partial(run_cell, campaign, rt, b, factory, timeouts) for rt, b in todo]
+
+    def lost(i: int, exc: BaseException) -> dict[str, Any]:
+        return lost_cell(todo[i][0], todo[i][1], exc)
+
+    for i, doc in executor.run(tasks, lost):
+        if log.add_cell(doc):
+            outcome.cells_run += 1
+            outcome.replays_run += len(campaign.batch_drives(todo[i][1]))
+            outcome.cpu_s += doc.get("cpu_s", 0.0)
+            if bar is not None:
+                bar.note(f"{todo[i][0]} batch {todo[i][1]}")
+                bar.advance()
+        judge_batch(todo[i][1])
+    for verdict in sorted(log.verdicts.values(), key=lambda v: v.drive):
+        outcome.verdicts.append(verdict)
+        if verdict.verdict == "agree":
+            outcome.agree += 1
+        elif verdict.verdict == "diverge":
+            outcome.diverge += 1
+        else:
+            outcome.errors += 1
+    outcome.wall_s = time.perf_counter() - began
+    return outcome
+
+
+def _finding_line(campaign: Campaign, verdict: Verdict, folder: Path) -> str:
+    s = campaign.setup(verdict.drive)
+    what = f"{s.preset}, {s.host_hz}/{s.substep_hz} Hz, {s.initial['surface']}"
+    if verdict.verdict == "diverge":
+        where = f" at step {verdict.first_step}" if verdict.first_step is not None else ""
+        head = f"{verdict.a} and {verdict.b} parted{where}: {verdict.detail}"
+    else:
+        head = f"error in every runtime: {verdict.detail}"
+    return f"{drive_name(verdict.drive)} ({what}): {head}; saved to {folder}"
+
+
+def summary_line(campaign: Campaign, outcome: Outcome) -> str:
+    rate = outcome.replays_run / outcome.wall_s if outcome.wall_s > 0 else 0.0
+    resumed = f", {outcome.cells_resumed} resumed" if outcome.cells_resumed else ""
+    return (
+        f"fuzz: {campaign.drives} drives x {len(campaign.runtimes)} runtimes: "
+        f"{outcome.diverge} divergences, {outcome.errors} errors, {outcome.agree} agree "
+        f"({outcome.cells_run} tasks run{resumed}, {outcome.replays_run} drive-runtime cells, "
+        f"{outcome.wall_s:.1f} s, {rate:.2f} cells/s, {outcome.cpu_s:.1f} CPU s in them)"
+    )
+
+
+def drives_of(outcome: Outcome, verdict: str) -> Sequence[int]:
+    return [v.drive for v in outcome.verdicts if v.verdict == verdict]
