@@ -1,4 +1,4 @@
-"""nox sessions: the test suite, the lint, and the cross-runtime checks (DESIGN §9).
+"""nox sessions: the test suite, the lint, and the cross-runtime checks (docs/architecture.md §5).
 
 Sessions
 --------
@@ -112,13 +112,13 @@ sys.exit(rc)
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff over the tree, then the strict-float lint (DESIGN §3) over ``engine/`` and
+    """ruff over the tree, then the strict-float lint (docs/architecture.md §3) over ``engine/`` and
     ``scenarios/`` (whose drivers compute recorded, hashed inputs)."""
     session.install("ruff>=0.5")
     session.run("ruff", "check", ".")
     lint_script = ROOT / "ci" / "strict_float_lint.py"
     if not lint_script.is_file():
-        session.error("lint: ci/strict_float_lint.py (the strict-float lint, DESIGN §3) is missing")
+        session.error("lint: ci/strict_float_lint.py (the strict-float lint) is missing")
     session.run("python", str(lint_script), "engine", "scenarios")
 
 

@@ -1,4 +1,4 @@
-"""``skidpad parity``: the runtime matrix of DESIGN §9 (see ``parity.harness``).
+"""``skidpad parity``: the runtime matrix of docs/architecture.md §5 (see ``parity.harness``).
 
 Progress (self-tests and recordings run, ETA) goes to stderr when it is a terminal and
 ``--json`` is not given. Exit 0 when every runtime agrees with ``hashes/`` and with the

@@ -1,4 +1,4 @@
-"""The parity harness: every recording in every runtime, compared (DESIGN §9).
+"""The parity harness: every recording in every runtime, compared (docs/architecture.md §5).
 
 For each runtime asked for, the harness starts its adapter once, asks it for the math
 self-test hash, then replays each recording in it (one worker request per recording, so
@@ -14,7 +14,7 @@ anything failed: a mismatch, a runtime that is unavailable or failed, a recordin
 errored, or a missing golden file (the hash is printed and the file named, so the lead
 can bless it deliberately).
 
-On a mismatch it then finds where the runs parted (DESIGN §10): for each recording on
+On a mismatch it then finds where the runs parted (docs/architecture.md §2): for each recording on
 which two runtimes disagree (at most three), it starts those two again, replays the
 recording with a hash per substep up to one interval past the first differing checkpoint,
 then once more with stage and state detail for the first differing host step, and prints
@@ -417,7 +417,7 @@ def _recording_cell(
 
 @dataclass
 class Divergence:
-    """Where two runs of one recording parted (DESIGN §10), from ``replay.diff``."""
+    """Where two runs of one recording parted (docs/architecture.md §2), from ``replay.diff``."""
 
     recording: str
     a: str
