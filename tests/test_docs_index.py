@@ -44,3 +44,25 @@ def test_readme_links_the_architecture_and_the_adr_index() -> None:
     assert (ROOT / "docs" / "architecture.md").is_file()
     assert "docs/architecture.md" in readme
     assert "docs/adr/README.md" in readme
+
+
+def test_the_repository_cites_no_design_document_outside_itself() -> None:
+    import subprocess
+
+    try:
+        listed = subprocess.run(
+            ["git", "-C", str(ROOT), "ls-files"], capture_output=True, text=True, check=True
+        ).stdout.split("\n")
+    except (OSError, subprocess.CalledProcessError):
+        import pytest
+
+        pytest.skip("not a git checkout")
+    outside = ("DESIGN" + " §", "shared" + " documents", "../" + "shared")
+    offenders = []
+    for name in listed:
+        path = ROOT / name
+        if not name or not path.is_file() or path.suffix in (".png", ".whl", ".wasm", ".zip"):
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        offenders += [f"{name}: {needle}" for needle in outside if needle in text]
+    assert not offenders, offenders

@@ -117,7 +117,7 @@ def test_every_rule_has_a_planted_case():
 
 
 ALLOWED = '''
-"""Everything DESIGN section 3 allows on floats."""
+"""Everything the strict-float contract (docs/architecture.md §3) allows on floats."""
 from __future__ import annotations
 
 import hashlib
