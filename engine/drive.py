@@ -143,6 +143,17 @@ def initial(k: tuple, omega: tuple, speed_mps: float | None = None) -> tuple[flo
     return 0.0, w_e, gear
 
 
+def top_start_speed(definition: dict) -> float:
+    """The highest initial speed (m/s) :func:`initial` accepts for a validated definition:
+    the wheels rolling at it turn the power unit at its limit in the box's top gear."""
+    k = constants(definition["drivetrain"], int(definition["substep_hz"]))
+    front = definition["tires"]["front"]["radius_m"]
+    rear = definition["tires"]["rear"]["radius_m"]
+    per_mps = output_speed(k, (1.0 / front, 1.0 / front, 1.0 / rear, 1.0 / rear))
+    top = gearbox.ratio(k.gearbox, k.gearbox[7])
+    return powertrain.speed_limit(k.power_unit) / abs(top * per_mps)
+
+
 def _over_limit(pk: tuple, gear: int, w_e: float, limit: float, speed_mps: float | None) -> str:
     unit = "engine" if pk[0] == "engine" else "motor"
     what = "redline" if pk[0] == "engine" else "max_rpm"

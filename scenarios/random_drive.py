@@ -16,6 +16,8 @@ used only in the last second, to park.
 
 from __future__ import annotations
 
+from engine.definition import load_preset
+from engine.drive import top_start_speed
 from engine.prng import SplitMix64
 
 
@@ -169,7 +171,8 @@ def random_setup(
 
     The host rate is a common one or any integer in 20-250 Hz; the substep rate is at least
     the host rate and within the definition's 100-20000 Hz, at most ``max_substep_hz`` (a
-    drive's cost grows with it). Initial motion stays moderate (0-40 m/s, a small yaw rate,
+    drive's cost grows with it). Initial motion stays moderate (0-40 m/s, below the speed the
+    drivetrain allows in its top gear, a small yaw rate,
     grades within 15 %) so a drive mostly stays on its wheels."""
     rng = SplitMix64(seed)
     preset = presets[rng.below(len(presets))]
@@ -186,7 +189,7 @@ def random_setup(
         "surface": SURFACES[rng.below(len(SURFACES))],
         "grade": rng.uniform(-0.15, 0.15),
         "cross_grade": rng.uniform(-0.08, 0.08),
-        "speed_mps": rng.uniform(0.0, 40.0),
+        "speed_mps": rng.uniform(0.0, min(40.0, 0.95 * top_start_speed(load_preset(preset)))),
         "yaw_rate_radps": rng.uniform(-0.3, 0.3),
         "yaw_rad": rng.uniform(-3.0, 3.0),
     }

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from engine import gearbox
-from engine.definition import load_preset
+from engine.definition import PRESET_NAMES, load_preset
 from engine.errors import DefinitionError
 from engine.powertrain import RPM
 from engine.simulation import Simulation
@@ -72,3 +72,15 @@ def test_a_manual_starts_in_the_lowest_gear_within_the_redline():
     # one gear lower would be past the redline
     ratios = d["drivetrain"]["gearbox"]["ratios"]
     assert sim.state[I_ENGINE] * ratios[gear - 2] / ratios[gear - 1] > redline
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_top_start_speed_is_the_boundary_initial_accepts(preset: str) -> None:
+    from engine.drive import top_start_speed
+
+    d = load_preset(preset)
+    top = top_start_speed(d)
+    Simulation(d, initial={"speed_mps": min(top * 0.999, 150.0)})
+    if top * 1.001 <= 150.0:
+        with pytest.raises(DefinitionError, match="top gear"):
+            Simulation(d, initial={"speed_mps": top * 1.001})
