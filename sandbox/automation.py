@@ -11,7 +11,6 @@ checked afterwards by replaying its recording.
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any
 
@@ -37,15 +36,9 @@ class NoLap(RuntimeError):
 
 
 def page_driver(preset: str) -> KeyDriver:
-    d = load_preset(preset)
     lat_accel, v_max = PAGE_PLANNING.get(preset, DEFAULT_PLANNING)
-    return KeyDriver(
-        load_circuit("sandbox"),
-        math.radians(d["steering"]["max_angle_deg"]),
-        d["geometry"]["wheelbase_m"],
-        min(d["tires"]["front"]["mu_y"], d["tires"]["rear"]["mu_y"]),
-        lat_accel=lat_accel,
-        v_max=v_max,
+    return KeyDriver.for_definition(
+        load_preset(preset), load_circuit("sandbox"), lat_accel=lat_accel, v_max=v_max
     )
 
 

@@ -13,7 +13,7 @@ the Python session in tests and records sandbox laps without a browser.
 
 from __future__ import annotations
 
-from math import sqrt
+from math import pi, sqrt
 
 from engine import smath
 from engine.track import Circuit
@@ -49,6 +49,25 @@ class KeyDriver:
         self.mu = mu
         self.lat_accel = lat_accel
         self.v_max = v_max
+
+    @classmethod
+    def for_definition(
+        cls,
+        definition: dict,
+        circuit: Circuit,
+        lat_accel: float = LAT_ACCEL,
+        v_max: float = V_MAX,
+    ) -> KeyDriver:
+        """The driver for a car: its steering lock, wheelbase and lesser lateral grip."""
+        tires = definition["tires"]
+        return cls(
+            circuit,
+            definition["steering"]["max_angle_deg"] * (pi / 180.0),
+            definition["geometry"]["wheelbase_m"],
+            min(tires["front"]["mu_y"], tires["rear"]["mu_y"]),
+            lat_accel=lat_accel,
+            v_max=v_max,
+        )
 
     def target_speed(self, distance: float, speed: float) -> float:
         track = self.circuit.track

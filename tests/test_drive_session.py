@@ -3,8 +3,6 @@ replay of the recording recomputes the page's laps and hashes."""
 
 from __future__ import annotations
 
-import math
-
 import pytest
 
 from engine.errors import InputError
@@ -63,13 +61,7 @@ def test_bad_key_states_are_refused(data) -> None:
 @pytest.fixture(scope="module")
 def keyboard_lap() -> DriveSession:
     session = DriveSession("hatchbackFwd")
-    d = session.definition
-    driver = KeyDriver(
-        session.circuit,
-        math.radians(d["steering"]["max_angle_deg"]),
-        d["geometry"]["wheelbase_m"],
-        min(d["tires"]["front"]["mu_y"], d["tires"]["rear"]["mu_y"]),
-    )
+    driver = KeyDriver.for_definition(session.definition, session.circuit)
     while not session.timer.laps and session.steps < 12000:
         keys = driver.keys(session.car(), session.keyboard.steer, session.keyboard.brake)
         session.step(Keys(**keys))

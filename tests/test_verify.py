@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 from pathlib import Path
 
 import pytest
@@ -21,13 +20,7 @@ from scenarios.key_driver import KeyDriver
 def lap_file(tmp_path_factory) -> Path:
     """A keyboard lap of the sandbox circuit (what the page downloads), as a file."""
     session = DriveSession("openWheeler")
-    d = session.definition
-    driver = KeyDriver(
-        session.circuit,
-        math.radians(d["steering"]["max_angle_deg"]),
-        d["geometry"]["wheelbase_m"],
-        min(d["tires"]["front"]["mu_y"], d["tires"]["rear"]["mu_y"]),
-    )
+    driver = KeyDriver.for_definition(session.definition, session.circuit)
     while not session.timer.laps and session.steps < 12000:
         keys = driver.keys(session.car(), session.keyboard.steer, session.keyboard.brake)
         session.step(Keys(**keys))
