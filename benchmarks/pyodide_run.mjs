@@ -3,7 +3,7 @@
 //   node benchmarks/pyodide_run.mjs --pyodide DIR --wheel FILE SCRIPT [ARGS...]
 //
 // Loads the npm package `pyodide` from DIR (node_modules/pyodide) with every URL pointing at
-// that folder, as parity/node/runner.mjs does, unpacks the project wheel into Pyodide's
+// that folder (parity/node/boot.mjs, the parity runner's boot), unpacks the project wheel into Pyodide's
 // site-packages, copies SCRIPT into Pyodide's file system and runs it as `__main__` with
 // ARGS as sys.argv[1:]. Python's stdout goes to stdout (so `--json` output can be parsed),
 // Pyodide's own messages to stderr; the exit status is the script's.
@@ -14,8 +14,8 @@
 
 import fs from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
-import util from "node:util";
+
+import { bootPyodide } from "../parity/node/boot.mjs";
 
 function die(message) {
   process.stderr.write(`pyodide_run.mjs: ${message}\n`);
@@ -40,31 +40,16 @@ function parseArgs(argv) {
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
-  const dir = path.resolve(args.pyodide) + path.sep;
-  const entry = path.join(dir, "pyodide.mjs");
-  if (!fs.existsSync(entry)) die(`${entry} not found: run \`npm ci\` in the repository`);
-  if (!fs.existsSync(args.wheel)) die(`wheel ${args.wheel} not found`);
   if (!fs.existsSync(args.script)) die(`script ${args.script} not found`);
-  const wheel = fs.readFileSync(path.resolve(args.wheel));
   const script = fs.readFileSync(path.resolve(args.script), "utf8");
-
-  // Pyodide's loader messages must not mix with the script's stdout
-  const toStderr = (...parts) => process.stderr.write(util.format(...parts) + "\n");
-  console.log = toStderr;
-  console.info = toStderr;
-  console.warn = toStderr;
-
-  const { loadPyodide } = await import(pathToFileURL(entry).href);
-  const pyodide = await loadPyodide({
-    indexURL: dir,
-    packageBaseUrl: dir,
-    packageCacheDir: dir,
-    lockFileURL: path.join(dir, "pyodide-lock.json"),
-    cdnUrl: dir,
-    stdout: (line) => process.stdout.write(line + "\n"),
-    stderr: (line) => process.stderr.write(line + "\n"),
-  });
-  pyodide.unpackArchive(new Uint8Array(wheel.buffer, wheel.byteOffset, wheel.byteLength), "wheel");
+  let pyodide;
+  try {
+    ({ pyodide } = await bootPyodide(args.pyodide, args.wheel, {
+      stdout: (line) => process.stdout.write(line + "\n"),
+    }));
+  } catch (err) {
+    die(err.message);
+  }
   pyodide.FS.mkdirTree("/bench");
   const target = "/bench/" + path.basename(args.script);
   pyodide.FS.writeFile(target, script);

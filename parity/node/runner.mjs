@@ -10,11 +10,9 @@
 // requests follow. Everything else (Python's stdout/stderr, console.*) goes to stderr, so
 // stdout carries only protocol lines.
 
-import fs from "node:fs";
-import path from "node:path";
 import readline from "node:readline";
-import { pathToFileURL } from "node:url";
-import util from "node:util";
+
+import { bootPyodide, toStderr } from "./boot.mjs";
 
 const PREFIX = "@@skidpad ";
 
@@ -36,36 +34,17 @@ function parseArgs(argv) {
   return args;
 }
 
-function toStderr(...parts) {
-  process.stderr.write(util.format(...parts) + "\n");
-}
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
-  const dir = path.resolve(args.pyodide) + path.sep;
-  const entry = path.join(dir, "pyodide.mjs");
-  if (!fs.existsSync(entry)) die(`${entry} not found: run \`npm ci\` in the repository`);
-  const wheel = fs.readFileSync(path.resolve(args.wheel));
-
-  // console.log would interleave with the protocol: keep it on stderr.
-  console.log = toStderr;
-  console.info = toStderr;
-  console.warn = toStderr;
-
   const started = performance.now();
-  const { loadPyodide, version } = await import(pathToFileURL(entry).href);
-  const pyodide = await loadPyodide({
-    indexURL: dir,
-    packageBaseUrl: dir,
-    packageCacheDir: dir,
-    lockFileURL: path.join(dir, "pyodide-lock.json"),
-    cdnUrl: dir,
-    stdout: (line) => process.stderr.write(line + "\n"),
-    stderr: (line) => process.stderr.write(line + "\n"),
-  });
-  const loaded = performance.now();
-  // A Uint8Array, not the Buffer readFileSync returns (docs/architecture.md §5).
-  pyodide.unpackArchive(new Uint8Array(wheel.buffer, wheel.byteOffset, wheel.byteLength), "wheel");
+  let booted;
+  try {
+    booted = await bootPyodide(args.pyodide, args.wheel);
+  } catch (err) {
+    die(err.message);
+  }
+  const { pyodide, version, loadMs } = booted;
   const handleLine = pyodide.runPython(
     "import parity.worker\nparity.worker.handle_line"
   );
@@ -77,7 +56,7 @@ async function main() {
     ...JSON.parse(info),
     pyodide: version ?? pyodide.version,
     node: process.version,
-    load_s: (loaded - started) / 1000,
+    load_s: loadMs / 1000,
     boot_s: (performance.now() - started) / 1000,
   };
   process.stdout.write(PREFIX + JSON.stringify(ready) + "\n");
