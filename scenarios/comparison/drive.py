@@ -11,13 +11,18 @@ host and substep rates with the inputs of :mod:`scenarios.comparison.manoeuvres`
 A :class:`Series` holds, after every host step, the time and the channels
 both models have: road-wheel angle ``delta`` (rad; ours: the front wheels'
 mean, MB: its steering state), ``speed`` (m/s), body-frame ``vx``, ``vy``
-(m/s), ``yaw_rate`` (rad/s) and sprung-mass ``roll`` (rad, positive right
-side down: the body leans out of a left turn). Derived in :func:`derived`:
-side slip ``β = atan(v_y/v_x)`` and lateral acceleration
-``a_y = dv_y/dt + r·v_x`` (central difference over the host steps), the same
-formula on both, so neither model's own accelerometer definition enters.
-MB's ``v_y`` is its sprung mass's, ours the car's CoG's: equal in a steady
-corner (no roll rate), a few mm/s apart while the body rolls.
+(m/s), ``yaw_rate`` (rad/s), ``lat_accel`` (m/s²: the lateral tire forces in
+the body frame over the total mass, what an accelerometer at the CoG reads;
+ours is the engine's ``accel_y``, MB's is summed from its axle forces) and
+sprung-mass ``roll`` (rad, positive right side down: the body leans out of a
+left turn; MB's own roll state has the other sign). A run ends early when the
+car loses control (side slip past :data:`LOSS_OF_CONTROL_BETA` or a wheel's
+slip past :data:`LOSS_OF_CONTROL_SLIP`; ``lost_at``): past the limit of the
+ramp both cars spin, and the metrics need nothing after that.
+Derived in :func:`derived`: side slip ``β = atan(v_y/v_x)``, the same formula
+on both. MB's ``v_y`` is its sprung mass's, ours the car's CoG's: equal in a
+steady corner (no roll rate), apart while the body rolls; that is why the
+lateral acceleration is taken from the forces, not differentiated from ``v_y``.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from engine.commonroad.powertrain import load_powertrain
 from engine.commonroad.safety import load_safety
 from engine.inputs import inputs_from_mapping
 from engine.simulation import Simulation
+from engine.smath.trig import sincos
 from scenarios.comparison.manoeuvres import (  # strict: allow layering -- own package
     HOST_HZ,
     SPEED_MPS,
@@ -40,7 +46,15 @@ from scenarios.comparison.manoeuvres import (  # strict: allow layering -- own p
 )
 from scenarios.comparison.vehicle import VEHICLE_ID  # strict: allow layering -- own package
 
-CHANNELS = ("delta", "speed", "vx", "vy", "yaw_rate", "roll")
+#: a run ends when the car has lost control: past this side slip (rad, 5 deg) it is spinning,
+#: and past it MB's state leaves its valid range (in its first run it turned NaN after a spin)
+LOSS_OF_CONTROL_BETA = 0.08726646259971647
+#: ... or when a wheel spins or slides past this longitudinal slip: the corner is no longer a
+#: steady state (at the ramp's limit both cars' unloaded inner rear wheel spins under the speed
+#: controller's throttle, and MB's unloaded, undriven front wheel runs away to twice the road
+#: speed, its combined-slip lateral force climbing to 1.5 times its load)
+LOSS_OF_CONTROL_SLIP = 0.1
+CHANNELS = ("delta", "speed", "vx", "vy", "yaw_rate", "lat_accel", "roll")
 #: MB's daemon: its safety system never engages (MB as published has none)
 NO_SAFETY = {"engage_severity": 1.0e9, "emergency_severity": 2.0e9}
 
@@ -54,6 +68,7 @@ class Series(NamedTuple):
     manoeuvre: str
     t: list
     channels: dict  # name -> list of floats, one per host step (step 0 = initial state)
+    lost_at: int | None = None  # the host step where the car lost control (the run ends)
 
 
 def _empty() -> dict:
@@ -68,12 +83,16 @@ def drive_ours(definition: dict, m: Manoeuvre) -> Series:
     ch = _empty()
     tel = sim.telemetry()
     _record_ours(ch, tel)
+    lost = None
     for k in range(m.steps):
         throttle, brake = pi.pedals(tel.speed)
         steer = m.delta(k) / max_angle
         tel = sim.step(inputs_from_mapping({"steer": steer, "throttle": throttle, "brake": brake}))
         _record_ours(ch, tel)
-    return Series("ours", m.name, _times(m.steps), ch)
+        if _spinning(tel.vx, tel.vy, tel.slip_ratio):
+            lost = k + 1
+            break
+    return Series("ours", m.name, _times(len(ch["delta"]) - 1), ch, lost)
 
 
 def _record_ours(ch: dict, tel: object) -> None:
@@ -82,7 +101,15 @@ def _record_ours(ch: dict, tel: object) -> None:
     ch["vx"].append(tel.vx)
     ch["vy"].append(tel.vy)
     ch["yaw_rate"].append(tel.yaw_rate)
+    ch["lat_accel"].append(tel.accel_y)
     ch["roll"].append(tel.roll)
+
+
+def _mb_lateral_accel(tel: object, mass: float) -> float:
+    """MB's lateral tire forces in the body frame over the mass: an accelerometer at the CoG."""
+    sd, cd = sincos(tel.steering.actual)
+    f, r = tel.front, tel.rear
+    return (f.fy * cd + f.fx * sd + r.fy) / mass
 
 
 def drive_mb(m: Manoeuvre, params: VehicleParams | None = None) -> Series:
@@ -99,28 +126,43 @@ def drive_mb(m: Manoeuvre, params: VehicleParams | None = None) -> Series:
         parameters=given,
     )
     i = daemon.layout.index
+    mass = daemon.params.m
     steer_max = daemon.params.steering.max
     dt_us = 1000000 // HOST_HZ
     pi = SpeedPI(SPEED_MPS)
     ch = _empty()
     tel = daemon.telemetry()
-    _record_mb(ch, tel, daemon.state[i["model.roll"]])
+    _record_mb(ch, tel, daemon.state[i["model.roll"]], mass)
+    lost = None
     for k in range(m.steps):
         throttle, brake = pi.pedals(tel.velocity.speed)
         steer = m.delta(k) / steer_max
         tel = daemon.step_us({"steer": steer, "throttle": throttle, "brake": brake}, dt_us)
-        _record_mb(ch, tel, daemon.state[i["model.roll"]])
-    return Series("mb", m.name, _times(m.steps), ch)
+        _record_mb(ch, tel, daemon.state[i["model.roll"]], mass)
+        if _spinning(tel.velocity.vx, tel.velocity.vy, tel.slip.wheel):
+            lost = k + 1
+            break
+    return Series("mb", m.name, _times(len(ch["delta"]) - 1), ch, lost)
 
 
-def _record_mb(ch: dict, tel: object, roll: float) -> None:
+def _record_mb(ch: dict, tel: object, roll: float, mass: float) -> None:
     v = tel.velocity
     ch["delta"].append(tel.steering.actual)
     ch["speed"].append(v.speed)
     ch["vx"].append(v.vx)
     ch["vy"].append(v.vy)
     ch["yaw_rate"].append(v.yaw_rate)
-    ch["roll"].append(roll)
+    ch["lat_accel"].append(_mb_lateral_accel(tel, mass))
+    ch["roll"].append(-roll)  # MB's roll is positive left side down
+
+
+def _spinning(vx: float, vy: float, slips: tuple) -> bool:
+    if vx <= 0.0 or abs(vy) > LOSS_OF_CONTROL_BETA * vx:  # |β| past 5° (tan β ≈ β)
+        return True
+    for s in slips:
+        if abs(s) > LOSS_OF_CONTROL_SLIP:
+            return True
+    return False
 
 
 def _times(steps: int) -> list:
@@ -128,14 +170,6 @@ def _times(steps: int) -> list:
 
 
 def derived(s: Series) -> dict:
-    """Side slip ``beta`` (rad) and lateral acceleration ``lat_accel`` (m/s²) per host step."""
-    vx, vy, r = s.channels["vx"], s.channels["vy"], s.channels["yaw_rate"]
-    n = len(vx)
-    beta = [smath.atan(vy[k] / vx[k]) for k in range(n)]
-    ay = []
-    for k in range(n):
-        lo = k - 1 if k > 0 else 0
-        hi = k + 1 if k + 1 < n else n - 1
-        dvy = (vy[hi] - vy[lo]) * HOST_HZ / (hi - lo)
-        ay.append(dvy + r[k] * vx[k])
-    return {"side_slip": beta, "lat_accel": ay}
+    """Side slip ``side_slip`` (rad) per host step: ``atan(v_y/v_x)``."""
+    vx, vy = s.channels["vx"], s.channels["vy"]
+    return {"side_slip": [smath.atan(vy[k] / vx[k]) for k in range(len(vx))]}

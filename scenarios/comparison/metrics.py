@@ -71,7 +71,7 @@ def _mean(xs: list) -> float:
 def ramp(s: Series, m: Manoeuvre, wheelbase: float) -> dict:
     d = derived(s)
     ch = s.channels
-    ay, beta = d["lat_accel"], d["side_slip"]
+    ay, beta = ch["lat_accel"], d["side_slip"]
     start = m.settle_steps
     ay_g, steer, roll, slip = [], [], [], []
     for k in range(start, len(ay)):
@@ -120,7 +120,7 @@ def step(s: Series, m: Manoeuvre) -> dict:
     first = m.settle_steps
     ts = [s.t[k] - t_mid for k in range(first, len(s.t))]
     r = ch["yaw_rate"][first:]
-    ay = d["lat_accel"][first:]
+    ay = ch["lat_accel"][first:]
     last = HOST_HZ  # the last second
     r_ss = _mean(r[-last:])
     ay_ss = _mean(ay[-last:])

@@ -89,4 +89,32 @@ SERIES_TOLERANCES: dict[str, float] = {
 }
 
 #: Every change made to the comparison after its first run: (what, why).
-CHANGES_AFTER_FIRST_RUN: tuple[tuple[str, str], ...] = ()
+CHANGES_AFTER_FIRST_RUN: tuple[tuple[str, str], ...] = (
+    (
+        "a run ends when the car loses control (side slip past 5°)",
+        "the first run stopped in the ramp: past the limit MB spun (its inner rear wheel "
+        "spun up under the speed controller's throttle) and its state turned NaN at 9.6 s; "
+        "nothing after a spin is a handling metric",
+    ),
+    (
+        "MB's roll is read with the opposite sign",
+        "MB's roll state is positive left side down, ours right side down (the body leans "
+        "out of the turn); the first run's roll series had opposite signs",
+    ),
+    (
+        "lateral acceleration is the lateral tire forces over the mass on both models, "
+        "not dv_y/dt + r·v_x",
+        "MB's v_y is its sprung mass's, so the derivative carried the body's roll motion: "
+        "the first run's MB limit (11.1 m/s², 13.9 m/s² as it began to spin) was above "
+        "what its tires can give",
+    ),
+    (
+        "a run also ends when a wheel's longitudinal slip passes 10 %",
+        "with the force-based lateral acceleration MB still reached 13.9 m/s² (μ = 1.05): "
+        "from 8.4 s of the ramp its unloaded, undriven front wheel ran away to twice the road "
+        "speed (slip -1.15, a braking force that spins the wheel further up) and that tire's "
+        "combined-slip lateral force rose to 1.5 times its load. A corner with a spinning "
+        "wheel is no steady state; the limit is now the largest lateral acceleration held "
+        "with every wheel rolling, on both cars",
+    ),
+)
