@@ -104,9 +104,10 @@ CHANGES_AFTER_FIRST_RUN: tuple[tuple[str, str], ...] = (
     (
         "lateral acceleration is the lateral tire forces over the mass on both models, "
         "not dv_y/dt + r·v_x",
-        "MB's v_y is its sprung mass's, so the derivative carried the body's roll motion: "
-        "the first run's MB limit (11.1 m/s², 13.9 m/s² as it began to spin) was above "
-        "what its tires can give",
+        "MB's v_y is its sprung mass's, which carries the body's roll motion in a "
+        "transient; forces over mass (an accelerometer at the CoG) mean the same on both "
+        "models. It did not move MB's limit in the ramp (11.1 m/s² before, 13.9 m/s² at the "
+        "end of its run either way): see the next change",
     ),
     (
         "a run also ends when a wheel's longitudinal slip passes 10 %",

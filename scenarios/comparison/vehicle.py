@@ -45,7 +45,6 @@ Conversions (the reference's names on the right, SI units):
 
 from __future__ import annotations
 
-from engine import smath
 from engine.commonroad.params import VehicleParams, load_vehicle
 
 VEHICLE_ID = 2
@@ -74,7 +73,7 @@ ESTIMATES: tuple[tuple[str, float | str, str], ...] = (
         0.0,
         "MB has no aligning torque; a trail would add a yaw moment MB does not have",
     ),
-    ("tires.*.trail_decay_slip", 1.5, "unused with no trail"),
+    ("tires.*.trail_decay_slip", 1.5, "it shapes the pneumatic trail, which is zero here"),
     (
         "tires.*.low_speed_damping_ratio / damping_fade_speed_mps",
         "0.7 / 2.0",
@@ -303,10 +302,3 @@ def mapping(p: VehicleParams | None = None) -> list[tuple[str, float, str]]:
         ("brakes.front_bias", d["brakes"]["front_bias"], "T_sb"),
         ("drivetrain.layout.front_share", p.T_se, "T_se"),
     ]
-
-
-def sliding_slip_deg(p: VehicleParams | None = None) -> float:
-    """The slip angle (deg) where our tire stops following MB's formula: atan(π/2) / ..."""
-    if p is None:
-        p = load_vehicle(VEHICLE_ID)
-    return smath.atan(HALF_PI) * 57.29577951308232
