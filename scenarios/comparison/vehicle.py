@@ -85,7 +85,7 @@ ESTIMATES: tuple[tuple[str, float | str, str], ...] = (
         "MB has no road loads; the daemon adds them to its acceleration command from the "
         "project's CommonRoad powertrain data (ADR 0064), and ours uses the same numbers",
     ),
-    ("aero.downforce_area_m2", 0.0, "none in MB"),
+    ("aero.downforce_area_m2", 0.0, "MB has no aerodynamic downforce"),
     (
         "drivetrain (motor, single ratio 9.0, η 0.95, open rear differential)",
         "351 N·m, 150 kW",
