@@ -48,9 +48,10 @@ def run(args: argparse.Namespace) -> int:
         from scenarios.comparison import report  # strict: allow layering -- own package
 
         output.preflight([p for p in report.OUTPUTS if p.parent.is_dir()])
-    bar = Progress(
-        total=2 * len(compare.mv.MANOEUVRES), label="compare", unit="runs", quiet=args.json
-    )
+    runs = 2 * len(compare.mv.MANOEUVRES)
+    if args.docs:
+        runs += len(compare.RELAXATION_LENGTHS_M)
+    bar = Progress(total=runs, label="compare", unit="runs", quiet=args.json)
     started = False
 
     def note(msg: str) -> None:
@@ -62,13 +63,18 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         result = compare.run(note=note)
+        sensitivity = None
+        if args.docs:
+            note("step: our car at other tire relaxation lengths")
+            sensitivity = compare.relaxation_sensitivity()
+            bar.advance(len(compare.RELAXATION_LENGTHS_M) - 1)
         bar.advance()
     finally:
         bar.close()
     if args.docs:
         from scenarios.comparison import report  # strict: allow layering -- own package
 
-        written = report.write(result)
+        written = report.write(result, sensitivity)
     if args.json:
         print(json.dumps(result.to_json(), indent=1))
     else:

@@ -93,6 +93,18 @@ def test_a_heavier_yaw_inertia_fails_the_step_response(result):
     assert "step.yaw_response_time" in planted.failed
 
 
+def test_the_estimated_relaxation_length_does_not_decide_the_step_verdicts(result):
+    """MB has no tire relaxation; ours is an estimate. From 0.05 m to 0.4 m the step's
+    transient metrics stay within their tolerances of MB's."""
+    rows = compare.relaxation_sensitivity()
+    assert [r["relaxation_length_m"] for r in rows] == list(compare.RELAXATION_LENGTHS_M)
+    for key in ("yaw_response_time", "lat_accel_response_time", "yaw_overshoot"):
+        metric = next(m for m in tolerances.METRICS if m.key == f"step.{key}")
+        mb = result.figures[("mb", "step")][key]
+        for r in rows:
+            assert abs(r[key] - mb) <= metric.tolerance.bound(mb), (key, r)
+
+
 # ----------------------------------------------------------------------------- the car
 
 
@@ -154,7 +166,8 @@ def test_json_and_docs_list_every_metric_and_every_change(result, tmp_path, monk
     assert len(doc["changes_after_first_run"]) == len(tolerances.CHANGES_AFTER_FIRST_RUN)
     monkeypatch.setattr(report, "DOC", tmp_path / "comparison.md")
     monkeypatch.setattr(report, "PNG_DIR", tmp_path / "comparison")
-    written = report.write(result)
+    sensitivity = [{"relaxation_length_m": 0.1, **result.figures[("ours", "step")]}]
+    written = report.write(result, sensitivity)
     assert len(written) == 1 + len(report.PLOTS)
     text = (tmp_path / "comparison.md").read_text(encoding="utf-8")
     for m in tolerances.METRICS:

@@ -18,6 +18,7 @@ and MB's side is that data itself.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -166,6 +167,27 @@ def run(
         b = result.figures[("mb", man)][key]
         result.rows.append(Row(metric, a, b, metric.tolerance.bound(b)))
     return result
+
+
+#: relaxation lengths (m) the sensitivity of the estimate is shown at (ours 0.1 m)
+RELAXATION_LENGTHS_M = (0.05, 0.1, 0.2, 0.4)
+
+
+def relaxation_sensitivity(definition: dict | None = None) -> list[dict]:
+    """Our step-steer figures at each of :data:`RELAXATION_LENGTHS_M`: how much the
+    estimated tire relaxation length (MB has none) decides the transient metrics."""
+    if definition is None:
+        definition = build_definition()
+    out = []
+    for sigma in RELAXATION_LENGTHS_M:
+        d = copy.deepcopy(definition)
+        for axle in ("front", "rear"):
+            d["tires"][axle]["relaxation_length_x_m"] = sigma
+            d["tires"][axle]["relaxation_length_y_m"] = sigma
+        m = mv.manoeuvre("step", d["geometry"]["wheelbase_m"])
+        figures = metrics(drv.drive_ours(d, m), m, d["geometry"]["wheelbase_m"])
+        out.append({"relaxation_length_m": sigma, **figures})
+    return out
 
 
 def table(result: Result) -> str:

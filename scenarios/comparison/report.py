@@ -229,7 +229,30 @@ def _ends(result: object) -> list[str]:
     return out or ["- no run lost control before its end."]
 
 
-def markdown(result: object) -> str:
+def _sensitivity(rows: list) -> list[str]:
+    if not rows:
+        return []
+    out = [
+        "## How much the estimated relaxation length decides",
+        "",
+        "MB has no tire relaxation; ours is estimated at 0.1 m. Our step steer at other",
+        "lengths (MB's figures in the metric table above):",
+        "",
+        "| relaxation length (m) | yaw response (s) | overshoot (%) | a_y response (s) "
+        "| yaw-rate gain (1/s) |",
+        "|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        out.append(
+            f"| {r['relaxation_length_m']:g} | {r['yaw_response_time']:.3f} | "
+            f"{r['yaw_overshoot']:.2f} | {r['lat_accel_response_time']:.3f} | "
+            f"{r['yaw_rate_gain']:.3f} |"
+        )
+    out.append("")
+    return out
+
+
+def markdown(result: object, sensitivity: list | None = None) -> str:
     p_map = vehicle.mapping()
     passed = len([r for r in result.rows if r.passed])
     lines = [
@@ -333,6 +356,7 @@ def markdown(result: object) -> str:
         "  force then exceeds its friction (1.5 times its load). The loss-of-control rule",
         "  ends the run before that.",
         "",
+        *_sensitivity(sensitivity or []),
         "## Changes made after the first run",
         "",
     ]
@@ -349,9 +373,10 @@ def markdown(result: object) -> str:
     return "\n".join(lines)
 
 
-def write(result: object) -> list[Path]:
-    """Write the page and its plots; returns the paths written."""
+def write(result: object, sensitivity: list | None = None) -> list[Path]:
+    """Write the page and its plots; returns the paths written. ``sensitivity``: the rows
+    of :func:`scenarios.comparison.compare.relaxation_sensitivity`, shown when given."""
     wheelbase = vehicle.build_definition()["geometry"]["wheelbase_m"]
     paths = _plots(result, wheelbase)
-    _write_bytes(DOC, markdown(result).encode("utf-8"))
+    _write_bytes(DOC, markdown(result, sensitivity).encode("utf-8"))
     return [DOC, *paths]
