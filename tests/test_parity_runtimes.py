@@ -121,6 +121,7 @@ def test_a_good_recording_round_trips_the_replayer_result():
     [
         ([], "request"),
         ({"selftest": "yes"}, "request.selftest"),
+        ({"fastpath": 1}, "request.fastpath"),
         ({"checkpoint_every": 0}, "request.checkpoint_every"),
         ({"checkpoint_every": True}, "request.checkpoint_every"),
         ({"recordings": {"a": "b"}}, "request.recordings"),
