@@ -159,6 +159,14 @@ def substep_table(report: dict) -> list[str]:
     ]
     for preset, row in cells.items():
         lines.append(f"{preset:14s}" + "".join(f" {row.get(r, '-'):>14s}" for r in runtimes))
+    for runtime, res in report["substep"].items():
+        yard, rows = res.get("yardstick_us"), res.get("rows", ())
+        if yard and rows:
+            worst = max(rows, key=lambda r: r["us_per_substep"])
+            lines.append(
+                f"{runtime}: worst substep ({worst['preset']}) = "
+                f"{worst['us_per_substep'] / yard:.2f}x the yardstick ({yard:.1f} us, same process)"
+            )
     lines.append(
         f"aims: <= {AIMS['cpython_us']:g} us in CPython 3.11 (and 3.13 no slower), "
         f"<= {AIMS['node_us']:g} us in Pyodide/Node"

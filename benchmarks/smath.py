@@ -10,6 +10,7 @@ disturbed by other processes on a shared machine. The bare loop
 (``for x in xs: pass``) is timed too and subtracted, so a number is the cost
 of one call, call overhead included (a Python-level call costs ~30-50 ns more
 than a C builtin's, which is part of the price). ``ratio`` is strict / libm.
+``atan_fast`` (ADR 0175, not in the self-test) is timed against ``math.atan``.
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ RANGES = {
     "cbrt": ((-1000.0, 1000.0),), "sqrt": ((0.0, 1000.0),),
 }
 N_ARGS = 256
+#: entry points outside ``smath.FUNCTIONS`` (not in the self-test), with their libm counterpart
+EXTRA = {"atan_fast": (smath.trig.atan_fast, 1, "atan")}
+RANGES["atan_fast"] = RANGES["atan"]
 
 
 def libm(name: str):
@@ -73,16 +77,19 @@ def bench(names: list[str], repeat: int, number: int) -> list[dict]:
     }
     rows = []
     for name in names:
-        fn, arity = smath.FUNCTIONS[name]
+        if name in EXTRA:
+            fn, arity, counterpart = EXTRA[name]
+        else:
+            (fn, arity), counterpart = smath.FUNCTIONS[name], name
         args = arguments(name)
         strict = _loop_ns(fn, args, repeat, number) - overhead[arity]
-        native = _loop_ns(libm(name), args, repeat, number) - overhead[arity]
+        native = _loop_ns(libm(counterpart), args, repeat, number) - overhead[arity]
         rows.append({
             "function": name,
             "strict_ns": strict,
             "libm_ns": native,
             "ratio": strict / native if native > 0 else float("inf"),
-            "strict_is_libm": fn is libm(name),
+            "strict_is_libm": fn is libm(counterpart),
         })
     return rows
 
@@ -105,8 +112,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--functions", default="", help="comma-separated subset (default: all)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
-    names = [s.strip() for s in args.functions.split(",") if s.strip()] or list(smath.FUNCTIONS)
-    unknown = [n for n in names if n not in smath.FUNCTIONS]
+    known = [*smath.FUNCTIONS, *EXTRA]
+    names = [s.strip() for s in args.functions.split(",") if s.strip()] or known
+    unknown = [n for n in names if n not in known]
     if unknown or args.repeat < 1 or args.number < 1:
         what = f"unknown function {unknown[0]!r}" if unknown else "--repeat/--number must be >= 1"
         print(f"benchmarks/smath.py: {what}", file=sys.stderr)

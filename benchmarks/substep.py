@@ -12,6 +12,10 @@ CPython 3.11.
     python benchmarks/substep.py [--seconds 3] [--repeat 3] [--assists on|off|preset]
         [--path fast|readable] [--json]
 
+With the reference package installed (CPython, the test extra) it also times the fixed
+yardstick of issue 16, the reference's MB derivative, before and after the presets in the
+same process, and gives each preset's cost as a multiple of it (``over_yardstick``).
+
 ``--assists on`` (the default) switches ABS, traction control, stability
 control and the steering assist on for every preset through the input
 channels (issue 4 measures the substep with all of them on). ``--path readable``
@@ -84,6 +88,24 @@ def measure(
     }
 
 
+def yardstick_us(repeat: int = 7, number: int = 300) -> float | None:
+    """CPU µs of the reference package's MB derivative (``vehiclemodels``, the fixed yardstick
+    of issue 16, as ``benchmarks/commonroad.py`` times it), best of ``repeat``; None where the
+    package is not installed (Pyodide)."""
+    try:
+        from vehiclemodels.vehicle_dynamics_mb import vehicle_dynamics_mb
+        from vehiclemodels.vehicle_parameters import setup_vehicle_parameters
+
+        from benchmarks.commonroad import U, X
+    except ImportError:
+        return None
+    import timeit
+
+    p = setup_vehicle_parameters(2)
+    timer = timeit.Timer(lambda: vehicle_dynamics_mb(list(X["mb"]), U, p), timer=time.process_time)
+    return min(timer.repeat(number=number, repeat=repeat)) / number * 1e6
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=3.0, help="simulated seconds per run")
@@ -104,12 +126,20 @@ def main(argv: list[str] | None = None) -> int:
         help="the generated substep (default) or its readable stages",
     )
     args = ap.parse_args(argv)
+    # the yardstick before and after the presets, the faster kept: a load that changes during
+    # the run moves both sides of the ratio alike
+    before = yardstick_us()
     rows = [
         measure(n, args.seconds, args.repeat, assists=args.assists, path=args.path)
         for n in (args.preset or PRESET_NAMES)
     ]
+    after = yardstick_us()
+    yard = None if before is None or after is None else min(before, after)
+    for r in rows:
+        r["over_yardstick"] = None if yard is None else r["us_per_substep"] / yard
     if args.json:
-        print(json.dumps({"python": sys.version, "platform": platform.platform(), "rows": rows}))
+        doc = {"python": sys.version, "platform": platform.platform(), "rows": rows}
+        print(json.dumps({**doc, "yardstick_us": yard}))
         return 0
     print(
         f"Python {platform.python_version()} ({platform.python_implementation()}),"
@@ -120,6 +150,12 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{r['preset']:14s} {r['us_per_substep']:10.1f} {r['realtime_factor']:11.1f}x"
             f" {r['wall_us_per_substep']:9.1f}"
+        )
+    if yard is not None:
+        worst = max(rows, key=lambda r: r["us_per_substep"])
+        print(
+            f"yardstick (reference MB derivative, this process) {yard:.1f} us; worst substep "
+            f"{worst['preset']} = {worst['over_yardstick']:.2f}x yardstick"
         )
     return 0
 

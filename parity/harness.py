@@ -163,6 +163,7 @@ class RuntimeRun:
     info: dict[str, Any] = field(default_factory=dict)
     math_hash: str | None = None
     math_error: str | None = None
+    fastpath: dict[str, Any] | None = None  # the worker's fast-vs-readable check (self-test)
     recordings: dict[str, dict[str, Any]] = field(default_factory=dict)
     wall_s: float = 0.0
 
@@ -222,11 +223,13 @@ def run_runtime(
         )
         run.math_hash = response.get("math_hash")
         run.math_error = response.get("math_error")
+        run.fastpath = response.get("fastpath")
         run.info.setdefault("python", response.get("python"))
         run.info.setdefault("platform", response.get("platform"))
         run.info.setdefault("code_hash", response.get("code_hash"))
         if selftest:
             progress(f"[{name}] math hash {run.math_hash or 'ERROR: ' + str(run.math_error)}")
+            progress(f"[{name}] fast path vs readable: {_fastpath_cell(run).detail}")
             tick()
         for i, rec in enumerate(recordings, 1):
             progress(f"[{name}] {rec.name} ({i}/{len(recordings)})")
@@ -286,6 +289,7 @@ class Matrix:
     recordings: list[str]
     math_golden: str | None
     math: dict[str, Cell] = field(default_factory=dict)
+    fastpath: dict[str, Cell] = field(default_factory=dict)
     cells: dict[str, dict[str, Cell]] = field(default_factory=dict)
     runtime_status: dict[str, Cell] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
@@ -297,6 +301,7 @@ class Matrix:
             not self.problems
             and all(c.ok for c in self.runtime_status.values())
             and all(c.ok for c in self.math.values())
+            and all(c.ok or c.status == "skipped" for c in self.fastpath.values())
             and all(c.ok for row in self.cells.values() for c in row.values())
         )
 
@@ -354,6 +359,7 @@ def compare_runs(
             Cell("match") if run.status == "ok" else Cell("error", run.error or run.status)
         )
         matrix.math[run.name] = _math_cell(run, matrix.math_golden, reference)
+        matrix.fastpath[run.name] = _fastpath_cell(run)
         row: dict[str, Cell] = {}
         for rec in recordings:
             row[rec.name] = _recording_cell(
@@ -375,6 +381,24 @@ def _math_cell(run: RuntimeRun, golden_hash: str | None, reference: RuntimeRun |
     if golden_hash is None:
         return Cell("no-golden", f"{run.math_hash}; hashes/math.json is missing")
     return Cell("match", run.math_hash)
+
+
+def _fastpath_cell(run: RuntimeRun) -> Cell:
+    """The runtime's fast path against its readable stages (``parity.fastpath_check``)."""
+    from parity.fastpath_check import describe
+
+    check = run.fastpath
+    if run.status != "ok" or check is None:
+        return Cell("skipped", run.status if run.status != "ok" else "not run")
+    if "error" in check:
+        return Cell("error", str(check["error"]))
+    presets = check.get("presets", {})
+    parted = {n: r for n, r in presets.items() if r.get("first_difference")}
+    if parted or not check.get("ok"):
+        text = "; ".join(describe(n, r) for n, r in parted.items()) or "not ok"
+        steps = [r["first_difference"].get("host_step") for r in parted.values()]
+        return Cell("mismatch", text, min(steps) if steps else None)
+    return Cell("match", f"identical, {len(presets)} presets in {check.get('wall_s', 0.0):.1f}s")
 
 
 def _recording_cell(
@@ -822,14 +846,15 @@ def _cell_text(cell: Cell, wall_s: float | None = None) -> str:
 
 def table_rows(matrix: Matrix, runs: Sequence[RuntimeRun]) -> list[list[str]]:
     """Header + one row per runtime: startup, math hash, each recording, total replay time."""
-    header = ["runtime", "version", "startup", "math", *matrix.recordings, "replay total"]
+    header = ["runtime", "version", "startup", "math", "fast=readable", *matrix.recordings]
+    header.append("replay total")
     rows = [header]
     by_name = {r.name: r for r in runs}
     for name in matrix.runtimes:
         run = by_name[name]
         if run.status != "ok":
             rows.append(
-                [name, run.status.upper(), "-", "-", *("-" for _ in matrix.recordings), "-"]
+                [name, run.status.upper(), "-", "-", "-", *("-" for _ in matrix.recordings), "-"]
             )
             continue
         math = matrix.math[name]
@@ -845,6 +870,7 @@ def table_rows(matrix: Matrix, runs: Sequence[RuntimeRun]) -> list[list[str]]:
                 str(run.info.get("version", "?")),
                 f"{startup:.2f}s" if isinstance(startup, (int, float)) else "?",
                 math_text,
+                _cell_text(matrix.fastpath.get(name, Cell("skipped"))),
                 *cells,
                 f"{run.replay_s:.1f}s",
             ]
@@ -869,6 +895,9 @@ def problem_lines(matrix: Matrix, runs: Sequence[RuntimeRun]) -> list[str]:
     for name, cell in matrix.math.items():
         if cell.status not in ("match", "skipped"):
             lines.append(f"{name}: math self-test {_MARK[cell.status]}: {cell.detail}")
+    for name, cell in matrix.fastpath.items():
+        if cell.status not in ("match", "skipped"):
+            lines.append(f"{name}: fast path vs readable {_MARK[cell.status]}: {cell.detail}")
     for name, row in matrix.cells.items():
         for rec, cell in row.items():
             if cell.status not in ("match", "skipped"):
@@ -890,6 +919,7 @@ def report_document(
                 **asdict(run),
                 "replay_s": run.replay_s,
                 "math_verdict": asdict(matrix.math[run.name]),
+                "fastpath_verdict": asdict(matrix.fastpath[run.name]),
                 "verdicts": {k: asdict(v) for k, v in matrix.cells[run.name].items()},
             }
             for run in runs
@@ -989,7 +1019,11 @@ def _merge_runs(name: str, parts: Sequence[RuntimeRun]) -> RuntimeRun:
     recordings, the sum of their wall times, and the first failure (as a failure mid-way)."""
     first = parts[0]
     run = RuntimeRun(
-        name, info=dict(first.info), math_hash=first.math_hash, math_error=first.math_error
+        name,
+        info=dict(first.info),
+        math_hash=first.math_hash,
+        math_error=first.math_error,
+        fastpath=first.fastpath,
     )
     for part in parts:
         run.recordings.update(part.recordings)

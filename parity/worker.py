@@ -9,6 +9,8 @@ natively, in Pyodide under Node and in every browser. Adapters only move JSON to
 Request::
 
     {"selftest": bool,                         # compute the math self-test hash (default true)
+     "fastpath": bool,                         # and compare the fast and readable substep on
+                                               # a short drive of every preset (default: selftest)
      "recordings": [{"name": str, "text": str}, ...],   # recording documents (JSON text)
      "checkpoint_every": int,                  # host steps between checkpoints (default 100)
      "trace": {"stop_after": int | None,       # optional: trace each recording (replay.trace),
@@ -20,6 +22,10 @@ Response::
      "code_hash": str | None,                  # content hash of the project code it runs
      "math_hash": str | None,                  # None when not requested or when it failed
      "math_error": str,                        # only when the self-test failed
+     "fastpath": {"ok": bool, "presets": {preset: {"steps": int, "final": str | None,
+                  "first_difference": None | {"host_step", "tick", "field", "fast",
+                  "readable", "ulps"}}}, "wall_s": float}
+                 | {"error": str},             # only when asked for (parity.fastpath_check)
      "recordings": {name: {"checkpoints": [[step, hash], ...], "final": str,
                            "steps": int, "wall_s": float,
                            "trace": {...}}     # the trace document, only when asked for
@@ -102,12 +108,16 @@ def _check_trace(trace: Any) -> dict[str, Any] | None:
 def _check_request(request: Any) -> tuple[bool, list[tuple[str, str]], int]:
     if not isinstance(request, dict):
         raise RequestError(f"request: must be a JSON object, not {type(request).__name__}")
-    unknown = sorted(set(request) - {"selftest", "recordings", "checkpoint_every", "trace"})
+    unknown = sorted(
+        set(request) - {"selftest", "fastpath", "recordings", "checkpoint_every", "trace"}
+    )
     if unknown:
         raise RequestError(f"request: unknown field(s) {', '.join(unknown)}")
     selftest = request.get("selftest", True)
     if not isinstance(selftest, bool):
         raise RequestError("request.selftest: must be true or false")
+    if not isinstance(request.get("fastpath", selftest), bool):
+        raise RequestError("request.fastpath: must be true or false")
     every = request.get("checkpoint_every", DEFAULT_CHECKPOINT_EVERY)
     if not isinstance(every, int) or isinstance(every, bool) or every < 1:
         raise RequestError("request.checkpoint_every: must be an integer >= 1")
@@ -142,6 +152,14 @@ def math_hash() -> str:
     from engine.smath.selftest import selftest_hash  # lazy: written alongside this module
 
     return selftest_hash()
+
+
+def fastpath_equivalence() -> dict[str, Any]:
+    """The fast path against the readable stages on a short drive of every preset, in this
+    runtime (``parity.fastpath_check``)."""
+    from parity import fastpath_check  # lazy: only the self-test phase needs it
+
+    return fastpath_check.run()
 
 
 def replay_one(
@@ -191,6 +209,11 @@ def run_request(request: dict) -> dict:
             response["math_hash"] = math_hash()
         except Exception as exc:  # reported, never fatal: the harness shows it first
             response["math_error"] = _error_text(exc)
+    if request.get("fastpath", selftest):
+        try:
+            response["fastpath"] = fastpath_equivalence()
+        except Exception as exc:  # reported as a failed check, never fatal
+            response["fastpath"] = {"error": _error_text(exc)}
     results: dict[str, Any] = {}
     for name, text in recordings:
         try:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.definition import PRESET_NAMES
 from parity import worker
 from parity.harness import (
     Cell,
@@ -120,6 +121,7 @@ def test_a_good_recording_round_trips_the_replayer_result():
     [
         ([], "request"),
         ({"selftest": "yes"}, "request.selftest"),
+        ({"fastpath": 1}, "request.fastpath"),
         ({"checkpoint_every": 0}, "request.checkpoint_every"),
         ({"checkpoint_every": True}, "request.checkpoint_every"),
         ({"recordings": {"a": "b"}}, "request.recordings"),
@@ -263,6 +265,7 @@ def test_cpython_runtime_computes_the_native_math_hash(minor):
         response = runtime.run({"selftest": True, "recordings": []}, timeout_s=300)
     assert response["runtime"]["name"] == f"cpython{minor}"
     assert response["math_hash"] == expected
+    assert response["fastpath"]["ok"], response["fastpath"]
 
 
 # ------------------------------------------------------------------------------- node
@@ -297,6 +300,12 @@ def test_node_math_hash_equals_native(node_runtime):
     response = node_runtime.run({"selftest": True, "recordings": []}, timeout_s=600)
     assert response.get("math_error") is None
     assert response["math_hash"] == expected
+    check = response["fastpath"]  # Pyodide generates and execs the fast path itself
+    assert check["ok"] and sorted(check["presets"]) == sorted(PRESET_NAMES), check
+    native = worker.run_request({"selftest": False, "fastpath": True})["fastpath"]
+    assert {n: r["final"] for n, r in check["presets"].items()} == {
+        n: r["final"] for n, r in native["presets"].items()
+    }
 
 
 def test_node_bad_recording_is_a_per_recording_error(node_runtime):
@@ -642,3 +651,87 @@ def test_runtimes_run_concurrently_keep_their_order_and_verdicts(short_recording
         most[jobs] = active[1]
     assert tables[1] == tables[2]
     assert most == {1: 1, 2: 2}
+
+
+# ------------------------------------------------------- fast path against the readable stages
+
+
+def _planted_fast_path(monkeypatch, target: str = "v_x0") -> None:
+    """Every fast path built from now on has ``target`` (a line of the tire stage) one ulp
+    larger: the pattern of tests/test_fastpath.py."""
+    from test_fastpath import plant
+
+    from engine import fastpath
+
+    real_build, real_source = fastpath.build, fastpath.source
+
+    def planted_build(sim, text=None, extra=None):
+        planted = plant(real_source(sim), target)
+        return real_build(sim, planted, {"nextafter": math.nextafter, "inf": math.inf})
+
+    monkeypatch.setattr(fastpath, "build", planted_build)
+
+
+def test_the_worker_selftest_compares_the_paths_of_every_preset():
+    response = worker.run_request({"selftest": True, "recordings": []})
+    check = response["fastpath"]
+    assert check["ok"] and sorted(check["presets"]) == sorted(PRESET_NAMES)
+    assert all(r["first_difference"] is None and r["final"] for r in check["presets"].values())
+    assert "fastpath" not in worker.run_request({"selftest": True, "fastpath": False})
+    assert "fastpath" not in worker.run_request({"selftest": False})
+
+
+def test_a_one_ulp_plant_in_the_fast_path_fails_the_worker_check(monkeypatch):
+    _planted_fast_path(monkeypatch)
+    check = worker.run_request({"selftest": False, "fastpath": True})["fastpath"]
+    assert check["ok"] is False
+    for name in PRESET_NAMES:  # the tire stage runs in every substep of every preset
+        first = check["presets"][name]["first_difference"]
+        assert first is not None and first["host_step"] == 0, (name, first)
+
+
+def test_a_planted_fast_path_fails_the_parity_run_naming_preset_and_step(monkeypatch, tmp_path):
+    _planted_fast_path(monkeypatch)
+    printed: list[str] = []
+    code = run_parity(
+        ["cpython3.11"],
+        root=ROOT,
+        selftest_only=True,
+        hashes_dir=ROOT / "hashes",
+        report_dir=tmp_path / "report",
+        out=printed.append,
+        progress=lambda _m: None,
+        factory=_InProcessRuntime,
+    )
+    assert code == 1
+    table = printed[0].splitlines()
+    assert "fast=readable" in table[0] and "MISMATCH @0" in table[2]
+    text = "\n".join(printed)
+    first = PRESET_NAMES[0]
+    assert re.search(
+        rf"cpython3\.11: fast path vs readable MISMATCH: {first}: fast and readable paths "
+        rf"part at host step 0 \(tick \d+\): \S+ fast 0x\S+ readable 0x\S+, \d+ ulp",
+        text,
+    ), text
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    assert report["ok"] is False
+    verdict = report["runtimes"][0]["fastpath_verdict"]
+    assert (verdict["status"], verdict["first_step"]) == ("mismatch", 0)
+
+
+def test_the_paths_agree_in_a_clean_parity_run(tmp_path):
+    printed: list[str] = []
+    code = run_parity(
+        ["cpython3.11"],
+        root=ROOT,
+        selftest_only=True,
+        hashes_dir=ROOT / "hashes",
+        report_dir=tmp_path / "report",
+        out=printed.append,
+        progress=lambda _m: None,
+        factory=_InProcessRuntime,
+    )
+    assert code == 0, printed
+    assert printed[0].splitlines()[2].split()[5] == "ok"  # the fast=readable column
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    assert report["runtimes"][0]["fastpath_verdict"]["status"] == "match"

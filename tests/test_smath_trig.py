@@ -408,3 +408,31 @@ def test_committed_tables_match_generator() -> None:
     spec.loader.exec_module(gen)
     committed = (ROOT / "engine" / "smath" / "_tables_trig.py").read_text(encoding="utf-8")
     assert gen.generate() == committed, "run python ci/gen_smath_trig.py"
+
+
+# ----------------------------------------------------------------------------- atan_fast
+
+ATAN_FAST_BOUND = 1.5  # ulp (ADR 0175): one rounded reduced argument plus the final rounding
+
+
+def test_atan_fast_accuracy() -> None:
+    """``atan_fast`` stays below 1.5 ulp on the atan battery and on the first table cells,
+    where the reduced argument is as large as the result (the worst case of the bound)."""
+    pts = atan_points(seed=0xFA57, n_random=1000)
+    r = SplitMix64(0xFA58)
+    pts += [(r.uniform(2.0**-9, 3.0 * 2.0**-9),) for _ in range(1500)]
+    pts += [(k / 512.0 + d,) for k in range(0, 513, 3) for d in (-1e-16, 0.0, 1e-16)]
+    for (x,) in pts:
+        got = trig.atan_fast(x)
+        if math.isnan(x) or math.isinf(x):
+            continue
+        err = ulp_error(got, exact("atan", x))
+        assert err < ATAN_FAST_BOUND, f"atan_fast({x.hex()}) = {got!r}: {err:.3f} ulp"
+        assert _same(trig.atan_fast(-x), -got), x
+
+
+def test_atan_fast_special_values_and_not_hashed() -> None:
+    for x in (0.0, -0.0, INF, -INF, TRUE_MIN, -1e-310, DBL_MAX, -DBL_MAX, 1e-20, 2.0**60):
+        assert _same(trig.atan_fast(x), smath.atan(x)), x
+    assert math.isnan(trig.atan_fast(NAN))
+    assert trig.atan_fast not in [fn for fn, _arity in smath.FUNCTIONS.values()]

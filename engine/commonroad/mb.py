@@ -33,8 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine import smath
-from engine.smath.trig import sincos
+from engine.smath.trig import atan_fast, sincos
 
 from . import ks_cog
 from .constraints import acceleration_constraints, steering_constraints
@@ -99,7 +98,7 @@ def derivatives(x: Sequence[float], u: Sequence[float], p: VehicleParams) -> lis
 
 def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     """(derivatives, (slips LF RF LR RR, slip angles LF RF LR RR, F_x x4, F_y x4, F_z x4))."""
-    atan = smath.atan
+    atan = atan_fast
     g = G
     tp = p.tire
     R_w = p.R_w
@@ -117,11 +116,6 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     vy = x[10]
     r = x[5]
     delta = x[2]
-    if low:
-        beta = 0.0
-    else:
-        beta = atan(vy / vx)
-    vel = smath.sqrt(vx * vx + vy * vy)
 
     s13, c13 = sincos(x[13])
     s18, c18 = sincos(x[18])
@@ -314,10 +308,11 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
         dd_psi, _ = ks_cog.low_speed_rates(delta, vx, x[6], u0, u1, p)
         f.append(dd_psi)
     else:
-        s_course, c_course = sincos(beta + x[4])
+        # vel cos(beta + psi) with beta = atan(vy/vx), vx > 0: vx cos psi - vy sin psi
+        s_psi, c_psi = sincos(x[4])
         f = [
-            c_course * vel,
-            s_course * vel,
+            vx * c_psi - vy * s_psi,
+            vx * s_psi + vy * c_psi,
             u0,
             1.0 / p.m * sumX + r * vy,
             r,

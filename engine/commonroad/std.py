@@ -33,10 +33,10 @@ state in place; this port never mutates its input).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from math import isfinite
+from math import isfinite, sqrt
 
 from engine import smath
-from engine.smath.trig import sincos
+from engine.smath.trig import atan_fast, sincos
 
 from .constraints import acceleration_constraints, steering_constraints
 from .params import VehicleParams
@@ -57,8 +57,7 @@ def derivatives(x: Sequence[float], u: Sequence[float], p: VehicleParams) -> lis
 
 def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     """(derivatives, (s_f, s_r, alpha_f, alpha_r, F_xf, F_xr, F_yf, F_yr, F_zf, F_zr))."""
-    cos = smath.cos
-    atan = smath.atan
+    atan = atan_fast
     g = G
     lf = p.a
     lr = p.b
@@ -137,7 +136,8 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
         # Kinematic model about the CoG (ks_cog), blended in around V_S; the sines and
         # cosines of delta and beta are the ones above (same arguments, same bits).
         t = smath.tan(delta)
-        ks_yaw_rate = v * cos(smath.atan(t * lr / l_wb)) * t / l_wb
+        q = t * lr / l_wb
+        ks_yaw_rate = v / sqrt(1.0 + q * q) * t / l_wb  # v cos(atan q) t / l
         q = t * t * lr / l_wb
         d_beta_ks = (lr * u0) / (l_wb * (cd * cd) * (1.0 + q * q))
         dd_psi_ks = 1.0 / l_wb * (u1 * cb * t - v * sb * d_beta_ks * t + v * cb * u0 / (cd * cd))

@@ -60,6 +60,7 @@ __all__ = [
     "acos",
     "atan",
     "atan2",
+    "atan_fast",
     "sincos",
     "sin_small",
     "cos_small",
@@ -591,6 +592,40 @@ def atan(x: float) -> float:
         s = s + (((bh - s) - r) + bl - r * z * (_A3 + z * (_A5 + z * _A7)))
         return -s if x < 0.0 else s
     if ax == ax:  # huge or inf: pi/2 - 1/x is below 2**-60, one rounding
+        s = _PIO2_HI + (_PIO2_LO - 1.0 / ax)
+        return -s if x < 0.0 else s
+    return x
+
+
+def atan_fast(x: float) -> float:
+    """arc tangent of x with an error below 1.5 ulp (not in ``FUNCTIONS``; ADR 0175).
+
+    The same table and polynomial as ``atan`` without the double-double
+    correction of the reduced argument: ``r = (u - c)/(1 + u c)`` is one
+    rounded division (``u - c`` is exact), ``atan u = atan c + r + r^3 P(r^2)``
+    summed once. Half the cost of ``atan``; its results are not always the
+    nearest double, so it serves models whose tolerance is far wider than an
+    ulp (the CommonRoad tire) and never the self-test battery. Same special
+    values as ``atan`` (signed zeros, ±inf, nan).
+    """
+    ax = -x if x < 0.0 else x
+    if ax <= 1.0:
+        if ax < 7.450580596923828e-09:
+            return x
+        k = int(ax * 256.0 + 0.49999999999999994)
+        c, ah, al, _bh, _bl = _AT[k]
+        r = (ax - c) / (1.0 + ax * c)  # ax - c exact (Sterbenz)
+        z = r * r
+        s = ah + (r + (al + r * z * (_A3 + z * (_A5 + z * _A7))))
+        return -s if x < 0.0 else s
+    if ax < 1.152921504606847e18:  # pi/2 - atan(1/x); the result is at least pi/4
+        k = int(256.0 / ax + 0.49999999999999994)
+        c, _ah, _al, bh, bl = _AT[k]
+        r = (1.0 - c * ax) / (ax + c)
+        z = r * r
+        s = bh - (r - (bl - r * z * (_A3 + z * (_A5 + z * _A7))))
+        return -s if x < 0.0 else s
+    if ax == ax:
         s = _PIO2_HI + (_PIO2_LO - 1.0 / ax)
         return -s if x < 0.0 else s
     return x
