@@ -1,4 +1,5 @@
-"""Pyodide in Chromium, Firefox and WebKit (parity/runtimes/browser.py) and the loopback
+"""Pyodide in Chromium, Firefox and WebKit (parity/runtimes/browser.py and the module of each
+browser) and the loopback
 server they load it from (parity/server.py), docs/architecture.md §5.
 
 The browser tests start each browser once per module (a module-scoped fixture per
@@ -13,13 +14,15 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import shutil
 import time
 from pathlib import Path
 
 import pytest
 
-from parity.runtimes import browser
+from parity.runtimes import browser, webkit
 from parity.runtimes.base import RuntimeFailed, RuntimeUnavailable
+from parity.runtimes.page import INSTALL_COMMAND, descendants
 from parity.server import DEFAULT_PYODIDE_DIR, LoopbackServer, ServerError
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -139,11 +142,11 @@ def test_server_needs_the_pyodide_distribution(tmp_path: Path, fake_tree) -> Non
 
 
 def test_missing_browser_is_unavailable_with_the_install_command(monkeypatch) -> None:
-    monkeypatch.setattr(browser.shutil, "which", lambda _name: None)
-    monkeypatch.setattr(browser, "minibrowser_path", lambda: None)
+    monkeypatch.setattr(shutil, "which", lambda _name: None)
+    monkeypatch.setattr(webkit, "minibrowser_path", lambda: None)
     for name in browser.RUNTIME_NAMES:
         reason = browser.unavailable_reason(name)
-        assert reason is not None and browser.INSTALL_COMMAND in reason, name
+        assert reason is not None and INSTALL_COMMAND in reason, name
         with pytest.raises(RuntimeUnavailable, match="install_browsers.sh"):
             browser.make_runtime(name, wheel=Path("unused.whl")).start()
 
@@ -244,7 +247,7 @@ def test_time_limit_names_the_runtime_and_stop_leaves_no_process(runtime) -> Non
     """Last test of each browser: it ends the page's worker, so the runtime is spent."""
     driver_pid = runtime._driver_pid()
     assert driver_pid is not None
-    processes = [driver_pid, *browser.descendants(driver_pid)]
+    processes = [driver_pid, *descendants(driver_pid)]
     began = time.monotonic()
     with pytest.raises(RuntimeFailed) as caught:
         runtime.run(SELFTEST, timeout_s=0.05)  # the self-test takes ~1 s in any browser
