@@ -73,8 +73,9 @@ from engine import (
 )
 from engine.definition import definition_hash, validate_definition
 from engine.errors import DefinitionError, SkidpadError
+from engine.floatbits import float_bits
 from engine.inputs import CHANNELS, DEFAULTS, INPUT_VERSION, inputs_from_mapping, validate_inputs
-from engine.state import NonFiniteStateError, StepArithmeticError, float_bits
+from engine.state import NonFiniteStateError, StepArithmeticError
 from engine.telemetry import DERIVED_FLOATS, DERIVED_ZERO, Derived, Telemetry, build_telemetry
 from engine.vehicle_layout import (  # noqa: E402,F401  (re-exported for callers)
     I_AX,

@@ -9,7 +9,7 @@ The search narrows in three steps:
    compared bit for bit) differs;
 3. at that substep, every state field that differs — name, both values in
    decimal (``repr``) and hex (``float.hex``), and their distance in ulps
-   (``engine.state.ulp_distance``; plain difference for integer fields) —
+   (``engine.floatbits.ulp_distance``; plain difference for integer fields) —
    and the first physics stage, in the engine's fixed stage order, whose
    probe values differ. When every stage of that substep agrees (the
    difference entered after the last stage, e.g. from outside the physics),
@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import SkidpadError
-from engine.state import ulp_distance
+from engine.floatbits import ulp_distance
 from replay.recording import Recording
 from replay.replayer import replay
 from replay.trace import SubstepDetail, step_of_tick

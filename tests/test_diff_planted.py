@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from engine import definition as engine_definition
-from engine.state import bits_float, float_bits
+from engine.floatbits import bits_float, float_bits
 from replay import recording
 from replay.cli import main
 from replay.diff import diff_recordings, diff_traces
