@@ -77,6 +77,7 @@ from engine.floatbits import float_bits
 from engine.inputs import CHANNELS, DEFAULTS, INPUT_VERSION, inputs_from_mapping, validate_inputs
 from engine.state import NonFiniteStateError, StepArithmeticError
 from engine.telemetry import DERIVED_FLOATS, DERIVED_ZERO, Derived, Telemetry, build_telemetry
+from engine.ticks import substeps_in_step
 from engine.vehicle_layout import (  # noqa: E402,F401  (re-exported for callers)
     I_AX,
     I_AY,
@@ -380,9 +381,8 @@ class Simulation:
         return self.geometry
 
     def substeps_in(self, k: int) -> int:
-        """Substeps in host step ``k``: (k+1)·S//H - k·S//H."""
-        s, hz = self.substep_hz, self.host_hz
-        return (k + 1) * s // hz - k * s // hz
+        """Substeps in host step ``k`` (:mod:`engine.ticks`)."""
+        return substeps_in_step(k, self.host_hz, self.substep_hz)
 
     def step(self, inputs: Sequence | Mapping, probe: object = None) -> Telemetry:
         """Advance one host step with ``inputs`` (CHANNELS order or a dict); return telemetry.

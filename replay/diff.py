@@ -41,9 +41,10 @@ from typing import Any
 
 from engine.errors import SkidpadError
 from engine.floatbits import ulp_distance
+from engine.ticks import step_of_tick, ticks_before
 from replay.recording import Recording
 from replay.replayer import replay
-from replay.trace import SubstepDetail, step_of_tick
+from replay.trace import SubstepDetail
 
 #: host steps the detailed replay runs past the first differing checkpoint
 LATER_STAGE_STEPS = 20
@@ -271,7 +272,7 @@ def _before(k: int, host_hz: int, substep_hz: int, step_ticks: Sequence[int] | N
     if step_ticks is not None:
         k = min(k, len(step_ticks))
         return step_ticks[k - 1] if k > 0 else 0
-    return k * substep_hz // host_hz
+    return ticks_before(k, host_hz, substep_hz)
 
 
 def _locate(
