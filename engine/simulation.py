@@ -50,7 +50,6 @@ at the substep where it appears, naming the first such field in layout order.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from math import sqrt
@@ -585,10 +584,6 @@ class Simulation:
         self.inputs = inputs
         self._host_update(inputs)
         self.derived = Derived.from_flat([float(v) for v in derived])
-
-    def snapshot_json(self) -> str:
-        """:meth:`snapshot` as JSON text."""
-        return json.dumps(self.snapshot(), sort_keys=True)
 
 
 __all__ = ["Simulation", "LAYOUT", "LAYOUT_VERSION", "CHANNELS", "INITIAL_KEYS"]

@@ -28,7 +28,7 @@ import functools
 import json
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -502,7 +502,3 @@ def summary_line(campaign: Campaign, outcome: Outcome) -> str:
         f"({outcome.cells_run} tasks run{resumed}, {outcome.replays_run} drive-runtime cells, "
         f"{outcome.wall_s:.1f} s, {rate:.2f} cells/s, {outcome.cpu_s:.1f} CPU s in them)"
     )
-
-
-def drives_of(outcome: Outcome, verdict: str) -> Sequence[int]:
-    return [v.drive for v in outcome.verdicts if v.verdict == verdict]
