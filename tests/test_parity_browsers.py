@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import shutil
 import time
 from pathlib import Path
@@ -24,8 +23,7 @@ from parity.runtimes import browser, webkit
 from parity.runtimes.base import RuntimeFailed, RuntimeUnavailable
 from parity.runtimes.page import INSTALL_COMMAND, descendants
 from parity.server import DEFAULT_PYODIDE_DIR, LoopbackServer, ServerError
-
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+from tests.helpers import skip_unless_browser
 
 # ----------------------------------------------------------------------------- server
 
@@ -177,13 +175,7 @@ BROWSER_PARAMS = [pytest.param(n, marks=pytest.mark.xdist_group(n)) for n in bro
 def runtime(request: pytest.FixtureRequest, project_wheel: Path):
     """One started browser per module and parameter: launch, page load, Pyodide boot."""
     name = request.param
-    reason = browser.unavailable_reason(name)
-    if reason is None and not (DEFAULT_PYODIDE_DIR / "pyodide.mjs").is_file():
-        reason = "node_modules/pyodide is missing; install it with `npm ci`"
-    if reason is not None:
-        if IN_CI:
-            pytest.fail(f"CI=true and the {name} runtime is not installed: {reason}")
-        pytest.skip(f"{name}: {reason}")
+    skip_unless_browser(name)
     rt = browser.make_runtime(name, wheel=project_wheel)
     began = time.monotonic()
     rt.start(timeout_s=300)

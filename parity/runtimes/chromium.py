@@ -7,7 +7,6 @@ NOTFOUND and the features that reach the network on their own are off.
 
 from __future__ import annotations
 
-import shutil
 from typing import Any
 
 from parity.runtimes.playwright_page import PlaywrightRuntime
@@ -63,11 +62,5 @@ class ChromiumRuntime(PlaywrightRuntime):
     package = "chromium"
 
     @classmethod
-    def binary(cls) -> str | None:
-        return shutil.which("chromium")
-
-    @classmethod
-    def launch_context(cls, pw: Any, profile: str, **options: Any) -> Any:
-        return pw.chromium.launch_persistent_context(
-            profile, executable_path=cls.binary(), headless=True, args=CHROMIUM_ARGS, **options
-        )
+    def launch_options(cls) -> dict[str, Any]:
+        return {"args": CHROMIUM_ARGS}

@@ -9,7 +9,6 @@ proxy (ADR 0106).
 from __future__ import annotations
 
 import os
-import shutil
 from typing import Any
 
 from parity.runtimes.page import DEAD_PORT, LOOPBACK
@@ -65,17 +64,9 @@ class FirefoxRuntime(PlaywrightRuntime):
     package = "firefox-esr"
 
     @classmethod
-    def binary(cls) -> str | None:
-        return shutil.which("firefox-esr")
-
-    @classmethod
-    def launch_context(cls, pw: Any, profile: str, **options: Any) -> Any:
-        return pw.firefox.launch_persistent_context(
-            profile,
-            channel="moz-firefox",
-            executable_path=cls.binary(),
-            headless=True,
-            env={**os.environ, **FIREFOX_ENV},
-            firefox_user_prefs=FIREFOX_PREFS,
-            **options,
-        )
+    def launch_options(cls) -> dict[str, Any]:
+        return {
+            "channel": "moz-firefox",
+            "env": {**os.environ, **FIREFOX_ENV},
+            "firefox_user_prefs": FIREFOX_PREFS,
+        }

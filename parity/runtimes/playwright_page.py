@@ -47,10 +47,24 @@ class PlaywrightRuntime(BrowserRuntime):
         self._profile: str | None = None
 
     @classmethod
-    def launch_context(cls, pw: Any, profile: str, **options: Any) -> Any:
-        """A persistent Playwright context of this browser with its loopback-only recipe;
-        ``options`` go to ``launch_persistent_context`` (timeout, viewport, ...)."""
+    def binary(cls) -> str | None:
+        """Debian's executable of the browser, named like its package."""
+        return shutil.which(cls.package)
+
+    @classmethod
+    def launch_options(cls) -> dict[str, Any]:
+        """This browser's loopback-only recipe for ``launch_persistent_context``."""
         raise NotImplementedError
+
+    @classmethod
+    def launch_context(cls, pw: Any, profile: str, **options: Any) -> Any:
+        """A headless persistent Playwright context of this browser (Playwright's browser
+        type of the same name) with its recipe; ``options`` go to
+        ``launch_persistent_context`` too (timeout, viewport, ...)."""
+        browser_type = getattr(pw, cls.name)
+        return browser_type.launch_persistent_context(
+            profile, executable_path=cls.binary(), headless=True, **cls.launch_options(), **options
+        )
 
     @classmethod
     def missing_python(cls) -> list[str]:
