@@ -61,3 +61,23 @@ def skip_unless_browser(name: str) -> None:
         if IN_CI:
             pytest.fail(f"CI=true and the {name} runtime cannot run: {reason}")
         pytest.skip(f"{name}: {reason}")
+
+
+def run_in_process(name: str, request: dict, hook: object = None) -> dict:
+    """The worker's response to ``request``, computed in this interpreter, as runtime ``name``.
+
+    ``hook`` is given to every replay of the request as its probe hook: a test plants a
+    perturbation there to stand in for a runtime whose arithmetic differs.
+    """
+    import replay.replayer as replayer
+    from parity import worker
+
+    real = replayer.replay
+    if hook is not None:
+        replayer.replay = lambda rec, *args, **kwargs: real(rec, *args, hook=hook, **kwargs)
+    try:
+        response = worker.run_request(request)
+    finally:
+        replayer.replay = real
+    response["runtime"] = {"name": name, "version": "in-process"}
+    return response

@@ -37,6 +37,7 @@ from parity.harness import (
 from parity.runtimes.base import Runtime, RuntimeFailed, RuntimeUnavailable
 from parity.runtimes.cpython import CPythonRuntime, find_cpython
 from parity.runtimes.process import LineProcess, child_env
+from tests.helpers import run_in_process
 
 ROOT = Path(__file__).resolve().parent.parent
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -435,22 +436,7 @@ class _InProcessRuntime(Runtime):
         return {"name": self.name, "version": "in-process", "startup_s": 0.0}
 
     def run(self, request: dict, timeout_s: float = 0.0) -> dict:
-        import replay.replayer as replayer
-
-        real = replayer.replay
-        plant = self.plant
-
-        def planted(rec, *args, **kwargs):
-            return real(rec, *args, hook=plant, **kwargs)
-
-        if plant is not None:
-            replayer.replay = planted
-        try:
-            response = worker.run_request(request)
-        finally:
-            replayer.replay = real
-        response["runtime"] = {"name": self.name, "version": "in-process"}
-        return response
+        return run_in_process(self.name, request, self.plant)
 
     def stop(self) -> None:
         pass
