@@ -231,7 +231,8 @@ def _define_browser(kind: str, name: str, selftest_only: bool) -> None:
     """``selftest-<browser>``/``replay-<browser>``: Pyodide in Chromium, Firefox or WebKitGTK."""
 
     def session_fn(session: nox.Session) -> None:
-        from parity.runtimes.browser import INSTALL_COMMAND, missing_parts
+        from parity.runtimes.browser import missing_parts
+        from parity.runtimes.page import INSTALL_COMMAND
 
         missing = missing_parts(name, python_packages=False)
         if missing:

@@ -39,8 +39,8 @@ from __future__ import annotations
 from math import ceil, sqrt
 from typing import NamedTuple
 
+from engine.blocks import number, refuse_unknown, require_object
 from engine.errors import DefinitionError
-from engine.powertrain import _num
 
 V_REG = 0.5  # m/s, regularisation speed of the slips (as the telemetry's)
 ESC_REF_MIN = 0.02  # rad/s: below it the turn sense comes from the yaw rate
@@ -69,19 +69,16 @@ def validate(a: object, path: str = "assists") -> dict:
     """A normalised copy of an assists block: switches 0/1 and optional parameters."""
     if a is None:
         a = {}
-    if not isinstance(a, dict):
-        raise DefinitionError(f"{path}: must be an object")
+    a = require_object(a, path)
     out: dict = {}
-    for key in a:
-        if key not in SWITCHES and key not in PARAMS:
-            raise DefinitionError(f"{path}.{key}: unknown parameter")
+    refuse_unknown(a, path, (*SWITCHES, *PARAMS))
     for key in SWITCHES:
         v = a.get(key, 0)
         if isinstance(v, bool) or v not in (0, 1):
             raise DefinitionError(f"{path}.{key}: must be 0 (off) or 1 (on)")
         out[key] = int(v)
     for key, default in PARAMS.items():
-        out[key] = _num(f"{path}.{key}", a.get(key, default), strict=key not in ("tc_floor",))
+        out[key] = number(f"{path}.{key}", a.get(key, default), strict=key not in ("tc_floor",))
     for kind in ("abs", "tc"):
         if out[f"{kind}_release_slip"] <= out[f"{kind}_slip_target"]:
             raise DefinitionError(f"{path}.{kind}_release_slip: must be > {kind}_slip_target")

@@ -50,7 +50,6 @@ at the substep where it appears, naming the first such field in layout order.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from math import sqrt
@@ -73,9 +72,11 @@ from engine import (
 )
 from engine.definition import definition_hash, validate_definition
 from engine.errors import DefinitionError, SkidpadError
+from engine.floatbits import float_bits
 from engine.inputs import CHANNELS, DEFAULTS, INPUT_VERSION, inputs_from_mapping, validate_inputs
-from engine.state import NonFiniteStateError, StepArithmeticError, float_bits
+from engine.state import NonFiniteStateError, StepArithmeticError
 from engine.telemetry import DERIVED_FLOATS, DERIVED_ZERO, Derived, Telemetry, build_telemetry
+from engine.ticks import substeps_in_step
 from engine.vehicle_layout import (  # noqa: E402,F401  (re-exported for callers)
     I_AX,
     I_AY,
@@ -379,9 +380,8 @@ class Simulation:
         return self.geometry
 
     def substeps_in(self, k: int) -> int:
-        """Substeps in host step ``k``: (k+1)·S//H - k·S//H."""
-        s, hz = self.substep_hz, self.host_hz
-        return (k + 1) * s // hz - k * s // hz
+        """Substeps in host step ``k`` (:mod:`engine.ticks`)."""
+        return substeps_in_step(k, self.host_hz, self.substep_hz)
 
     def step(self, inputs: Sequence | Mapping, probe: object = None) -> Telemetry:
         """Advance one host step with ``inputs`` (CHANNELS order or a dict); return telemetry.
@@ -584,10 +584,6 @@ class Simulation:
         self.inputs = inputs
         self._host_update(inputs)
         self.derived = Derived.from_flat([float(v) for v in derived])
-
-    def snapshot_json(self) -> str:
-        """:meth:`snapshot` as JSON text."""
-        return json.dumps(self.snapshot(), sort_keys=True)
 
 
 __all__ = ["Simulation", "LAYOUT", "LAYOUT_VERSION", "CHANNELS", "INITIAL_KEYS"]

@@ -255,25 +255,20 @@ def run_sandbox_page(recording: Path, wheel: Path | None) -> dict[str, Any]:
     golden file; ``recording`` is not used.)"""
     from playwright.sync_api import sync_playwright
 
-    from parity.runtimes import browser
+    from parity.runtimes.chromium import ChromiumRuntime
+    from parity.runtimes.page import default_wheel
     from parity.server import DEFAULT_PYODIDE_DIR, LoopbackServer
     from sandbox import WEB_DIR, WEB_FILES
     from sandbox.cmd_sandbox import page_url
 
-    wheel = wheel if wheel is not None else browser.default_wheel()
+    wheel = wheel if wheel is not None else default_wheel()
     server = LoopbackServer(wheel, DEFAULT_PYODIDE_DIR, WEB_DIR, WEB_FILES)
     base = server.start()
     result: dict[str, Any] = {"target": "sandbox", "ok": False, "status": "failed"}
     profile = tempfile.mkdtemp(prefix="skidpad-sandbox-")
     try:
         with sync_playwright() as pw:
-            context = pw.chromium.launch_persistent_context(
-                profile,
-                executable_path=browser.browser_binary("chromium"),
-                headless=True,
-                args=browser.CHROMIUM_ARGS,
-                timeout=TIME_LIMIT_S * 1000,
-            )
+            context = ChromiumRuntime.launch_context(pw, profile, timeout=TIME_LIMIT_S * 1000)
             page = context.pages[0] if context.pages else context.new_page()
             page.set_default_timeout(TIME_LIMIT_S * 1000)
             page.goto(page_url(base, wheel.name, "hatchbackFwd"), wait_until="load")

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 
 import engine
 from engine.errors import InputError
+from engine.smath.selftest import selftest_hash
 from replay.recording import CHECKPOINT_EVERY, Recording, run_length
 
 
@@ -47,13 +48,9 @@ class Driver(Protocol):
 
 
 @functools.lru_cache(maxsize=1)
-def current_math_hash() -> str | None:
-    """The math self-test hash of this runtime, or None while the self-test is not built."""
-    try:
-        from engine.smath import selftest
-    except ImportError:
-        return None
-    return selftest.selftest_hash()
+def current_math_hash() -> str:
+    """The math self-test hash of this runtime (computed once per process)."""
+    return selftest_hash()
 
 
 def normalise_inputs(values: Sequence | Mapping) -> tuple:

@@ -61,6 +61,7 @@ from typing import Any, NamedTuple, Self
 
 from engine.definition import SUBSTEP_HZ_MAX, SUBSTEP_HZ_MIN
 from engine.errors import DefinitionError, SkidpadError
+from engine.ticks import ticks_before
 from replay import output
 from replay.budget import DEFAULT_BUDGET, Budget, BudgetExceeded
 
@@ -679,7 +680,7 @@ def from_document(doc: Any, budget: Budget = DEFAULT_BUDGET, consume: bool = Fal
     require(doc, "input_version", is_int(doc["input_version"]), "an integer")
     steps = check_steps(doc, budget)
     sim_us = -(-steps * 1_000_000 // host_hz)
-    check_budget(budget, "/steps", sim_us, steps, steps * substep_hz // host_hz)
+    check_budget(budget, "/steps", sim_us, steps, ticks_before(steps, host_hz, substep_hz))
     require(doc, "initial", isinstance(doc["initial"], dict), "an object")
     _validate_json_data(doc["initial"], "/initial")
     engine_channels = _engine_channels(doc["input_version"], "/input_version")

@@ -33,8 +33,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from engine.ticks import ticks_of_step
 from replay.recording import Recording, RecordingError, definition_for_replay
-from replay.trace import SubstepDetail, TraceProbe, ticks_of_step
+from replay.trace import SubstepDetail, TraceProbe
 
 
 @dataclass
@@ -82,13 +83,15 @@ def build_simulation(rec: Recording, use_preset: bool = False) -> Any:
 
 
 def tick_window(sim: Any, steps: range) -> range:
-    """The ticks ``probe.substep`` reports for the substeps of host steps ``steps`` (0-based)."""
-    base = getattr(sim, "TICK_BASE", 1)  # the engine reports the tick count after the substep
+    """The ticks ``probe.substep`` reports for the substeps of host steps ``steps`` (0-based).
+
+    A probe is told the tick count after the substep, so substep index ``i`` is tick ``i + 1``.
+    """
     first = ticks_of_step(steps.start, sim.host_hz, sim.substep_hz).start
     last = ticks_of_step(max(steps.stop - 1, steps.start), sim.host_hz, sim.substep_hz).stop
     if steps.stop <= steps.start:
         last = first
-    return range(first + base, last + base)
+    return range(first + 1, last + 1)
 
 
 class ReplayRun(Protocol):

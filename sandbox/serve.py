@@ -12,6 +12,7 @@ from a CDN: the page loads only what the loopback server's allow-list holds.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import shutil
 import subprocess
@@ -19,6 +20,7 @@ import zipfile
 from pathlib import Path
 
 from engine.errors import SkidpadError
+from replay import output
 
 #: the Pyodide release the project pins (package.json / package-lock.json; a test ties them)
 PYODIDE_VERSION = "314.0.8"
@@ -111,13 +113,13 @@ def wheel_from_installed(out_dir: Path) -> Path:
     if wheel.is_file():
         return wheel
     wheel.parent.mkdir(parents=True, exist_ok=True)
-    partial = wheel.with_suffix(".partial")
     info = f"skidpad-{version}.dist-info"
-    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as zf:
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as zf:
         for p in files:
             zf.write(p, str(p.relative_to(site)))
         zf.writestr(f"{info}/METADATA", METADATA.format(version=version))
         zf.writestr(f"{info}/WHEEL", WHEEL)
         zf.writestr(f"{info}/RECORD", "")
-    os.replace(partial, wheel)
+    output.write_bytes(wheel, data.getvalue())
     return wheel

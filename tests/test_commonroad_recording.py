@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from engine.commonroad import scripted
 from engine.commonroad.daemon import CommonRoadDaemon
-from engine.state import bits_float, float_bits
+from engine.floatbits import bits_float, float_bits
 from parity.worker import run_request
 from replay import commonroad, recording
 from replay.cli import main

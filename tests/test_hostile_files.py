@@ -38,6 +38,7 @@ from replay import output, recording
 from replay.budget import DEFAULT_MAX_SIM_SECONDS
 from replay.cli import main
 from replay.commonroad import parameters_hash
+from tests.helpers import cut_recording
 
 ROOT = Path(__file__).resolve().parents[1]
 STEPS = 8  # host steps of the small four-wheel recording (0.08 s at 100 Hz)
@@ -53,14 +54,8 @@ def kart_doc(steps: int = STEPS) -> dict:
 
 def commonroad_doc(steps: int = 5) -> dict:
     """``recordings/commonroad-st-v2.json`` cut to its first ``steps`` host steps."""
-    doc = json.loads((ROOT / "recordings" / "commonroad-st-v2.json").read_text(encoding="utf-8"))
-    frames, left = [], steps
-    for count, *values in doc["frames"]:
-        if left == 0:
-            break
-        frames.append([min(count, left), *values])
-        left -= frames[-1][0]
-    doc.update(frames=frames, steps=steps, final_hash=None)
+    doc = cut_recording("commonroad-st-v2", steps)
+    doc["final_hash"] = None
     return doc
 
 

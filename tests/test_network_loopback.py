@@ -17,7 +17,6 @@ browser fails instead of skipping.
 from __future__ import annotations
 
 import ipaddress
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -26,9 +25,7 @@ import pytest
 
 from parity import netcheck
 from parity.runtimes import browser
-from parity.server import DEFAULT_PYODIDE_DIR
-
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+from tests.helpers import IN_CI, skip_unless_browser
 
 # ------------------------------------------------------------------------------ parser
 
@@ -270,13 +267,7 @@ def recording() -> Path:
 
 
 def _target_or_skip(name: str) -> None:
-    reason = browser.unavailable_reason(netcheck.TARGET_BROWSER[name])
-    if reason is None and not (DEFAULT_PYODIDE_DIR / "pyodide.mjs").is_file():
-        reason = "node_modules/pyodide is missing; install it with `npm ci`"
-    if reason is not None:
-        if IN_CI:
-            pytest.fail(f"CI=true and {name} cannot run: {reason}")
-        pytest.skip(f"{name}: {reason}")
+    skip_unless_browser(netcheck.TARGET_BROWSER[name])
 
 
 TARGETS = sorted(netcheck.TARGETS)

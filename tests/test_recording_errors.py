@@ -15,6 +15,7 @@ import json
 import math
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_recording_format import make_recording
@@ -226,12 +227,17 @@ def test_duplicate_key(tmp_path, capsys) -> None:
     replay_bad_text(tmp_path, capsys, text, "twice")
 
 
-def test_unknown_preset_on_record(tmp_path, capsys) -> None:
+@pytest.mark.parametrize(
+    ("preset", "drive", "says"),
+    [
+        ("hovercraft", "scripted", ("hovercraft", "known presets")),
+        ("kart", "moonwalk", ("moonwalk", "unknown drive")),
+    ],
+)
+def test_unknown_preset_or_drive_on_record(tmp_path, capsys, preset, drive, says) -> None:
     out = tmp_path / "r.json"
-    rc, lines = run_cli(
-        ["record", "--preset", "hovercraft", "--drive", "scripted", "-o", str(out)], capsys
-    )
-    check_one_line(rc, lines, "hovercraft", "known presets")
+    rc, lines = run_cli(["record", "--preset", preset, "--drive", drive, "-o", str(out)], capsys)
+    check_one_line(rc, lines, *says)
     assert not out.exists()
 
 
@@ -243,15 +249,6 @@ def test_unknown_preset_on_use_preset(tmp_path, capsys) -> None:
         ["replay", str(path), "--use-preset", "--hashes", str(tmp_path / "h")], capsys
     )
     check_one_line(rc, lines, "/preset", "hovercraft")
-
-
-def test_unknown_drive_on_record(tmp_path, capsys) -> None:
-    out = tmp_path / "r.json"
-    rc, lines = run_cli(
-        ["record", "--preset", "kart", "--drive", "moonwalk", "-o", str(out)], capsys
-    )
-    check_one_line(rc, lines, "moonwalk", "unknown drive")
-    assert not out.exists()
 
 
 def test_huge_file_is_refused_before_reading(tmp_path, capsys, monkeypatch) -> None:
