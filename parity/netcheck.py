@@ -258,7 +258,7 @@ def run_sandbox_page(recording: Path, wheel: Path | None) -> dict[str, Any]:
     from parity.runtimes import browser
     from parity.server import DEFAULT_PYODIDE_DIR, LoopbackServer
     from sandbox import WEB_DIR, WEB_FILES
-    from sandbox.cmd_sandbox import page_url
+    from sandbox.serve import page_url
 
     wheel = wheel if wheel is not None else browser.default_wheel()
     server = LoopbackServer(wheel, DEFAULT_PYODIDE_DIR, WEB_DIR, WEB_FILES)
