@@ -1,4 +1,4 @@
-"""No packet beyond loopback (parity/netcheck.py, ADR 0031 and 0105-0108).
+"""No packet beyond loopback (sandbox/netcheck.py, ADR 0031 and 0105-0108).
 
 * The strace parser, on sample lines of every kind it meets, and on planted processes
   that do reach outside (a UDP send to a documentation address, a DNS lookup): the trace
@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from parity import netcheck
 from parity.runtimes import browser
 from parity.server import DEFAULT_PYODIDE_DIR
+from sandbox import netcheck
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
