@@ -10,12 +10,24 @@ before anything is replayed.
 Exit 0 when every claim of every file holds, 1 when one does not (the claim, what it says,
 what the replay gives, and for hashes the host steps between which the replay departs) or
 when a file claims nothing (unless ``--allow-unclaimed``), 2 for bad input.
+
+At scale (ADR 0163): with ``--report FILE.jsonl``, ``--jobs N`` or ``--scheduler`` every
+recording under each folder (at any depth, sorted) is verified on its own, a batch of files
+per task, and each file is one JSON line as its result arrives — path, SHA-256, each claim
+with its verdict, the overall verdict, seconds. A file that is unreadable, malformed or over
+the budgets is a ``REFUSED`` line there, not the end of the run. ``--jobs N`` runs the tasks
+on a dask LocalCluster of N worker processes on 127.0.0.1 with no dashboard, ``--scheduler
+tcp://HOST:PORT`` on an existing cluster (whose workers see the files at the same paths);
+with ``--report`` alone they run one after the other in this process. Without these three
+options nothing of this is imported: the plain verify above, no dask.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -24,6 +36,10 @@ from engine.errors import SkidpadError
 from engine.state import NonFiniteStateError
 from replay.budget import DEFAULT_MAX_SIM_SECONDS
 from replay.terminal import printable
+from replay.verify import verify_one
+
+#: files per task when verifying at scale (``--batch``)
+DEFAULT_BATCH = 4
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -48,6 +64,33 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="refuse recordings longer than S simulated seconds "
         f"(default {DEFAULT_MAX_SIM_SECONDS:g})",
     )
+    scale = p.add_argument_group("at scale (every recording under the folders, one JSON line each)")
+    scale.add_argument(
+        "--report",
+        metavar="FILE.jsonl",
+        help="write one JSON line per file (path, sha256, claims, verdict, seconds) as results "
+        "arrive; the file appears whole when the run ends",
+    )
+    scale.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="verify on a dask LocalCluster of N worker processes on 127.0.0.1 "
+        "(needs pip install 'skidpad[scale]')",
+    )
+    scale.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="verify on an existing dask cluster, tcp://HOST:PORT ('local': a LocalCluster of "
+        "--jobs workers); its workers must see the files at the same paths",
+    )
+    scale.add_argument(
+        "--batch",
+        type=int,
+        default=DEFAULT_BATCH,
+        metavar="B",
+        help=f"files per task (default {DEFAULT_BATCH})",
+    )
 
 
 def expand(files: list[str]) -> list[Path]:
@@ -60,66 +103,9 @@ def expand(files: list[str]) -> list[Path]:
     return out
 
 
-def departure(claimed: list, replayed: list) -> str:
-    """Where the replay departs from the claimed checkpoints: "between host steps a and b"."""
-    got = dict(replayed)
-    last_equal = None
-    for step, value in claimed:
-        if got.get(step) != value:
-            return (
-                f"the replay departs between host steps {last_equal} and {step}"
-                if (last_equal is not None)
-                else f"the replay departs at host step {step}"
-            )
-        last_equal = step
-    return "the checkpoints agree; the replay departs after the last one"
-
-
-def verify_one(path: Path, rec: Any) -> dict:
-    from replay.claims import check_claims, claims_of
-    from replay.recorder import current_math_hash
-    from replay.replayer import replay
-
-    row: dict[str, Any] = {
-        "file": str(path),
-        "preset": getattr(rec, "preset", None),
-        "steps": rec.steps,
-        "problems": [],
-    }
-    claims = claims_of(rec)
-    here_math = current_math_hash()
-    if rec.math_hash is not None and here_math is not None and rec.math_hash != here_math:
-        row["problems"].append(
-            f"math self-test hash: the recording was made with {rec.math_hash}, this runtime "
-            f"computes {here_math}; no replay here can reproduce it"
-        )
-    t0 = time.perf_counter()
-    laps = None
-    if getattr(rec, "laps", None) is not None:
-        from replay.laps import replay_laps
-
-        laps, result = replay_laps(rec)
-    else:
-        result = replay(rec, getattr(rec, "checkpoint_every", None) or 100)
-    row["wall_s"] = time.perf_counter() - t0
-    row["final_hash"] = result.final_hash
-    row["replayed"] = (result, laps)
-    row["laps"] = laps
-    check = check_claims(rec, result, laps)
-    row["claims"] = len(claims)
-    row["problems"].extend(check.problems)
-    if any(c.kind == "checkpoint" for c in claims) and check.status == "mismatch":
-        marks = list(getattr(rec, "checkpoints", ()))
-        if dict(result.checkpoints) != dict(marks):
-            row["problems"].append(departure(marks, result.checkpoints))
-    if not claims:
-        row["verdict"] = "nothing claimed"
-    else:
-        row["verdict"] = "MISMATCH" if row["problems"] else "verified"
-    return row
-
-
 def run(args: argparse.Namespace) -> int:
+    if args.report is not None or args.jobs is not None or args.scheduler is not None:
+        return run_at_scale(args)
     from replay import recording
     from replay.budget import from_seconds
 
@@ -193,3 +179,95 @@ def format_table(rows: list[dict]) -> str:
         for problem in r["problems"]:
             lines.append(f"  {printable(problem)}")
     return "\n".join(lines)
+
+
+def run_at_scale(args: argparse.Namespace) -> int:
+    """Every recording under the given folders, a batch per task, one report line per file."""
+    import os
+
+    from parity.executor import check_scheduler, make_executor
+    from replay import output
+    from replay.progress import Progress
+    from replay.verify import ERROR, passed, verify_files, walk
+
+    if args.upgrade:
+        raise SkidpadError(
+            "--upgrade rewrites files one by one; use it without --report/--jobs/--scheduler"
+        )
+    if args.jobs is not None and args.jobs < 1:
+        raise SkidpadError(f"--jobs {args.jobs}: needs at least one worker")
+    if args.batch < 1:
+        raise SkidpadError(f"--batch {args.batch}: needs at least one file per task")
+    check_scheduler(args.scheduler)
+    paths = walk(args.files)
+    shown = {os.path.abspath(p): str(p) for p in paths}
+    if args.report is not None:  # before any work: a device, a folder or an input is refused
+        try:
+            output.preflight([args.report], paths)
+        except output.OutputError as exc:
+            raise SkidpadError(f"--report {exc}") from None
+    batches = [list(shown)[i : i + args.batch] for i in range(0, len(shown), args.batch)]
+    tasks = [functools.partial(verify_files, b, args.max_sim_seconds) for b in batches]
+
+    def task_failed(index: int, exc: BaseException) -> list[dict]:  # e.g. its workers died
+        problem = f"the task failed: {type(exc).__name__}: {exc}"
+        return [
+            {
+                "path": p,
+                "sha256": None,
+                "claims": [],
+                "verdict": ERROR,
+                "problems": [problem],
+                "seconds": 0.0,
+            }
+            for p in batches[index]
+        ]
+
+    scheduler = args.scheduler or ("local" if args.jobs is not None else None)
+    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
+    report = output.StreamedText(args.report, paths) if args.report is not None else None
+    executor = None
+    bar = Progress(len(paths), "verify", unit="files", quiet=args.json)
+    counts = {"files": 0, "verified": 0}
+    t0 = time.perf_counter()
+    try:
+        executor = make_executor(scheduler, jobs if scheduler else 1)
+        print(f"verify: {len(paths)} files on {executor.description}", file=sys.stderr, flush=True)
+        for _index, lines in executor.run(tasks, task_failed):
+            for line in lines:
+                line["path"] = shown.get(line["path"], line["path"])
+                text = json.dumps(line, separators=(",", ":"))
+                if report is not None:
+                    report.write(text + "\n")
+                ok = passed(line["verdict"], args.allow_unclaimed)
+                counts["files"] += 1
+                counts["verified"] += ok
+                bar.close()
+                print(text if args.json else _one_line(line), flush=True)
+                bar.advance()
+        if report is not None:
+            report.close()
+    except BaseException:
+        if report is not None:
+            report.discard()
+        raise
+    finally:
+        bar.close()
+        if executor is not None:
+            executor.close()
+    failed = counts["files"] - counts["verified"]
+    summary = (
+        f"verify: {counts['files']} files, {counts['verified']} verified, {failed} not "
+        f"({time.perf_counter() - t0:.1f} s)"
+        + (f"; report {args.report}" if args.report is not None else "")
+    )
+    print(summary, file=sys.stderr if args.json else sys.stdout)
+    return 0 if failed == 0 else 1
+
+
+def _one_line(line: dict) -> str:
+    """A report line for people: the file, its verdict, and what went wrong."""
+    head = f"{printable(line['path'])}: {line['verdict']}"
+    if line.get("final_hash"):
+        head += f" ({len(line['claims'])} claims, final {line['final_hash']})"
+    return "\n".join([head, *(f"  {printable(p)}" for p in line["problems"])])
