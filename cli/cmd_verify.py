@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -183,8 +184,6 @@ def format_table(rows: list[dict]) -> str:
 
 def run_at_scale(args: argparse.Namespace) -> int:
     """Every recording under the given folders, a batch per task, one report line per file."""
-    import os
-
     from parity.executor import check_scheduler, make_executor
     from replay import output
     from replay.progress import Progress
@@ -215,8 +214,8 @@ def run_at_scale(args: argparse.Namespace) -> int:
             {
                 "path": p,
                 "sha256": None,
-                "claims": [],
                 "verdict": ERROR,
+                "claims": [],
                 "problems": [problem],
                 "seconds": 0.0,
             }

@@ -203,3 +203,33 @@ def test_a_streamed_output_appears_whole_or_not_at_all(tmp_path):
         raise KeyboardInterrupt
     assert target.read_text() == "one\ntwo\n"  # a stopped run leaves the old file
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.jsonl"]
+
+
+def test_a_task_that_fails_whole_is_an_error_line_for_each_of_its_files(
+    monkeypatch, folder, tmp_path, capsys
+):
+    import replay.verify as verify
+
+    real = verify.verify_files
+
+    def breaks_on_the_tampered_batch(paths, max_sim_seconds):
+        if any(p.endswith("tampered.json") for p in paths):
+            raise RuntimeError("the worker went away")
+        return real(paths, max_sim_seconds)
+
+    monkeypatch.setattr(verify, "verify_files", breaks_on_the_tampered_batch)
+    report = tmp_path / "r.jsonl"
+    argv = ["verify", str(folder), "--report", str(report), "--batch", "2"]
+    assert main(argv) == 1
+    capsys.readouterr()
+    lines = read_report(report)
+    assert sorted(lines) == sorted(str(f) for f in walk([folder]))  # each file once
+    # sorted: b/notes.json, b/openWheeler.json | b/tampered.json, hatchbackFwd.json | kart.json
+    failed = {Path(p).name for p, line in lines.items() if line["verdict"] == "ERROR"}
+    assert failed == {"tampered.json", "hatchbackFwd.json"}
+    assert all(
+        "the worker went away" in lines[p]["problems"][0]
+        for p in lines
+        if lines[p]["verdict"] == "ERROR"
+    )
+    assert lines[str(folder / "kart.json")]["verdict"] == "verified"
