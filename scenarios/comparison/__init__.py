@@ -1,0 +1,1 @@
+"""Independent-simulator comparisons: our four-wheel car against CommonRoad's MB model."""
