@@ -29,8 +29,7 @@ def measure(browser_name: str, presets: list[str], seconds: float) -> dict:
     from parity.runtimes import browser
     from parity.server import LoopbackServer
     from sandbox import WEB_DIR, WEB_FILES
-    from sandbox.cmd_sandbox import page_url
-    from sandbox.serve import project_wheel, pyodide_dir
+    from sandbox.serve import page_url, project_wheel, pyodide_dir
 
     wheel = project_wheel()
     profile = tempfile.mkdtemp(prefix="skidpad-headroom-")

@@ -30,8 +30,7 @@ def record(presets: list[str], out_dir: Path) -> int:
     from replay.laps import replay_laps
     from sandbox import WEB_DIR, WEB_FILES
     from sandbox.automation import drive_until_a_valid_lap
-    from sandbox.cmd_sandbox import page_url
-    from sandbox.serve import project_wheel, pyodide_dir
+    from sandbox.serve import page_url, project_wheel, pyodide_dir
 
     wheel = project_wheel()
     profile = tempfile.mkdtemp(prefix="skidpad-record-laps-")

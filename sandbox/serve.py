@@ -16,6 +16,7 @@ import io
 import os
 import shutil
 import subprocess
+import urllib.parse
 import zipfile
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from replay import output
 
 #: the Pyodide release the project pins (package.json / package-lock.json; a test ties them)
 PYODIDE_VERSION = "314.0.8"
-PACKAGES = ("engine", "replay", "scenarios", "parity", "sandbox")
+PACKAGES = ("engine", "replay", "scenarios", "parity", "sandbox", "cli")
 _SKIP = ("__pycache__",)
 METADATA = "Metadata-Version: 2.1\nName: skidpad\nVersion: {version}\n"
 WHEEL = "Wheel-Version: 1.0\nGenerator: skidpad sandbox\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
@@ -32,6 +33,11 @@ WHEEL = "Wheel-Version: 1.0\nGenerator: skidpad sandbox\nRoot-Is-Purelib: true\n
 
 class SandboxError(SkidpadError):
     """The sandbox cannot be served; the message says what is missing and how to get it."""
+
+
+def page_url(base: str, wheel_name: str, preset: str) -> str:
+    """The sandbox page under the server's ``base`` URL, loading ``wheel_name`` and ``preset``."""
+    return f"{base}index.html?{urllib.parse.urlencode({'wheel': wheel_name, 'preset': preset})}"
 
 
 def cache_dir() -> Path:

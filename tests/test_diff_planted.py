@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from cli import main
 from engine import definition as engine_definition
 from engine.floatbits import bits_float, float_bits
 from engine.simulation import STAGES
 from replay import recording
-from replay.cli import main
 from replay.diff import diff_recordings, diff_traces
 from replay.golden import golden_document, write_golden
 from replay.recorder import record_drive

@@ -1,4 +1,4 @@
-"""No packet beyond loopback (parity/netcheck.py, ADR 0031 and 0105-0108).
+"""No packet beyond loopback (sandbox/netcheck.py, ADR 0031 and 0105-0108).
 
 * The strace parser, on sample lines of every kind it meets, and on planted processes
   that do reach outside (a UDP send to a documentation address, a DNS lookup): the trace
@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from parity import netcheck
 from parity.runtimes import browser
+from sandbox import netcheck
 from tests.helpers import IN_CI, skip_unless_browser
 
 # ------------------------------------------------------------------------------ parser

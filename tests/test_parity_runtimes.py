@@ -453,7 +453,7 @@ class _InProcessRuntime(Runtime):
 
 @pytest.fixture(scope="module")
 def short_recording(tmp_path_factory):
-    from replay.cli import main as skidpad
+    from cli import main as skidpad
 
     path = tmp_path_factory.mktemp("rec") / "planted.json"
     argv = ["record", "--preset", "sportsRwd", "--drive", "random:7", "--duration", "1"]

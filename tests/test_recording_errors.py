@@ -1,6 +1,6 @@
 """Bad recordings and bad options: one line naming the problem, exit 2, nothing written (issue 5).
 
-Every case goes through the real command line (``replay.cli.main``) and
+Every case goes through the real command line (``cli.main``) and
 checks: exit code 2, exactly one line on stderr, no traceback, the line
 names the problem, and the command wrote nothing (no trace file, no
 recording, no hashes). The loader is also fuzzed with hypothesis: a
@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_recording_format import make_recording
 
+from cli import main
 from engine import inputs as engine_inputs
 from replay import recording
-from replay.cli import main
 from replay.recording import RecordingError
 
 

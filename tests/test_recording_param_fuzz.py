@@ -171,7 +171,7 @@ def test_cli_reports_a_zero_divisor_in_one_line(tmp_path) -> None:
     bad.write_text(json.dumps(cr_edited("st", ("vehicle", "tire", "p_dy1"), 0.0)), "utf-8")
     argv = ["replay", str(bad), "--trace", "-o", str(tmp_path / "t.json")]
     proc = subprocess.run(
-        [sys.executable, "-m", "replay.cli", *argv, "--hashes", str(tmp_path / "h")],
+        [sys.executable, "-m", "cli", *argv, "--hashes", str(tmp_path / "h")],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -37,8 +37,7 @@ SHOTS = ROOT / "build" / "sandbox"
 def sandbox_url():
     from parity.server import LoopbackServer
     from sandbox import WEB_DIR, WEB_FILES
-    from sandbox.cmd_sandbox import page_url
-    from sandbox.serve import project_wheel, pyodide_dir
+    from sandbox.serve import page_url, project_wheel, pyodide_dir
 
     wheel = project_wheel()
     with LoopbackServer(wheel, pyodide_dir(), WEB_DIR, WEB_FILES) as server:
@@ -139,7 +138,7 @@ def verify_text(text: str, tmp_path: Path, name: str) -> tuple[int, dict]:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "replay", "verify", str(path), "--json"],
+        [sys.executable, "-m", "cli", "verify", str(path), "--json"],
         cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,

@@ -24,12 +24,12 @@ import cloudpickle  # dask's; both come with skidpad[scale], part of the test ex
 import distributed
 import pytest
 
-from parity.cmd_fuzz import campaign_of, run_fuzz
+from cli import build_parser, main
+from cli.cmd_fuzz import campaign_of, run_fuzz
 from parity.executor import LocalExecutor
 from parity.fuzz import LOG_NAME, run_campaign
 from parity.harness import run_parity
 from parity.runtimes.base import Runtime
-from replay.cli import build_parser, main
 from tests.helpers import run_in_process
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -399,8 +399,8 @@ def test_fuzz_with_pyodide_under_node_on_the_cluster(cluster, tmp_path):
 
 def test_the_harness_and_fuzz_import_no_dask():
     code = (
-        "import sys; import parity.harness, parity.fuzz, parity.cmd_fuzz, parity.cmd_parity; "
-        "import replay.cli; replay.cli.build_parser(); "
+        "import sys; import parity.harness, parity.fuzz, cli.cmd_fuzz, cli.cmd_parity; "
+        "import cli.cmd_verify; import cli; cli.build_parser(); "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from cli import main as cli
 from engine import smath
 from engine.floatbits import float_bits
 from engine.smath import selftest
 from engine.state import hash_bytes
-from replay.cli import main as cli
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "hashes" / "math.json"

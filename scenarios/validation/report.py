@@ -26,7 +26,7 @@ from pathlib import Path
 
 from engine.definition import PRESET_NAMES
 from engine.smath.selftest import selftest_hash
-from scenarios.validation import run as vrun  # strict: allow layering -- own package
+from scenarios.validation import run as vrun
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "validation.md"
@@ -34,7 +34,7 @@ PNG_DIR = ROOT / "docs" / "validation"
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    from replay import output  # strict: allow layering -- scenarios write files through replay
+    from replay import output
 
     output.make_directory(path.parent)
     output.write_bytes(path, data)

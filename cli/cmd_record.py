@@ -159,8 +159,8 @@ def check_options(args: argparse.Namespace, drives: list[str]) -> None:
 
 
 def _presets(spec: str) -> list[str]:
+    from cli import comma_list
     from engine import definition as engine_definition
-    from replay.cli import comma_list
 
     if spec == "all":
         return list(engine_definition.PRESET_NAMES)
@@ -184,9 +184,9 @@ def _sim_s(rec) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
+    from cli import comma_list
     from engine import definition as engine_definition
     from replay import output, recording
-    from replay.cli import comma_list
     from replay.progress import Progress
     from replay.recorder import record_drive
     from replay.replayer import replay
