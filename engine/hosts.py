@@ -238,3 +238,25 @@ class RecordedHost:
 
     def step(self, ex: HostExchange, inputs: Sequence) -> tuple:
         return tuple(self.omega[ex.step])
+
+
+#: The reference hosts by the name a recording's ``host`` block and ``skidpad record --host``
+#: give them.
+HOST_NAMES = ("backward-euler", "bench")
+
+
+def make_host(name: str, sim: object) -> BackwardEulerHost:
+    """The reference host ``name`` for ``sim``, its axle torque from the definition's own
+    drivetrain when it owns a driven wheel (else no axle torque)."""
+    link = sim.host_link
+    weights = sim.drive_k.layout.weights
+    if any(weights[i] > 0.0 for i in link.owned):
+        source = PowertrainTorque(sim)
+    else:
+        zero = (0.0,) * len(link.owned)
+        source = ScriptedTorque(lambda k: zero)
+    if name == "backward-euler":
+        return BackwardEulerHost(sim, source)
+    if name == "bench":
+        return BenchHost(sim, source)
+    raise ValueError(f"unknown host {name!r}; known: {', '.join(HOST_NAMES)}")
