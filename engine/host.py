@@ -12,11 +12,13 @@ itself. Per host step k (period T = 1/host_hz, n substeps of h):
 2. the engine returns, per host-owned wheel, the mean tire torque about the
    spin axis over the step,
 
-       T_tire[k] = (1/T)·Σ_substeps h·(−R·F_x − sgn(ω[k−1])·f_rr·F_z·R)      (N·m)
+       T_tire[k] = T_patch[k] − sgn(ω[k−1])·T_rr[k]                          (N·m)
+       T_patch[k] = (1/T)·Σ_substeps h·(−R·F_x),  T_rr[k] = (1/T)·Σ_substeps h·f_rr·F_z·R
 
-   i.e. the impulse the patch and the rolling resistance put on the wheel
-   divided by the host period (sign: positive drives the wheel forward), and
-   the mean brake torque capacity of that wheel's brakes (service brake,
+   i.e. the impulse the contact patch and the rolling resistance put on the
+   wheel divided by the host period (sign: positive drives the wheel
+   forward), both parts on their own (``patch_torque``, ``rolling_torque``),
+   and the mean torque capacity of that wheel's brakes (service brake,
    handbrake, ABS and stability control acting on it; N·m, ≥ 0);
 3. the host returns ω[k] (rad/s), which the engine writes into the wheel's
    spin state before the next step (so the state hash after step k contains it).
@@ -27,7 +29,11 @@ k's tire sees ω[k−1]. Nothing here stores a previous exchange.
 **Brakes** stay active in the engine's sense: their capacity is reported,
 and the host applies it as a bounded constraint on its own integration (the
 reference hosts in :mod:`engine.hosts` do), because only the integrator of a
-spin can lock it exactly.
+spin can lock it exactly. The rolling resistance is friction about the axle
+too: a host that integrates T_tire as a plain torque gets it signed by the
+held spin (zero at rest); the reference hosts, like the engine's own wheel
+solve, add T_rr to the brake capacity and integrate T_patch, so a wheel at
+rest stays exactly at rest instead of being pushed back and forth.
 
 **Ownership rule.** The host owns a whole axle or all four wheels. The
 engine's driveline drives only the wheels it still owns: a host-owned axle
@@ -83,10 +89,19 @@ class HostExchange(NamedTuple):
 
     step: int
     wheels: tuple  # the host-owned wheel names, in FL, FR, RL, RR order
-    tire_torque: tuple  # mean tire torque about the spin axis per owned wheel (N·m)
+    patch_torque: tuple  # mean −R·F_x of the contact patch per owned wheel (N·m)
+    rolling_torque: tuple  # mean rolling-resistance torque magnitude f_rr·F_z·R (N·m)
     brake_capacity: tuple  # mean brake torque capacity per owned wheel (N·m, >= 0)
     omega_held: tuple  # the spins the engine held over the step (rad/s)
     period: float  # the host period T (s)
+
+    @property
+    def tire_torque(self) -> tuple:
+        """Mean tire torque about the spin axis, rolling resistance included (N·m)."""
+        return tuple(
+            p - r if w > 0.0 else p + r if w < 0.0 else p
+            for p, r, w in zip(self.patch_torque, self.rolling_torque, self.omega_held, strict=True)
+        )
 
 
 class HostLink:
@@ -106,6 +121,7 @@ class HostLink:
         self.relaxation = relaxation
         self.limits = tuple(SURFACE_SPEED_LIMIT / radii[i] for i in wheels)
         self.impulse = [0.0, 0.0, 0.0, 0.0]
+        self.rolling = [0.0, 0.0, 0.0, 0.0]
         self.capacity = [0.0, 0.0, 0.0, 0.0]
         self.elapsed = 0.0
         self.exchange: HostExchange | None = None
@@ -211,24 +227,21 @@ def accumulate(
     wheels: tuple,
     fx: tuple,
     fz: tuple,
-    omega: tuple,
     capacity: tuple,
     h: float,
 ) -> None:
-    """Add one substep's tire impulse and brake capacity of each host-owned wheel."""
+    """Add one substep's patch and rolling-resistance impulses and brake capacity of each
+    host-owned wheel (``capacity``: the wheel solve's bound, rolling resistance included)."""
     for i in link.owned:
         w = wheels[i]
-        torque = -w.radius * fx[i]
         cap = capacity[i]
         load = fz[i]
+        rolling = 0.0
         if load > 0.0:
             rolling = w.rolling_arm * load
             cap -= rolling
-            if omega[i] > 0.0:
-                torque -= rolling
-            elif omega[i] < 0.0:
-                torque += rolling
-        link.impulse[i] += torque * h
+        link.impulse[i] += -w.radius * fx[i] * h
+        link.rolling[i] += rolling * h
         link.capacity[i] += (cap if cap > 0.0 else 0.0) * h
     link.elapsed += h
 
@@ -240,11 +253,13 @@ def close_step(link: HostLink, step: int, omega: tuple, period: float) -> HostEx
         step,
         link.names,
         tuple(link.impulse[i] * inv for i in link.owned),
+        tuple(link.rolling[i] * inv for i in link.owned),
         tuple(link.capacity[i] * inv for i in link.owned),
         tuple(omega[i] for i in link.owned),
         period,
     )
     link.impulse = [0.0, 0.0, 0.0, 0.0]
+    link.rolling = [0.0, 0.0, 0.0, 0.0]
     link.capacity = [0.0, 0.0, 0.0, 0.0]
     link.elapsed = 0.0
     link.exchange = ex

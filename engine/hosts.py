@@ -10,9 +10,10 @@ once: the engine no longer integrates that spin) plus, for the powertrain
 torque source, the power unit's inertia reflected through the gear,
 T_tire[k] the engine's mean tire torque of step k (computed with ω[k−1]: the
 one step of delay) and T_axle[k] from a torque source. The engine's brakes
-act through the host: their capacity C is a bounded constraint on the update
-(as :func:`engine.wheel.bounded_solve` does inside the engine), so a braked
-wheel stops and holds exactly at 0.
+and the rolling resistance act through the host: their capacity (brake
+capacity + rolling-resistance torque) is a bounded constraint on the update,
+integrating the patch torque (as :func:`engine.wheel.bounded_solve` does
+inside the engine), so a braked wheel stops and holds exactly at 0.
 
 Torque sources: :class:`ScriptedTorque` (a function of the step) and
 :class:`PowertrainTorque`, the preset's own power unit at a fixed gear,
@@ -33,9 +34,12 @@ its health signal |ω_act − ω_cmd| is logged per wheel and raises the alarm
 above a threshold: a saturated servo means the measured axle torque belongs
 to another operating point. **Torque mode at standstill**: below a surface
 speed ``standstill_mps``, while the brake constraint holds the wheel, the bench
-switches that wheel to torque mode: ω = 0 exactly, the dynamometer is
-commanded zero speed error (the speed loop is not active where the delayed
-loop has least damping), and the health alarm is not evaluated.
+holds that wheel's shaft in torque mode while the axle torque stays within
+the wheel's friction bound (brake capacity + rolling resistance): ω = 0
+exactly, the tire torque is not fed back (the speed loop, whose one step of
+delay leaves it least damped, or unstable, at standstill, is not active),
+and the health alarm is not evaluated. An axle torque beyond the bound
+(driving away) returns the wheel to speed mode.
 """
 
 from __future__ import annotations
@@ -122,25 +126,23 @@ class BackwardEulerHost:
         self.inertia = tuple(
             sim.wheels[i].inertia + e for i, e in zip(link.owned, extra, strict=True)
         )
-        self.held = (False,) * len(link.owned)
         self.axle = (0.0,) * len(link.owned)
 
     def integrate(self, ex: HostExchange, inputs: Sequence) -> tuple:
-        """ω[k] per owned wheel (and the axle torques used) from the exchange of step k."""
-        axle = self.source.axle_torque(ex, inputs)
-        out = []
-        held = []
-        inv_t = 1.0 / ex.period
-        for j, w in enumerate(ex.omega_held):
-            a = self.inertia[j] * inv_t
-            w_new, _tb, hold = bounded_solve(
-                a, w, axle[j] + ex.tire_torque[j], a, ex.brake_capacity[j]
-            )
-            out.append(w_new)
-            held.append(hold)
-        self.held = tuple(held)
-        self.axle = axle
-        return tuple(out)
+        """ω[k] per owned wheel from the exchange of step k (the axle torques in ``axle``)."""
+        self.axle = self.source.axle_torque(ex, inputs)
+        return tuple(self.wheel(ex, j) for j in range(len(ex.omega_held)))
+
+    def friction(self, ex: HostExchange, j: int) -> float:
+        """Owned wheel ``j``'s friction bound: brake capacity + rolling resistance (N·m)."""
+        return ex.brake_capacity[j] + ex.rolling_torque[j]
+
+    def wheel(self, ex: HostExchange, j: int) -> float:
+        """The backward-Euler update of owned wheel ``j`` with its friction bound."""
+        a = self.inertia[j] / ex.period
+        t_free = self.axle[j] + ex.patch_torque[j]
+        w_new, _tb, _held = bounded_solve(a, ex.omega_held[j], t_free, a, self.friction(ex, j))
+        return w_new
 
     def step(self, ex: HostExchange, inputs: Sequence) -> tuple:
         return self.integrate(ex, inputs)
@@ -184,35 +186,37 @@ class BenchHost(BackwardEulerHost):
         self.alarms = 0
 
     def step(self, ex: HostExchange, inputs: Sequence) -> tuple:
-        cmd = list(self.integrate(ex, inputs))
+        self.axle = self.source.axle_torque(ex, inputs)
         dt = ex.period
-        actual = []
-        errors = []
-        modes = []
+        cmd, actual, errors, modes = [], [], [], []
         alarm = False
-        for j, w_cmd in enumerate(cmd):
+        for j in range(len(ex.omega_held)):
             w_prev = ex.omega_held[j]
+            t_axle = self.axle[j]
+            bound = self.friction(ex, j)
             still = -self.standstill[j] < w_prev < self.standstill[j]
-            mode = still and self.held[j]
-            if mode:
-                cmd[j] = 0.0
-                w_act = 0.0  # the dynamometer holds the shaft in torque mode
-                err = 0.0
-            else:
-                w_act = self.actual[j]
-                t_axle = self.axle[j]
-                t_dyno = self.j * self.bandwidth * (w_cmd - w_act) - t_axle
-                if t_dyno > self.limit:
-                    t_dyno = self.limit
-                elif t_dyno < -self.limit:
-                    t_dyno = -self.limit
-                w_act = w_act + dt / self.j * (t_axle + t_dyno)
-                err = w_act - w_cmd if w_act >= w_cmd else w_cmd - w_act
-                if err > self.threshold:
-                    alarm = True
+            if still and -bound <= t_axle <= bound:
+                # torque mode: the shaft is held, the tire torque is not fed back
+                cmd.append(0.0)
+                actual.append(0.0)
+                errors.append(0.0)
+                modes.append(True)
+                continue
+            w_cmd = self.wheel(ex, j)
+            w_act = self.actual[j]
+            t_dyno = self.j * self.bandwidth * (w_cmd - w_act) - t_axle
+            if t_dyno > self.limit:
+                t_dyno = self.limit
+            elif t_dyno < -self.limit:
+                t_dyno = -self.limit
+            w_act = w_act + dt / self.j * (t_axle + t_dyno)
+            err = w_act - w_cmd if w_act >= w_cmd else w_cmd - w_act
+            if err > self.threshold:
+                alarm = True
+            cmd.append(w_cmd)
             actual.append(w_act)
             errors.append(err)
-            modes.append(mode)
+            modes.append(False)
         self.actual = tuple(actual)
         self.torque_mode = tuple(modes)
         self.health = BenchHealth(tuple(errors), self.torque_mode, alarm)

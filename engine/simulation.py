@@ -519,7 +519,7 @@ class Simulation:
                 dt.clutch_capacity if link.engine_drives else 0.0, self.drive_k.motor, h,
                 self.inv_h, external.pinned(link, omega),
             )  # fmt: skip
-            external.accumulate(link, self.wheels, ws.fx, loads.fz, omega, act.capacity, h)
+            external.accumulate(link, self.wheels, ws.fx, loads.fz, act.capacity, h)
         held = tuple(1.0 if x else 0.0 for x in ws.held)
         _report(
             probe,

@@ -26,13 +26,12 @@ grade with a bench host owning all four wheels (torque mode at standstill).
 
 from __future__ import annotations
 
-import cmath
 import math
 from collections.abc import Callable
 from typing import NamedTuple
 
 from engine import definition as engine_definition
-from engine import hosts
+from engine import drive, hosts
 from engine.errors import SkidpadError
 from engine.simulation import Simulation
 from engine.vehicle_layout import I_OMEGA, I_VX, I_X
@@ -108,8 +107,7 @@ class Prediction(NamedTuple):
             root = math.sqrt(disc)
             big = max(abs(tr + root), abs(tr - root)) / 2.0
             return math.nan, (-math.inf if big > 1.0 else math.inf)
-        s = cmath.log(complex(tr / 2.0, math.sqrt(-disc) / 2.0)) / (n * h)
-        return abs(s), -s.real / abs(s)
+        return s_plane(tr / 2.0, math.sqrt(-disc) / 2.0, 1.0 / (n * h))
 
 
 def host_wheels(definition: dict) -> str:
@@ -195,6 +193,15 @@ def step_response(
     return times, omega, t0
 
 
+def s_plane(re: float, im: float, rate: float) -> tuple[float, float]:
+    """(ω_n, ζ) of the discrete pole z = re + i·im at ``rate`` samples per second:
+    s = ln(z)·rate. Analysis figures, reported and never hashed (libm is fine here)."""
+    sigma = 0.5 * math.log(re * re + im * im) * rate  # strict: allow banned-math -- reported only
+    omega = math.atan2(im, re) * rate  # strict: allow banned-math -- reported only
+    wn = math.sqrt(sigma * sigma + omega * omega)
+    return wn, -sigma / wn
+
+
 class Fit(NamedTuple):
     omega_n: float  # rad/s (nan when the response does not ring)
     zeta: float
@@ -204,7 +211,7 @@ class Fit(NamedTuple):
 def fit_ringing(omega: list, t0: int, host_hz: int, window_s: float = FIT_S) -> Fit:
     """ω_n and ζ of the wheel-speed increments after the step: a least-squares AR(2) fit
     d[k] = a1·d[k−1] + a2·d[k−2] + c, its complex poles mapped by s = ln(z)·host_hz."""
-    import numpy as np
+    import numpy as np  # strict: allow banned-import -- a least-squares fit, reported only
 
     d = np.diff(np.asarray(omega[t0 - 1 :], dtype=float))
     d = d[: max(8, round(window_s * host_hz))]
@@ -216,9 +223,8 @@ def fit_ringing(omega: list, t0: int, host_hz: int, window_s: float = FIT_S) -> 
     disc = a1 * a1 + 4.0 * a2
     if disc >= 0.0:
         return Fit(math.nan, math.nan, False)
-    s = cmath.log(complex(a1 / 2.0, math.sqrt(-disc) / 2.0)) * host_hz
-    zeta = -s.real / abs(s)
-    return Fit(abs(s), zeta, zeta < RINGS_BELOW_ZETA)
+    wn, zeta = s_plane(a1 / 2.0, math.sqrt(-disc) / 2.0, host_hz)
+    return Fit(wn, zeta, zeta < RINGS_BELOW_ZETA)
 
 
 def diverges(omega: list, t0: int, expected: int) -> bool:
@@ -272,11 +278,11 @@ def loop_table(
                 "zeta_relaxation": pred.zeta_relaxation(v),
                 "zeta_damper": pred.zeta_damper(v),
                 "zeta_predicted": pred.zeta(v),
-                "omega_n_discrete": None if math.isnan(wn_d) else wn_d,
+                "omega_n_discrete": None if not math.isfinite(wn_d) else wn_d,
                 "zeta_discrete": z_d if math.isfinite(z_d) else None,
                 "rings": fit.rings,
-                "omega_n_measured": None if math.isnan(fit.omega_n) else fit.omega_n,
-                "zeta_measured": None if math.isnan(fit.zeta) else fit.zeta,
+                "omega_n_measured": None if not math.isfinite(fit.omega_n) else fit.omega_n,
+                "zeta_measured": None if not math.isfinite(fit.zeta) else fit.zeta,
             }
         )
     if progress:
@@ -304,6 +310,8 @@ def stability_map(
 ) -> dict:
     """Host rate × speed: stable predicted (ζ − ω_n·T/2 > 0) and stable measured."""
     pred = predict(definition)
+    top = drive.top_start_speed(definition)
+    speeds = tuple(v for v in speeds if v <= top)
     cells = []
     dur = SETTLE_S + 0.6
     for hz in rates:
@@ -325,25 +333,24 @@ def stability_map(
     return {"rates": list(rates), "speeds": list(speeds), "cells": cells}
 
 
-def boundary_steps(smap: dict, predicted: str = "stable_predicted") -> list[dict]:
-    """Per speed, the lowest stable host rate (as an index into the sweep), predicted and
-    measured, and how many sweep steps apart they are (None: one of them never stable)."""
-    out = []
+def map_agreement(smap: dict, predicted: str = "stable_discrete") -> dict:
+    """How the measured map agrees with a prediction "within one step of the sweep": a
+    measured cell agrees when the prediction at its own host rate or at a neighbouring
+    rate of the sweep (same speed) says the same. Returns the count and the cells that
+    disagree."""
     rates = smap["rates"]
-    for v in smap["speeds"]:
-        cells = [c for c in smap["cells"] if c["speed_mps"] == v]
-
-        def lowest(key: str, cells: list = cells) -> int | None:
-            stable = [rates.index(c["host_hz"]) for c in cells if c[key]]
-            return min(stable) if stable else None
-
-        p, m = lowest(predicted), lowest("stable_measured")
-        if p is None or m is None:
-            apart = 0 if p == m else None
-        else:
-            apart = abs(p - m)
-        out.append({"speed_mps": v, "predicted": p, "measured": m, "steps_apart": apart})
-    return out
+    cell = {(c["host_hz"], c["speed_mps"]): c for c in smap["cells"]}
+    exact = 0
+    off = []
+    for c in smap["cells"]:
+        i = rates.index(c["host_hz"])
+        near = [cell.get((rates[j], c["speed_mps"])) for j in (i - 1, i, i + 1)]
+        says = [n[predicted] for n in near if n is not None and 0 <= rates.index(n["host_hz"])]
+        if c[predicted] == c["stable_measured"]:
+            exact += 1
+        elif c["stable_measured"] not in says:
+            off.append({"host_hz": c["host_hz"], "speed_mps": c["speed_mps"]})
+    return {"cells": len(smap["cells"]), "exact": exact, "beyond_one_step": off}
 
 
 def rest_jitter(definition: dict, grade: float = 0.2, seconds: float = 10.0) -> dict:
@@ -394,7 +401,7 @@ def analyse(preset: str, progress: Callable[[str], None] | None = None) -> dict:
         "preset": preset,
         "loop": loop,
         "map": smap,
-        "boundary": boundary_steps(smap),
-        "boundary_discrete": boundary_steps(smap, "stable_discrete"),
+        "agreement": map_agreement(smap, "stable_discrete"),
+        "agreement_rule": map_agreement(smap, "stable_predicted"),
         "rest": rest_jitter(definition),
     }
