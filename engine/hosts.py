@@ -26,10 +26,11 @@ throttle, reaching wheel i as η·k_i·G·T_e with the driveline weights k_i
 ω_cmd = ω[k]; a dynamometer shaft (inertia J) follows it through a speed servo
 of bandwidth ω_b and torque limit T_lim, loaded by the real axle torque,
 
-    T_dyno = clip(J·ω_b·(ω_cmd − ω_act) − T_axle, ±T_lim)
+    T_dyno = clip(J·(ω_cmd[k] − ω_cmd[k−1])/T + J·ω_b·(ω_cmd[k] − ω_act[k−1]) − T_axle, ±T_lim)
     ω_act[k] = ω_act[k−1] + (T/J)·(T_axle + T_dyno)
 
-The actual speed never enters the engine (it cannot perturb the tire slip);
+(the command's acceleration fed forward, the speed error fed back). The
+actual speed never enters the engine (it cannot perturb the tire slip);
 its health signal |ω_act − ω_cmd| is logged per wheel and raises the alarm
 above a threshold: a saturated servo means the measured axle torque belongs
 to another operating point. **Torque mode at standstill**: below a surface
@@ -204,7 +205,7 @@ class BenchHost(BackwardEulerHost):
                 continue
             w_cmd = self.wheel(ex, j)
             w_act = self.actual[j]
-            t_dyno = self.j * self.bandwidth * (w_cmd - w_act) - t_axle
+            t_dyno = self.j * ((w_cmd - w_prev) / dt + self.bandwidth * (w_cmd - w_act)) - t_axle
             if t_dyno > self.limit:
                 t_dyno = self.limit
             elif t_dyno < -self.limit:

@@ -42,6 +42,10 @@ COMMANDS = {
     "diff": ("replay.cmd_diff", "first divergence between two runs, or a run and hashes/"),
     "bless": ("replay.cmd_bless", "rewrite hashes/ from the current physics, print what changed"),
     "validate": ("scenarios.cmd_validate", "the validation table of the standard manoeuvres"),
+    "host-loop": (
+        "scenarios.cmd_host_loop",
+        "the external-host loop predicted from a preset's data and measured by simulation",
+    ),
     "parity": ("parity.cmd_parity", "the runtime matrix: every recording in every runtime"),
     "fuzz": ("parity.cmd_fuzz", "random drives in several runtimes; disagreements saved, diffed"),
     "sandbox": ("sandbox.cmd_sandbox", "drive a lap in the browser (served on 127.0.0.1)"),
