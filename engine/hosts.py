@@ -50,6 +50,7 @@ from typing import NamedTuple
 
 from engine import drive, gearbox, powertrain
 from engine.host import HostExchange
+from engine.vehicle_layout import I_OMEGA
 from engine.wheel import bounded_solve
 
 #: throttle is channel 0 of the inputs
@@ -82,7 +83,7 @@ class PowertrainTorque:
         if total <= 0.0:
             raise ValueError("powertrain torque: the host owns no driven wheel")
         self.k = tuple(w[i] / total for i in link.owned)
-        omega = tuple(sim.state[i] for i in drive_omega_fields())
+        omega = tuple(sim.state[i] for i in I_OMEGA)
         _throttle, _w_e, gear = drive.initial(dk, omega)
         self.gear = gear
         self.ratio = gearbox.ratio(dk.gearbox, gear)
@@ -105,12 +106,6 @@ class PowertrainTorque:
         t_e, _used = powertrain.torque(self.unit, w_e, inputs[THROTTLE])
         out = self.efficiency * self.ratio * t_e
         return tuple(out * k for k in self.k)
-
-
-def drive_omega_fields() -> tuple:
-    from engine.vehicle_layout import I_OMEGA
-
-    return I_OMEGA
 
 
 class BackwardEulerHost:
@@ -181,7 +176,7 @@ class BenchHost(BackwardEulerHost):
         self.limit = torque_limit
         self.threshold = alarm_threshold
         self.standstill = tuple(standstill_mps / sim.wheels[i].radius for i in link.owned)
-        self.actual = tuple(sim.state[drive_omega_fields()[i]] for i in link.owned)
+        self.actual = tuple(sim.state[I_OMEGA[i]] for i in link.owned)
         self.torque_mode = (False,) * n
         self.health = BenchHealth((0.0,) * n, self.torque_mode, False)
         self.alarms = 0

@@ -458,10 +458,12 @@ def checks(result: dict) -> list[Check]:
         v, m = r["speed_mps"], r["omega_n_measured"]
         d = r["omega_n_discrete"]
         ok = d is not None and _rel(m, d) <= TOL_OMEGA_N
-        out.append(Check(f"omega_n discrete {v:g} m/s", ok, f"measured {m:.1f}, loop {d}"))
+        shown = "none" if d is None else f"{d:.1f}"
+        out.append(Check(f"omega_n discrete {v:g} m/s", ok, f"measured {m:.1f}, loop {shown}"))
         z, zd = r["zeta_measured"], r["zeta_discrete"]
         ok = zd is not None and _rel(z, zd) <= TOL_ZETA
-        out.append(Check(f"zeta discrete {v:g} m/s", ok, f"measured {z:.3f}, loop {zd}"))
+        shown = "none" if zd is None else f"{zd:.3f}"
+        out.append(Check(f"zeta discrete {v:g} m/s", ok, f"measured {z:.3f}, loop {shown}"))
     for r in textbook:
         v, m, z = r["speed_mps"], r["omega_n_measured"], r["zeta_measured"]
         ok = _rel(m, wn) <= TOL_OMEGA_N

@@ -245,7 +245,10 @@ def page(results: dict) -> str:
         "(S stable, u unstable; in brackets ζ − ω_n·T/2). The rule is a small-ω_n·T "
         "approximation: once the tire relaxes within one host step (T ≫ σ/V) the mean "
         "torque over the step is what the host sees and the rule is too pessimistic at speed; "
-        "the discrete loop follows the measurement.",
+        "at low speed the tire's low-speed damper carries the damping, and a damper seen "
+        "through a delayed exchange is itself unstable once R²·c·T/I exceeds about 2 (at "
+        "2 m/s already at 500 Hz for most presets), which the rule cannot see. The discrete "
+        "loop follows the measurement.",
         "",
     ]
     for p in results:
