@@ -207,6 +207,25 @@ def check_host_wheels(definition: dict, wheels: str, preset: str) -> None:
         raise SkidpadError(f"--host-wheels {wheels} for {preset}: {exc}") from None
 
 
+def host_loop_warning(definition: dict, host_hz: int, substep_hz: int | None) -> str | None:
+    """Where the wheel/tire loop through the host is predicted unstable at this host rate
+    (``scenarios.host_loop``, ADR 0203), or None: a host run says so rather than quietly
+    recording a loop that rings up to the tire's limit."""
+    from scenarios import host_loop
+
+    sub = substep_hz or int(definition["substep_hz"])
+    if sub % host_hz:
+        return None  # the linear loop model needs whole substeps per host step
+    pred = host_loop.predict(definition)
+    bad = [v for v in host_loop.MAP_SPEEDS if pred.discrete(v, host_hz, sub)[1] <= 0.0]
+    if not bad:
+        return None
+    return (
+        f"the wheel/tire loop through the host at {host_hz} Hz is predicted unstable at "
+        f"{', '.join(f'{v:g}' for v in bad)} m/s (skidpad host-loop draws the map)"
+    )
+
+
 def _presets(spec: str) -> list[str]:
     from engine import definition as engine_definition
     from replay.cli import comma_list
@@ -285,6 +304,9 @@ def run(args: argparse.Namespace) -> int:
             if args.host is not None:
                 host = (args.host, args.host_wheels or driven_wheels(definition))
                 check_host_wheels(definition, host[1], preset)
+                warning = host_loop_warning(definition, host_hz, args.substep_hz)
+                if warning is not None:
+                    print(f"skidpad record: warning: {preset}: {warning}", file=sys.stderr)
 
             def run_job(definition=definition, driver=driver, preset=preset, host=host):
                 return record_drive(

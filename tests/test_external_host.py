@@ -329,3 +329,14 @@ def test_the_reference_host_reproduces_its_committed_recording() -> None:
     )
     assert again.host == rec.host
     assert again.final_hash == rec.final_hash
+
+
+def test_record_says_when_the_host_loop_is_predicted_unstable(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "r.json"
+    base = ["record", "--preset", "hatchbackFwd", "--drive", "random:1", "--duration", "0.2"]
+    assert main([*base, "--host", "backward-euler", "-o", str(out)]) == 0  # 100 Hz
+    err = capsys.readouterr().err
+    assert "predicted unstable" in err and "100 Hz" in err
+    assert main([*base, "--host", "backward-euler", "--host-hz", "1000", "-o", str(out)]) == 0
+    assert "predicted unstable" not in capsys.readouterr().err
+    assert recording.load(out).host.wheels == ("FL", "FR")
