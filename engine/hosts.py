@@ -50,11 +50,12 @@ from typing import NamedTuple
 
 from engine import drive, gearbox, powertrain
 from engine.host import HostExchange
+from engine.inputs import CHANNELS
 from engine.vehicle_layout import I_OMEGA
 from engine.wheel import bounded_solve
 
-#: throttle is channel 0 of the inputs
-THROTTLE = 0
+#: the position of the driver's throttle in a host step's inputs
+THROTTLE = tuple(c.name for c in CHANNELS).index("throttle")
 
 
 class ScriptedTorque:
@@ -89,7 +90,7 @@ class PowertrainTorque:
         self.ratio = gearbox.ratio(dk.gearbox, gear)
         self.efficiency = dk.gearbox.efficiency
         self.unit = dk.power_unit
-        self.idle = powertrain.idle_omega(dk.power_unit) if dk.power_unit[0] == "engine" else 0.0
+        self.idle = 0.0 if dk.motor else powertrain.idle_omega(dk.power_unit)
         self.j_e = powertrain.inertia(dk.power_unit)
 
     def reflected_inertia(self, n: int) -> tuple:

@@ -33,9 +33,12 @@ from typing import NamedTuple
 from engine import definition as engine_definition
 from engine import drive, hosts
 from engine.errors import SkidpadError
+from engine.inputs import CHANNELS
 from engine.simulation import Simulation
 from engine.vehicle_layout import I_OMEGA, I_VX, I_X
 
+#: the position of the brake pedal in a host step's inputs
+BRAKE = tuple(c.name for c in CHANNELS).index("brake")
 SPEEDS = (2.0, 3.0, 5.0, 10.0, 20.0)
 HOST_RATES = (30, 60, 120, 240, 500, 1000)
 MAP_SPEEDS = (2.0, 5.0, 10.0, 20.0, 40.0)
@@ -369,7 +372,7 @@ def rest_jitter(
         sim, hosts.ScriptedTorque(lambda k: zero), standstill_mps=standstill_mps
     )
     inputs = list(sim.inputs)
-    inputs[1] = 0.6  # the brake pedal
+    inputs[BRAKE] = 0.6  # the brake pedal
     settle = 1000
     x0 = 0.0
     peak = 0.0
