@@ -24,6 +24,11 @@ A recording is one UTF-8 JSON object (schema: ``replay/recording.schema.json``):
      "frames": [[count, v1, v2, ...], ...] run-length encoded host-step inputs
     }
 
+(version 1; version 2 has a ``claims`` block instead of ``final_hash``, and a run
+with an external host an optional ``host`` block before ``frames``: the wheels
+it owned and the speeds it returned per host step, run-length encoded,
+:func:`load_host_block`, ADR 0202.)
+
 Floats are written with ``repr`` (the shortest string that reads back to the
 same double, which Python and JavaScript agree on) and read back exactly,
 so ``-0.0`` stays ``-0.0`` and a replay feeds the engine the very bits the
