@@ -48,6 +48,10 @@ COMMANDS = {
     "diff": ("cli.cmd_diff", "first divergence between two runs, or a run and hashes/"),
     "bless": ("cli.cmd_bless", "rewrite hashes/ from the current physics, print what changed"),
     "validate": ("cli.cmd_validate", "the validation table of the standard manoeuvres"),
+    "host-loop": (
+        "cli.cmd_host_loop",
+        "the external-host loop predicted from a preset's data and measured by simulation",
+    ),
     "compare": ("cli.cmd_compare", "our car against an independent simulator"),
     "parity": ("cli.cmd_parity", "the runtime matrix: every recording in every runtime"),
     "fuzz": ("cli.cmd_fuzz", "random drives in several runtimes; disagreements saved, diffed"),

@@ -107,10 +107,13 @@ def solve(
     motor: bool,
     h: float,
     inv_h: float,
+    pinned: tuple = (),
 ) -> WheelSolution:
     """The ``wheel_solve`` stage: the coupled driveline solve, then each patch's deflection.
 
-    ``omega`` are the spins at the start of the substep.
+    ``omega`` are the spins at the start of the substep. ``pinned`` holds
+    ``(wheel, ω)`` pairs for wheels whose spin an external host owns
+    (:mod:`engine.host`): they keep that spin, and their patches deflect with it.
 
     A patch that would deflect past its sliding cap while its low-speed damper
     acts slides: all wheels are solved again with that patch undamped (a
@@ -121,6 +124,8 @@ def solve(
     diag = list(tf.diag)
     cap = tf.capacity
     sol = differential.solve(diff_k, rhs, diag, cap, g, eta, w_e, t_e, j_e, clutch_cap, h)
+    for i, w in pinned:
+        sol[0][i] = w
     patches = _deflect_all(wheels, terms, sol[0], tf.v_x, h, inv_h)
     redo = False
     for i in range(4):
@@ -133,6 +138,8 @@ def solve(
             redo = True
     if redo:
         sol = differential.solve(diff_k, rhs, diag, cap, g, eta, w_e, t_e, j_e, clutch_cap, h)
+        for i, w in pinned:
+            sol[0][i] = w
         patches = _deflect_all(wheels, terms, sol[0], tf.v_x, h, inv_h)
     omega, t_b, held, t_d, w_e_n, t_c, c_locked, _w_out = sol
     if not motor and w_e_n < 0.0:

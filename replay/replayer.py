@@ -72,7 +72,11 @@ def build_simulation(rec: Recording, use_preset: bool = False) -> Any:
     definition = definition_for_replay(rec, use_preset)
     try:
         return Simulation(
-            definition, substep_hz=rec.substep_hz, host_hz=rec.host_hz, initial=rec.initial or None
+            definition,
+            substep_hz=rec.substep_hz,
+            host_hz=rec.host_hz,
+            initial=rec.initial or None,
+            host_wheels=None if rec.host is None else list(rec.host.wheels),
         )
     except RecordingError:
         raise
@@ -131,6 +135,8 @@ class SimulationRun:
         self.report_every = max(1, rec.host_hz * 10)
         self.use_preset = use_preset
         self.probe: TraceProbe | None = None
+        #: a host run replays without its host: the speeds it returned, step by step
+        self.host_speeds = None if rec.host is None else rec.host.speeds()
 
     def tick_window(self, steps: range) -> range:
         return tick_window(self.sim, steps)
@@ -140,6 +146,8 @@ class SimulationRun:
 
     def step(self, values: tuple) -> None:
         self.sim.step(values, self.probe)
+        if self.host_speeds is not None:
+            self.sim.set_host_omega(next(self.host_speeds))
 
     def result(self, common: dict[str, Any]) -> ReplayResult:
         sim = self.sim
