@@ -12,7 +12,7 @@ T_tire[k] the engine's mean tire torque of step k (computed with ω[k−1]: the
 one step of delay) and T_axle[k] from a torque source. The engine's brakes
 and the rolling resistance act through the host: their capacity (brake
 capacity + rolling-resistance torque) is a bounded constraint on the update,
-integrating the patch torque (as :func:`engine.wheel.bounded_solve` does
+integrating the patch torque (as :func:`engine.constraint.bounded_solve` does
 inside the engine), so a braked wheel stops and holds exactly at 0.
 
 Torque sources: :class:`ScriptedTorque` (a function of the step) and
@@ -49,10 +49,10 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from engine import drive, gearbox, powertrain
+from engine.constraint import bounded_solve
 from engine.host import HostExchange
 from engine.inputs import CHANNELS
 from engine.vehicle_layout import I_OMEGA
-from engine.wheel import bounded_solve
 
 #: the position of the driver's throttle in a host step's inputs
 THROTTLE = tuple(c.name for c in CHANNELS).index("throttle")
@@ -138,7 +138,7 @@ class BackwardEulerHost:
         """The backward-Euler update of owned wheel ``j`` with its friction bound."""
         a = self.inertia[j] / ex.period
         t_free = self.axle[j] + ex.patch_torque[j]
-        w_new, _tb, _held = bounded_solve(a, ex.omega_held[j], t_free, a, self.friction(ex, j))
+        w_new, _tb, _held = bounded_solve(a * ex.omega_held[j] + t_free, a, self.friction(ex, j))
         return w_new
 
     def step(self, ex: HostExchange, inputs: Sequence) -> tuple:

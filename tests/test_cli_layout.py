@@ -21,7 +21,7 @@ def test_every_subcommand_module_is_in_the_table_and_nothing_else():
     in_table = sorted(module.removeprefix("cli.") for module, _help in cli.COMMANDS.values())
     assert in_table == on_disk
     for name, (module, _help) in cli.COMMANDS.items():
-        assert module == f"cli.cmd_{name}", name
+        assert module == f"cli.cmd_{name.replace('-', '_')}", name
 
 
 def test_no_subcommand_module_is_left_in_the_lower_packages():
