@@ -50,3 +50,18 @@ def test_esc_stays_out_of_a_steady_corner_below_the_limit(name: str, radius: flo
     r = steady_corner(name, radius)
     assert r["ay"] == pytest.approx(AY, rel=0.03)  # the corner really is at 0.4 g
     assert max(r["torque"]) == 0.0
+
+
+def test_esc_still_brakes_understeer_past_the_limit() -> None:
+    """The dead band grows with the headroom to the limit, so it shrinks at the limit: a
+    sportsRwd asked for far more than its tires give (full lock at 25 m/s, coasting) plows,
+    and the ESC brakes its inner rear wheel (RL in a left turn)."""
+    sim = Simulation(load_preset("sportsRwd"), initial={"speed_mps": 25.0})
+    wheels = set()
+    peak = 0.0
+    for _ in range(150):
+        tel = sim.step({"steer": 1.0})
+        if tel.esc_brake_torque > 0.0:
+            wheels.add(tel.esc_wheel)
+            peak = max(peak, tel.esc_brake_torque)
+    assert 2 in wheels and peak > 100.0
