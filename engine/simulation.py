@@ -64,6 +64,7 @@ from engine import (
     fastpath,
     load_transfer,
     powertrain,
+    single_track,
     smath,
     steering,
     suspension,
@@ -329,7 +330,9 @@ class Simulation:
         self.engine_inertia = powertrain.inertia(self.drive_k.power_unit)
         weights = self.drive_k.layout.weights
         self.driven = tuple(i for i in range(4) if weights[i] > 0.0)
-        self.assist_k = assists.constants(d["assists"])
+        # The ESC's dead band is sized from the car's own understeer (engine.assists).
+        kus = single_track.linear_understeer(d) * steering.DEG / G
+        self.assist_k = assists.constants(d["assists"], lt["L"], kus)
         self.wheelbase = lt["L"]
         toe_r = d["steering"]["toe_rear_deg"] * steering.DEG
         self.steer_k = steering.constants(d["steering"], lt["L"], lt["tf"], toe_r)
