@@ -59,11 +59,28 @@ def test_physics_line_rule() -> None:
     assert not has_physics_line("  physics: indented does not count\n")
 
 
+def merge_only_carries_its_parents(sha: str) -> bool:
+    """True for a merge commit whose every file under hashes/ is, byte for byte, the file of
+    one of its parents: it brings changes whose own commits already said why, and adds none."""
+    parents = _git("rev-list", "--parents", "-n", "1", sha).split()[1:]
+    if len(parents) < 2:
+        return False
+
+    def blobs(rev: str) -> dict[str, str]:
+        listing = _git("ls-tree", "-r", rev, "--", "hashes")
+        return {line.split("\t", 1)[1]: line.split()[2] for line in listing.splitlines()}
+
+    merged = blobs(sha)
+    parent_blobs = [blobs(p) for p in parents]
+    paths = set(merged).union(*parent_blobs)
+    return all(any(pb.get(path) == merged.get(path) for pb in parent_blobs) for path in paths)
+
+
 def test_every_commit_touching_hashes_has_a_physics_line() -> None:
     offenders = [
         f"{sha[:12]} {msg.splitlines()[0] if msg.strip() else '(empty message)'}"
         for sha, msg in commits_touching_hashes()
-        if not has_physics_line(msg)
+        if not has_physics_line(msg) and not merge_only_carries_its_parents(sha)
     ]
     assert not offenders, (
         "commits touching hashes/ without a 'physics:' line in their message:\n  "
@@ -112,3 +129,43 @@ def test_every_format_commit_moved_no_state_hash() -> None:
             if moved:
                 offenders.append(f"{sha[:12]}: {', '.join(moved)}")
     assert not offenders, "format: commits that moved state hashes:\n  " + "\n  ".join(offenders)
+
+
+def test_a_merge_that_writes_its_own_hashes_is_not_excused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The merge exemption holds only while the merge adds no hashes/ content of its own."""
+    repo = tmp_path / "r"
+    repo.mkdir()
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+
+    git("init", "-q", "-b", "main")
+    (repo / "hashes").mkdir()
+    (repo / "hashes" / "a.json").write_text("1")
+    (repo / "hashes" / "b.json").write_text("1")
+    git("add", "."), git("commit", "-qm", "start")
+    git("checkout", "-qb", "side")
+    (repo / "hashes" / "a.json").write_text("2")
+    git("commit", "-qam", "side\n\nphysics: a moved")
+    git("checkout", "-q", "main")
+    (repo / "hashes" / "b.json").write_text("2")
+    git("commit", "-qam", "main\n\nphysics: b moved")
+    git("merge", "-q", "--no-edit", "side")
+    clean_merge = git("rev-parse", "HEAD")
+    git("checkout", "-q", "HEAD~1")
+    git("merge", "-q", "--no-commit", "side")
+    (repo / "hashes" / "a.json").write_text("3")
+    git("add", "."), git("commit", "-qm", "merge with its own hash")
+    dirty_merge = git("rev-parse", "HEAD")
+
+    monkeypatch.setitem(globals(), "_git", lambda *args: git(*args) + "\n")
+    assert merge_only_carries_its_parents(clean_merge)
+    assert not merge_only_carries_its_parents(dirty_merge)
+    assert not merge_only_carries_its_parents(git("rev-parse", "main~1"))
