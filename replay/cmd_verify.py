@@ -82,7 +82,7 @@ def verify_one(path: Path, rec: Any) -> dict:
 
     row: dict[str, Any] = {
         "file": str(path),
-        "preset": getattr(rec, "preset", None),
+        "preset": rec.preset,
         "steps": rec.steps,
         "problems": [],
     }
@@ -95,12 +95,12 @@ def verify_one(path: Path, rec: Any) -> dict:
         )
     t0 = time.perf_counter()
     laps = None
-    if getattr(rec, "laps", None) is not None:
+    if rec.laps is not None:
         from replay.laps import replay_laps
 
         laps, result = replay_laps(rec)
     else:
-        result = replay(rec, getattr(rec, "checkpoint_every", None) or 100)
+        result = replay(rec, rec.checkpoint_every or 100)
     row["wall_s"] = time.perf_counter() - t0
     row["final_hash"] = result.final_hash
     row["replayed"] = (result, laps)
@@ -109,7 +109,7 @@ def verify_one(path: Path, rec: Any) -> dict:
     row["claims"] = len(claims)
     row["problems"].extend(check.problems)
     if any(c.kind == "checkpoint" for c in claims) and check.status == "mismatch":
-        marks = list(getattr(rec, "checkpoints", ()))
+        marks = list(rec.checkpoints)
         if dict(result.checkpoints) != dict(marks):
             row["problems"].append(departure(marks, result.checkpoints))
     if not claims:
@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
         if not ok:
             raise SkidpadError("--upgrade rewrites recordings only when every one verifies")
         for (path, rec), r in zip(loaded, rows, strict=True):
-            if getattr(rec, "version", 2) == 1 and hasattr(rec, "checkpoints"):
+            if not rec.format.current:
                 upgrade(path, rec, *r["replayed"])
                 r["upgraded"] = True
     for r in rows:
@@ -169,7 +169,7 @@ def upgrade(path: Path, rec: Any, result: Any, laps: list[dict] | None) -> None:
         laps, result = replay_laps(rec)
     upgraded = replace(
         rec,
-        version=recording.FORMAT_VERSION,
+        version=rec.format.writes,
         checkpoint_every=result.checkpoint_every,
         checkpoints=tuple(result.checkpoints),
         laps=None if laps is None else tuple(laps),
