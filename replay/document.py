@@ -51,6 +51,7 @@ MAX_EXACT_INT = 2**53
 #: Frames are checked this many at a time (bounds the memory of the column checks).
 _CHUNK = 65536
 
+
 class RecordingError(SkidpadError, ValueError):
     """A recording is unreadable or invalid; the message names the field (JSON pointer)."""
 
@@ -72,7 +73,6 @@ class RunLengthFrames:
     def with_final_hash(self, final_hash: str | None) -> Self:
         """A copy with ``final_hash`` set: the recorder learns it only after the last step."""
         return replace(self, final_hash=final_hash)
-
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -477,7 +477,6 @@ def check_runs(
     return tuple(out)
 
 
-
 @contextmanager
 def collector_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while a recording is parsed and checked.
@@ -588,7 +587,6 @@ def dump_document(doc: dict, keys: Sequence[str], spread: Collection[str]) -> st
     frames = ",\n  ".join(_dump(f) for f in doc["frames"])
     lines.append(f' "frames": [\n  {frames}\n ]' if frames else ' "frames": []')
     return "{\n" + ",\n".join(lines) + "\n}\n"
-
 
 
 @functools.lru_cache(maxsize=1)
