@@ -59,17 +59,10 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import engine
-from engine.commonroad import models, params, powertrain, safety
-from engine.commonroad.daemon import (
-    INPUT_NAMES,
-    INPUTS,
-    STAGES,
-    CommonRoadDaemon,
-    DaemonParameters,
-)
+from engine.commonroad.inputs import INPUT_NAMES, INPUTS, STAGES
 from engine.commonroad.scheduler import MAX_HOST_DT_US, MIN_DT_US, plan_steps
 from engine.errors import DefinitionError, SkidpadError
 from engine.state import StateLayout, hash_bytes
@@ -98,6 +91,13 @@ from replay.document import (
     type_name,
 )
 from replay.model import Format, Probe
+
+if TYPE_CHECKING:
+    from engine.commonroad.daemon import CommonRoadDaemon, DaemonParameters
+
+# The models, the daemon and their parameter modules are imported where a CommonRoad
+# recording is read, built or recorded, so a process that only ever sees four-wheel
+# recordings (the sandbox page) does not load them; they never import replay/.
 
 CR_FORMAT_NAME = "skidpad-commonroad-recording"
 CR_FORMAT_VERSION = 1
@@ -190,6 +190,8 @@ def parameters_hash(parameters: dict) -> str:
 
 def parameters_of(daemon: Any) -> dict:
     """Every number ``daemon`` is configured with, as plain JSON data."""
+    from engine.commonroad import safety
+
     cfg = daemon.safety
 
     def profile(p: Any) -> dict:
@@ -223,6 +225,8 @@ def _check_dataclass_data(v: Any, cls: type, path: str) -> None:
     This names a wrong key or type by its JSON pointer; the values' ranges are the
     engine's to check (:func:`_engine_built`).
     """
+    from engine.commonroad import params
+
     names = [f.name for f in fields(cls)]
     exact_keys(v, names, path)
     hints = {f.name: f.type for f in fields(cls)}
@@ -241,6 +245,8 @@ def _check_dataclass_data(v: Any, cls: type, path: str) -> None:
 
 
 def _check_profile_data(v: Any, path: str) -> None:
+    from engine.commonroad import safety
+
     exact_keys(v, safety.METRICS, path)
     for name in safety.METRICS:
         pair = v[name]
@@ -261,6 +267,9 @@ def _engine_built(build: Callable[[Any], Any], data: Any, path: str) -> Any:
 
 def build_parameters(parameters: Any, vehicle: int) -> tuple[DaemonParameters, float]:
     """The daemon's parameter objects and steering gain, from a recording's embedded data."""
+    from engine.commonroad import params, powertrain, safety
+    from engine.commonroad.daemon import DaemonParameters
+
     exact_keys(parameters, PARAMETER_KEYS, "/parameters")
     vdata = parameters["vehicle"]
     _check_dataclass_data(vdata, params.VehicleParams, "/parameters/vehicle")
@@ -300,6 +309,8 @@ def build_parameters(parameters: Any, vehicle: int) -> tuple[DaemonParameters, f
 def build_daemon(rec: CommonRoadRecording) -> CommonRoadDaemon:
     """The fresh daemon a replay of ``rec`` starts from: the embedded parameters, not the
     data files (the model and vehicle a recording names never change during its replay)."""
+    from engine.commonroad.daemon import CommonRoadDaemon
+
     given, steer_gain = build_parameters(rec.parameters, rec.vehicle)
     try:
         return CommonRoadDaemon(
@@ -322,6 +333,8 @@ def build_daemon(rec: CommonRoadRecording) -> CommonRoadDaemon:
 def _validate_frames(frames: Any, steps: int, model: str, budget: Budget, consume: bool) -> tuple:
     """The runs checked by column (the daemon's own input table), then the drive they
     declare, simulated time and substeps counted from the run lengths, against ``budget``."""
+    from engine.commonroad import models
+
     runs = check_runs(frames, COLUMNS, steps, consume)
     max_dt = models.MODELS[model].max_dt_us
     substeps_of: dict[int, int] = {}
@@ -341,6 +354,8 @@ def from_document(
 ) -> CommonRoadRecording:
     """Validate a parsed ``skidpad-commonroad-recording`` document; its drive must fit
     ``budget`` (``consume``: as ``replay.recording.from_document``)."""
+    from engine.commonroad import models, params
+
     check_version_and_keys(doc, CR_FORMAT_VERSION, CR_KEYS, "CommonRoad recording version")
     check_header_numbers(doc)
     check_provenance(doc)
@@ -482,6 +497,8 @@ class CommonRoadRecorder:
 
 def parse_drive(spec: str) -> tuple[str, int]:
     """``commonroad:MODEL:VEHICLE`` -> (model, vehicle id); SkidpadError naming what is wrong."""
+    from engine.commonroad import models, params
+
     parts = spec.split(":")
     if len(parts) != 3 or parts[0] != "commonroad":
         raise SkidpadError(
@@ -505,6 +522,7 @@ def record_scripted(
 ) -> tuple[CommonRoadRecording, Any]:
     """The scripted drive of ``engine.commonroad.scripted`` as a recording (and the daemon)."""
     from engine.commonroad import scripted
+    from engine.commonroad.daemon import CommonRoadDaemon
 
     full = scripted.DURATION_US
     duration = full if duration_us is None else duration_us
@@ -521,6 +539,8 @@ def record_scripted(
 
 def step_ticks(rec: CommonRoadRecording) -> list[int]:
     """Substeps done after each host step (``[n_1, n_1 + n_2, ...]``), from the scheduler."""
+    from engine.commonroad import models
+
     max_dt = models.MODELS[rec.model].max_dt_us
     out = []
     total = 0

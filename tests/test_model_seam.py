@@ -316,3 +316,19 @@ def test_skidpad_diff_of_two_commonroad_runs_names_the_braking_stage(
     text = capsys.readouterr().out
     assert "first differing physics stage: stage longitudinal" in text
     assert f"first differing substep: tick {report['tick']}" in text
+
+
+def test_a_four_wheel_process_does_not_load_the_commonroad_models() -> None:
+    """The table names the CommonRoad entry without loading its models, so the sandbox
+    page (four-wheel only) starts no slower for it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, replay.session, replay.replayer\n"
+        "print(sorted(m for m in sys.modules if m.startswith('engine.commonroad.')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "['engine.commonroad.inputs', 'engine.commonroad.scheduler']"

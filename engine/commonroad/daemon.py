@@ -61,10 +61,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from engine.errors import DefinitionError, InputError
+from engine.errors import DefinitionError
 from engine.state import INT, Field, StateLayout, StepArithmeticError
 
 from . import guards, models, safety
+from .inputs import INPUT_NAMES, INPUTS, STAGES, validate_inputs  # noqa: F401  (re-exported)
 from .integrator import rk4_step
 from .models import ModelSpec, Observation
 from .params import VehicleParams, load_vehicle, vehicle_id
@@ -80,25 +81,6 @@ from .telemetry import (
     Telemetry,
     Totals,
     Velocity,
-)
-
-#: (name, lo, hi, kind) of every input channel, in sequence order.
-INPUTS: tuple[tuple[str, float, float, str], ...] = (
-    ("steer", -1.0, 1.0, "f"),
-    ("throttle", 0.0, 1.0, "f"),
-    ("brake", 0.0, 1.0, "f"),
-    ("drift_toggle", 0, 1, "i"),
-)
-INPUT_NAMES = tuple(c[0] for c in INPUTS)
-
-#: The stages of one substep, in order (a probe sees each under its name).
-STAGES: tuple[str, ...] = (
-    "safety_intervention",
-    "steering_controller",
-    "longitudinal",
-    "integration",
-    "battery_trip",
-    "safety",
 )
 
 _INITIAL_KEYS = ("x", "y", "yaw", "speed", "steer_angle", "yaw_rate", "beta", "soc")
@@ -135,40 +117,6 @@ def make_layout(spec: ModelSpec) -> StateLayout:
     """The daemon's state layout for a model."""
     fields = [Field(f"model.{n}", "f", unit, doc) for n, unit, doc in spec.states]
     return StateLayout(spec.layout_version, fields + list(_DAEMON_FIELDS))
-
-
-def validate_inputs(values: Mapping | Sequence) -> tuple:
-    """(steer, throttle, brake, drift_toggle), or an InputError naming the channel."""
-    if isinstance(values, Mapping):
-        unknown = [k for k in values if k not in INPUT_NAMES]
-        if unknown:
-            raise InputError(
-                f"{unknown[0]}: unknown input channel; known: {', '.join(INPUT_NAMES)}"
-            )
-        defaults = {"steer": 0.0, "throttle": 0.0, "brake": 0.0, "drift_toggle": 0}
-        seq = [values.get(n, defaults[n]) for n in INPUT_NAMES]
-    else:
-        seq = list(values)
-        if len(seq) != len(INPUTS):
-            raise InputError(
-                f"inputs: expected {len(INPUTS)} values ({', '.join(INPUT_NAMES)}), got {len(seq)}"
-            )
-    out = []
-    for (name, lo, hi, kind), v in zip(INPUTS, seq, strict=True):
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise InputError(f"{name}: must be a number, got {type(v).__name__}")
-        if kind == "i":
-            if v not in (0, 1):
-                raise InputError(f"{name}: must be 0 or 1, got {v!r}")
-            out.append(int(v))
-            continue
-        v = float(v)
-        if not math.isfinite(v):
-            raise InputError(f"{name}: must be finite, got {v!r}")
-        if not lo <= v <= hi:
-            raise InputError(f"{name}: {v!r} is outside [{lo}, {hi}]")
-        out.append(v)
-    return tuple(out)
 
 
 @dataclass(frozen=True)
