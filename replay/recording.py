@@ -1,8 +1,15 @@
-"""The recording format: a drive's inputs, and everything needed to replay them.
+"""Recording formats: the one table of them, and the four-wheel format's versions 1 and 2.
 
-See docs/architecture.md §4.
+See docs/architecture.md §2 and §4, ADR 0166.
 
-A recording is one UTF-8 JSON object (schema: ``replay/recording.schema.json``)::
+:data:`FORMATS` maps each format name and version to its loader, its dumper and the
+factory of the :class:`replay.model.VehicleModel` a replay runs: the four-wheel
+``skidpad-recording`` versions 1 and 2 (below) and the CommonRoad format
+(``replay.commonroad.FORMAT``). :func:`load`, :func:`loads`, :func:`dumps`,
+:func:`save` and :func:`build_model` work for every format through that table; the
+field checks every format shares are in :mod:`replay.document`.
+
+A four-wheel recording is one UTF-8 JSON object (schema: ``replay/recording.schema.json``)::
 
     {
      "format": "skidpad-recording",        always this string
