@@ -4,11 +4,9 @@ It owns the chosen model (``models``), the steering and longitudinal
 controllers (``powertrain``), the safety system (``safety``), the step
 scheduler (``scheduler``) and the RK4 integrator (``integrator``).
 
-Inputs (``INPUTS``, a dict by name or a sequence in this order):
-
-* ``steer`` [-1, 1]: steering demand as a fraction of the steering limit;
-* ``throttle`` [0, 1], ``brake`` [0, 1]: pedals;
-* ``drift_toggle`` {0, 1}: a rising edge flips the drift profile.
+Inputs: ``steer``, ``throttle``, ``brake``, ``drift_toggle``, a dict by name or a
+sequence in that order; their ranges and their one check are in ``inputs``
+(:data:`~engine.commonroad.inputs.INPUTS`, :func:`~engine.commonroad.inputs.validate_inputs`).
 
 One host step: the drift toggle is applied, the scheduler plans N equal
 substeps for dt (integer microseconds, ADR 0063), and each substep runs
