@@ -71,16 +71,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _kind(path: Path) -> tuple[str, str]:
     """('trace'|'recording'|'golden', text) by the file's declared format."""
-    from replay.recording import decode_utf8, read_bytes_limited
+    from replay.golden import GOLDEN_FORMAT
+    from replay.recording import FORMAT_NAMES, decode_utf8, read_bytes_limited
+    from replay.trace import TRACE_FORMAT
 
     text = decode_utf8(read_bytes_limited(path), str(path))
     head = text[:4096]
-    for fmt, kind in (
-        ("skidpad-trace", "trace"),
-        ("skidpad-recording", "recording"),
-        ("skidpad-commonroad-recording", "recording"),
-        ("skidpad-golden", "golden"),
-    ):
+    kinds = [(TRACE_FORMAT, "trace"), *((n, "recording") for n in FORMAT_NAMES)]
+    for fmt, kind in (*kinds, (GOLDEN_FORMAT, "golden")):
         if f'"format": "{fmt}"' in head or f'"format":"{fmt}"' in head:
             return kind, text
     raise SkidpadError(

@@ -244,13 +244,6 @@ def _file_name(preset: str, drive: str) -> str:
     return f"{preset}-{drive.replace(':', '-')}.json"
 
 
-def _sim_s(rec) -> float:
-    """Simulated seconds of a recording (a CommonRoad recording sums its host dt)."""
-    from replay.commonroad import CommonRoadRecording
-
-    return rec.sim_s if isinstance(rec, CommonRoadRecording) else rec.steps / rec.host_hz
-
-
 def run(args: argparse.Namespace) -> int:
     from cli import comma_list
     from engine import definition as engine_definition
@@ -372,7 +365,7 @@ def run(args: argparse.Namespace) -> int:
             "preset": preset,
             "drive": drive,
             "steps": rec.steps,
-            "sim_s": _sim_s(rec),
+            "sim_s": rec.sim_s,
             "final_hash": rec.final_hash,
             "wall_s": round(wall, 3),
             "verified": verified,

@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
         if not ok:
             raise SkidpadError("--upgrade rewrites recordings only when every one verifies")
         for (path, rec), r in zip(loaded, rows, strict=True):
-            if getattr(rec, "version", 2) == 1 and hasattr(rec, "checkpoints"):
+            if not rec.format.current:
                 upgrade(path, rec, *r["replayed"])
                 r["upgraded"] = True
     for r in rows:
@@ -156,7 +156,7 @@ def upgrade(path: Path, rec: Any, result: Any, laps: list[dict] | None) -> None:
         laps, result = replay_laps(rec)
     upgraded = replace(
         rec,
-        version=recording.FORMAT_VERSION,
+        version=rec.format.writes,
         checkpoint_every=result.checkpoint_every,
         checkpoints=tuple(result.checkpoints),
         laps=None if laps is None else tuple(laps),

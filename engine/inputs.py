@@ -108,3 +108,12 @@ def inputs_from_mapping(values: Mapping) -> tuple:
         if key not in CHANNEL_INDEX:
             raise InputError(f"unknown input channel {key!r}")
     return validate_inputs([values.get(c.name, c.default) for c in CHANNELS])
+
+
+def normalise_inputs(values: Sequence | Mapping) -> tuple:
+    """One host step's inputs (a sequence in CHANNELS order, or a dict by name) as the
+    validated tuple the simulation steps with and a recording holds: the one place the
+    four-wheel family checks its inputs."""
+    if isinstance(values, Mapping):
+        return inputs_from_mapping(values)
+    return validate_inputs(values)

@@ -75,7 +75,7 @@ from engine import host as external
 from engine.definition import definition_hash, validate_definition
 from engine.errors import DefinitionError, SkidpadError
 from engine.floatbits import float_bits
-from engine.inputs import CHANNELS, DEFAULTS, INPUT_VERSION, inputs_from_mapping, validate_inputs
+from engine.inputs import CHANNELS, DEFAULTS, INPUT_VERSION, normalise_inputs, validate_inputs
 from engine.state import NonFiniteStateError, StepArithmeticError
 from engine.telemetry import DERIVED_FLOATS, DERIVED_ZERO, Derived, Telemetry, build_telemetry
 from engine.ticks import substeps_in_step
@@ -415,10 +415,7 @@ class Simulation:
         A ``probe`` sees every stage's values and every substep's state; the stages
         report to it, so a probed step runs the readable path.
         """
-        if isinstance(inputs, Mapping):
-            values = inputs_from_mapping(inputs)
-        else:
-            values = validate_inputs(inputs)
+        values = normalise_inputs(inputs)
         self.inputs = values
         self._host_update(values)
         # The state was finite after the last substep; a non-finite value here was put in

@@ -60,15 +60,15 @@ REPLAYED: dict[str, Callable[[Replayed, Claim], Any]] = {
 
 
 def claims_of(rec: Any) -> list[Claim]:
-    """Every claim ``rec`` makes about its replay (either recording kind, either version)."""
-    v2 = getattr(rec, "version", 1) >= 2
+    """Every claim ``rec`` makes about its replay (any format, any version)."""
+    v2 = rec.version >= 2
     claims = []
     if rec.final_hash is not None:
         where = "/claims/final_hash" if v2 else "/final_hash"
         claims.append(Claim("final_hash", where, rec.final_hash))
-    for i, (step, value) in enumerate(getattr(rec, "checkpoints", ())):
+    for i, (step, value) in enumerate(rec.checkpoints):
         claims.append(Claim("checkpoint", f"/claims/checkpoints/{i}", value, step))
-    laps = getattr(rec, "laps", None)
+    laps = rec.laps
     if laps is not None:
         claims.append(Claim("lap_count", "/claims/laps", len(laps)))
         for i, lap in enumerate(laps):

@@ -1,4 +1,4 @@
-"""Recordings of the CommonRoad daemon (``engine.commonroad``): format, recorder, replayer.
+"""The CommonRoad family: its recording format's entry in the registry, its model, its recorder.
 
 A CommonRoad recording (ADR 0090) is one UTF-8 JSON object (schema:
 ``replay/commonroad-recording.schema.json``, beside the four-wheel format's)::
@@ -42,12 +42,15 @@ value's valid range and name the parameter
 the set-up is then checked by *building* (never stepping) the daemon, which
 takes them through its ``parameters=`` argument.
 
-Tracing: the daemon has no probe protocol; a replay sets its ``substep_hook``
-to ``probe.substep``, which the daemon calls as ``(tick, state)`` after each
-substep (``tick`` is ``clock.substeps``, 1 for the first substep of a run).
-There are no stage values: a diff names the substep and the fields, not a
-physics stage. The replay loop itself is :func:`replay.replayer.replay`'s;
-:class:`CommonRoadRun` supplies what differs.
+:data:`FORMAT` is this format's entry in ``replay.recording.FORMATS`` (loader,
+dumper, model factory); :class:`CommonRoadModel` is the daemon as a
+:class:`replay.model.VehicleModel`. The daemon's own probe serves the trace and
+the diff: it reports each stage of a substep (``engine.commonroad.daemon.STAGES``)
+and the state after it, with ``tick`` = ``clock.substeps`` (1 for the first
+substep of a run). Its host steps vary in length, so the model says how many
+substeps each ran (:meth:`CommonRoadModel.step_ticks`). This module imports the
+document checks of :mod:`replay.document` and nothing else of replay/'s formats,
+recorder or replayer.
 """
 
 from __future__ import annotations
@@ -56,21 +59,15 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.commonroad import models, params, powertrain, safety
-from engine.commonroad.daemon import (
-    INPUT_NAMES,
-    INPUTS,
-    CommonRoadDaemon,
-    DaemonParameters,
-    validate_inputs,
-)
+import engine
+from engine.commonroad.inputs import INPUT_NAMES, INPUTS, STAGES
 from engine.commonroad.scheduler import MAX_HOST_DT_US, MIN_DT_US, plan_steps
-from engine.errors import DefinitionError, InputError, SkidpadError
-from engine.state import hash_bytes
+from engine.errors import DefinitionError, SkidpadError
+from engine.state import StateLayout, hash_bytes
 from replay.budget import DEFAULT_BUDGET, Budget
-from replay.recording import (
+from replay.document import (
     Column,
     RecordingError,
     RunLengthFrames,
@@ -83,6 +80,7 @@ from replay.recording import (
     check_runs,
     check_steps,
     check_version_and_keys,
+    current_math_hash,
     dump_document,
     exact_keys,
     invalid,
@@ -92,8 +90,14 @@ from replay.recording import (
     run_length,
     type_name,
 )
-from replay.replayer import ReplayResult
-from replay.trace import TraceProbe
+from replay.model import Format, Probe
+
+if TYPE_CHECKING:
+    from engine.commonroad.daemon import CommonRoadDaemon, DaemonParameters
+
+# The models, the daemon and their parameter modules are imported where a CommonRoad
+# recording is read, built or recorded, so a process that only ever sees four-wheel
+# recordings (the sandbox page) does not load them; they never import replay/.
 
 CR_FORMAT_NAME = "skidpad-commonroad-recording"
 CR_FORMAT_VERSION = 1
@@ -145,6 +149,22 @@ class CommonRoadRecording(RunLengthFrames):
     math_hash: str | None = None
     final_hash: str | None = None
 
+    #: the format version (one so far); no checkpoints or laps are claimed
+    version = CR_FORMAT_VERSION
+    checkpoint_every = None
+    checkpoints = ()
+    laps = None
+
+    @property
+    def format(self) -> Format:
+        """Its entry in the registry (``replay.recording.FORMATS``)."""
+        return FORMAT
+
+    @property
+    def embedded_hash(self) -> str:
+        """The hash of the embedded parameters."""
+        return self.parameters_hash
+
     @property
     def preset(self) -> str:
         """What the replay table shows in its preset column."""
@@ -170,6 +190,8 @@ def parameters_hash(parameters: dict) -> str:
 
 def parameters_of(daemon: Any) -> dict:
     """Every number ``daemon`` is configured with, as plain JSON data."""
+    from engine.commonroad import safety
+
     cfg = daemon.safety
 
     def profile(p: Any) -> dict:
@@ -203,6 +225,8 @@ def _check_dataclass_data(v: Any, cls: type, path: str) -> None:
     This names a wrong key or type by its JSON pointer; the values' ranges are the
     engine's to check (:func:`_engine_built`).
     """
+    from engine.commonroad import params
+
     names = [f.name for f in fields(cls)]
     exact_keys(v, names, path)
     hints = {f.name: f.type for f in fields(cls)}
@@ -221,6 +245,8 @@ def _check_dataclass_data(v: Any, cls: type, path: str) -> None:
 
 
 def _check_profile_data(v: Any, path: str) -> None:
+    from engine.commonroad import safety
+
     exact_keys(v, safety.METRICS, path)
     for name in safety.METRICS:
         pair = v[name]
@@ -241,6 +267,9 @@ def _engine_built(build: Callable[[Any], Any], data: Any, path: str) -> Any:
 
 def build_parameters(parameters: Any, vehicle: int) -> tuple[DaemonParameters, float]:
     """The daemon's parameter objects and steering gain, from a recording's embedded data."""
+    from engine.commonroad import params, powertrain, safety
+    from engine.commonroad.daemon import DaemonParameters
+
     exact_keys(parameters, PARAMETER_KEYS, "/parameters")
     vdata = parameters["vehicle"]
     _check_dataclass_data(vdata, params.VehicleParams, "/parameters/vehicle")
@@ -280,6 +309,8 @@ def build_parameters(parameters: Any, vehicle: int) -> tuple[DaemonParameters, f
 def build_daemon(rec: CommonRoadRecording) -> CommonRoadDaemon:
     """The fresh daemon a replay of ``rec`` starts from: the embedded parameters, not the
     data files (the model and vehicle a recording names never change during its replay)."""
+    from engine.commonroad.daemon import CommonRoadDaemon
+
     given, steer_gain = build_parameters(rec.parameters, rec.vehicle)
     try:
         return CommonRoadDaemon(
@@ -302,6 +333,8 @@ def build_daemon(rec: CommonRoadRecording) -> CommonRoadDaemon:
 def _validate_frames(frames: Any, steps: int, model: str, budget: Budget, consume: bool) -> tuple:
     """The runs checked by column (the daemon's own input table), then the drive they
     declare, simulated time and substeps counted from the run lengths, against ``budget``."""
+    from engine.commonroad import models
+
     runs = check_runs(frames, COLUMNS, steps, consume)
     max_dt = models.MODELS[model].max_dt_us
     substeps_of: dict[int, int] = {}
@@ -321,6 +354,8 @@ def from_document(
 ) -> CommonRoadRecording:
     """Validate a parsed ``skidpad-commonroad-recording`` document; its drive must fit
     ``budget`` (``consume``: as ``replay.recording.from_document``)."""
+    from engine.commonroad import models, params
+
     check_version_and_keys(doc, CR_FORMAT_VERSION, CR_KEYS, "CommonRoad recording version")
     check_header_numbers(doc)
     check_provenance(doc)
@@ -431,18 +466,16 @@ class CommonRoadRecorder:
         return self.daemon.step_count
 
     def step_us(self, inputs: Mapping | Sequence, dt_us: int) -> Any:
-        """Normalise, record and feed one host step; returns the daemon's telemetry."""
-        if isinstance(dt_us, bool) or not isinstance(dt_us, int):
-            raise InputError(f"dt_us: must be an integer number of microseconds, got {dt_us!r}")
-        values = validate_inputs(inputs)
-        tel = self.daemon.step_us(values, dt_us)  # refuses a bad dt_us before it is recorded
-        self._frames.append((dt_us, *values))
+        """Feed and record one host step; returns the daemon's telemetry.
+
+        The daemon validates the inputs and ``dt_us`` (refusing a bad one before anything is
+        recorded) and keeps the values it applied, which is what is recorded.
+        """
+        tel = self.daemon.step_us(inputs, dt_us)
+        self._frames.append((dt_us, *self.daemon.inputs))
         return tel
 
     def recording(self, with_final_hash: bool = True) -> CommonRoadRecording:
-        import engine
-        from replay.recorder import current_math_hash
-
         if (self.daemon.model, self.daemon.vehicle_id) != (self.model, self.vehicle):
             raise ValueError("the daemon swapped model or vehicle: not recordable (ADR 0090)")
         return CommonRoadRecording(
@@ -464,6 +497,8 @@ class CommonRoadRecorder:
 
 def parse_drive(spec: str) -> tuple[str, int]:
     """``commonroad:MODEL:VEHICLE`` -> (model, vehicle id); SkidpadError naming what is wrong."""
+    from engine.commonroad import models, params
+
     parts = spec.split(":")
     if len(parts) != 3 or parts[0] != "commonroad":
         raise SkidpadError(
@@ -487,6 +522,7 @@ def record_scripted(
 ) -> tuple[CommonRoadRecording, Any]:
     """The scripted drive of ``engine.commonroad.scripted`` as a recording (and the daemon)."""
     from engine.commonroad import scripted
+    from engine.commonroad.daemon import CommonRoadDaemon
 
     full = scripted.DURATION_US
     duration = full if duration_us is None else duration_us
@@ -503,6 +539,8 @@ def record_scripted(
 
 def step_ticks(rec: CommonRoadRecording) -> list[int]:
     """Substeps done after each host step (``[n_1, n_1 + n_2, ...]``), from the scheduler."""
+    from engine.commonroad import models
+
     max_dt = models.MODELS[rec.model].max_dt_us
     out = []
     total = 0
@@ -512,22 +550,6 @@ def step_ticks(rec: CommonRoadRecording) -> list[int]:
             total += n
             out.append(total)
     return out
-
-
-@dataclass
-class CommonRoadReplayResult(ReplayResult):
-    """A CommonRoad replay: the host dt varies, so time and substeps come from the run.
-
-    ``host_hz`` and ``substep_hz`` are 0; ``step_ticks[k]`` is the number of
-    substeps done after host step ``k + 1``.
-    """
-
-    sim_us: int = 0
-    step_ticks: list[int] | None = None
-
-    @property
-    def sim_s(self) -> float:
-        return self.sim_us / 1_000_000
 
 
 def tick_window(ticks: Sequence[int], steps: range) -> range:
@@ -544,14 +566,14 @@ def tick_window(ticks: Sequence[int], steps: range) -> range:
     return range(first + 1, max(first, done_after(steps.stop)) + 1)
 
 
-class CommonRoadRun:
-    """What a replay of a CommonRoad recording brings to :func:`replay.replayer.replay`.
+class CommonRoadModel:
+    """A CommonRoad recording's replay: the daemon built from the embedded parameters, fed
+    one recorded frame ``(dt_us, steer, throttle, brake, drift_toggle)`` per host step."""
 
-    The loop, checkpoints, named states and tracing are the replayer's; this
-    supplies the daemon (as ``sim``), its variable-length host steps and
-    the :class:`CommonRoadReplayResult` they end in.
-    """
-
+    stages = STAGES
+    #: the host step varies in length: no fixed rates
+    host_hz = 0
+    substep_hz = 0
     #: progress is reported every this many host steps
     report_every = 1000
 
@@ -561,26 +583,59 @@ class CommonRoadRun:
                 "--use-preset: a CommonRoad recording has no preset; it replays with its "
                 "embedded parameters"
             )
-        self.sim = build_daemon(rec)
-        self.ticks = step_ticks(rec)
+        self.daemon = build_daemon(rec)
+        self.layout: StateLayout = self.daemon.layout
+        self.used_preset = False
+        self.probe: Probe | None = None
+        self._ticks = step_ticks(rec)
+
+    @property
+    def state(self) -> list:
+        return self.daemon.state
+
+    def step(self, values: tuple) -> Any:
+        return self.daemon.step_us(values[1:], values[0], self.probe)
+
+    def state_hash(self) -> str:
+        return self.daemon.state_hash()
+
+    def snapshot(self) -> dict:
+        return self.daemon.snapshot()
+
+    def restore(self, snap: dict) -> None:
+        self.daemon.restore(snap)
+
+    def telemetry(self) -> Any:
+        return self.daemon.telemetry()
+
+    def attach(self, probe: Probe | None) -> None:
+        self.probe = probe
+
+    def observe_pose(self, observer: Any) -> None:
+        raise RecordingError("a CommonRoad drive is not on a circuit: it has no laps to time")
 
     def tick_window(self, steps: range) -> range:
-        return tick_window(self.ticks, steps)
+        return tick_window(self._ticks, steps)
 
-    def attach(self, probe: TraceProbe) -> None:
-        self.sim.substep_hook = probe.substep
+    def step_ticks(self, steps: int) -> list[int] | None:
+        return self._ticks[:steps]
 
-    def step(self, values: tuple) -> None:
-        self.sim.step_us(values[1:], values[0])
+    def ticks(self) -> int:
+        return self.daemon.state[self.layout.index["clock.substeps"]]
 
-    def result(self, common: dict[str, Any]) -> CommonRoadReplayResult:
-        daemon = self.sim
-        return CommonRoadReplayResult(
-            **common,
-            host_hz=0,
-            substep_hz=0,
-            ticks=daemon.state[daemon.layout.index["clock.substeps"]],
-            used_preset=False,
-            sim_us=daemon.time_us,
-            step_ticks=self.ticks[: common["steps"]],
-        )
+    def sim_us(self) -> int | None:
+        return self.daemon.time_us
+
+
+#: The CommonRoad format's entry in the registry (``replay.recording.FORMATS``).
+FORMAT = Format(
+    CR_FORMAT_NAME,
+    CR_FORMAT_VERSION,
+    load=from_document,
+    dump=dumps,
+    model=CommonRoadModel,
+    family="CommonRoad",
+    embedded="embedded parameters",
+    setup=("model", "vehicle", "drift", "steps", "initial"),
+    writes=CR_FORMAT_VERSION,
+)

@@ -42,9 +42,8 @@ from typing import Any
 from engine.errors import SkidpadError
 from engine.floatbits import ulp_distance
 from engine.ticks import step_of_tick, ticks_before
-from replay.recording import Recording
-from replay.replayer import replay
-from replay.trace import SubstepDetail
+from replay.replayer import replay, start_model
+from replay.trace import SubstepDetail, TraceProbe
 
 #: host steps the detailed replay runs past the first differing checkpoint
 LATER_STAGE_STEPS = 20
@@ -324,16 +323,13 @@ def _from_detail(
 # ------------------------------------------------------------- two recordings, in process
 
 
-def describe_inputs(rec_a: Recording, rec_b: Recording, notes: list[str]) -> None:
-    if type(rec_a) is not type(rec_b):
-        notes.append("the recordings are of different kinds (four-wheel vs CommonRoad)")
+def describe_inputs(rec_a: Any, rec_b: Any, notes: list[str]) -> None:
+    fa, fb = rec_a.format, rec_b.format
+    if fa.family != fb.family:
+        notes.append(f"the recordings are of different kinds ({fa.family} vs {fb.family})")
         return
-    if isinstance(rec_a, Recording):
-        what, ha, hb = "vehicle definitions", rec_a.definition_hash, rec_b.definition_hash
-        keys: tuple[str, ...] = ("host_hz", "substep_hz", "steps", "initial")
-    else:
-        what, ha, hb = "embedded parameters", rec_a.parameters_hash, rec_b.parameters_hash
-        keys = ("model", "vehicle", "drift", "steps", "initial")
+    what, ha, hb = fa.embedded, rec_a.embedded_hash, rec_b.embedded_hash
+    keys = fa.setup
     if ha != hb:
         notes.append(f"the {what} differ ({ha} vs {hb})")
     for k in keys:
@@ -351,8 +347,8 @@ def describe_inputs(rec_a: Recording, rec_b: Recording, notes: list[str]) -> Non
 
 
 def diff_recordings(
-    rec_a: Recording,
-    rec_b: Recording,
+    rec_a: Any,
+    rec_b: Any,
     *,
     a_label: str = "A",
     b_label: str = "B",
@@ -395,7 +391,7 @@ def diff_recordings(
             "the runs parted and met again (a difference absorbed by rounding)"
         )
     if first == 0:  # the initial states differ: compare them directly
-        sa, sb = _fresh(rec_a), _fresh(rec_b)
+        sa, sb = start_model(rec_a), start_model(rec_b)
         if ra.layout.names == rb.layout.names:
             report.fields = compare_states(names, kinds, sa.state, sb.state)
         report.notes.append(
@@ -405,7 +401,7 @@ def diff_recordings(
     steps = min(ra.steps, rb.steps)
     i = first_differing_index(ra.substep_hashes or [], rb.substep_hashes or [])
     if i is not None and i < min(len(ra.substep_hashes), len(rb.substep_hashes)):
-        start = _step_of(i, ra.host_hz, ra.substep_hz, getattr(ra, "step_ticks", None))
+        start = _step_of(i, ra.host_hz, ra.substep_hz, ra.step_ticks)
     else:
         start = eq or 0
     # pass 2: full detail from that host step, a little further on, so the first stage to
@@ -427,7 +423,7 @@ def diff_recordings(
         stop_after=stop,
     )
     if _from_detail(report, names, kinds, da.detail or [], db.detail or []):
-        ticks = getattr(da, "step_ticks", None)
+        ticks = da.step_ticks
         base = _tick_base(da.detail or [], window, da.host_hz, da.substep_hz, ticks)
         _locate(report, da.host_hz, da.substep_hz, base, ticks)
     elif ra.steps != rb.steps:
@@ -439,17 +435,6 @@ def diff_recordings(
             "no substep differs inside the segment (the difference is in the step counter)"
         )
     return report
-
-
-def _fresh(rec: Any) -> Any:
-    """The simulation (or CommonRoad daemon) a replay of ``rec`` starts from."""
-    if isinstance(rec, Recording):
-        from replay.replayer import build_simulation
-
-        return build_simulation(rec)
-    from replay.commonroad import build_daemon
-
-    return build_daemon(rec)
 
 
 def _tick_base(
@@ -551,7 +536,7 @@ def diff_traces(a: dict, b: dict, a_label: str = "A", b_label: str = "B") -> Dif
 
 
 def diff_against_golden(
-    rec: Recording, golden: dict, recording_sha256: str, label: str, here: str | None = None
+    rec: Any, golden: dict, recording_sha256: str, label: str, here: str | None = None
 ) -> DiffReport:
     """A recording replayed here (A) against its golden checkpoints (B); ``here`` names the
     code that replays it (e.g. "the working tree /src, code 1a2b...")."""
@@ -609,22 +594,18 @@ class StateSeries:
 def recording_series(rec: Any, label: str, hook: Any = None) -> StateSeries:
     """Replay ``rec`` here, sampling its full state after every host step; ``hook`` (a
     probe) sees every stage and substep first, as in :func:`diff_recordings`."""
-    from replay.replayer import start_run
-    from replay.trace import TraceProbe
-
-    run = start_run(rec)
-    sim = run.sim
-    layout = sim.layout
+    model = start_model(rec)
+    layout = model.layout
     if hook is not None:
-        run.attach(TraceProbe(layout, hook=hook, hash_substeps=False))
+        model.attach(TraceProbe(layout, hook=hook, hash_substeps=False))
 
     def samples() -> Any:
-        yield 0, tuple(sim.state)
+        yield 0, tuple(model.state)
         n = 0
         for values in rec.inputs():
-            run.step(values)
+            model.step(values)
             n += 1
-            yield n, tuple(sim.state)
+            yield n, tuple(model.state)
 
     return StateSeries(
         label,
@@ -632,7 +613,7 @@ def recording_series(rec: Any, label: str, hook: Any = None) -> StateSeries:
         tuple(layout.kinds),
         layout.version,
         rec.steps,
-        getattr(rec, "host_hz", None),
+        model.host_hz or None,
         samples,
     )
 

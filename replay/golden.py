@@ -84,12 +84,8 @@ class Identity(NamedTuple):
 
 
 def identity_of(rec: Any) -> Identity:
-    """The :class:`Identity` of a recording of either kind."""
-    from replay.commonroad import CommonRoadRecording
-
-    if isinstance(rec, CommonRoadRecording):
-        return Identity(rec.preset, rec.parameters_hash)
-    return Identity(rec.preset, rec.definition_hash)
+    """The :class:`Identity` of a recording of any format."""
+    return Identity(rec.preset, rec.embedded_hash)
 
 
 def golden_document(

@@ -13,12 +13,11 @@ from typing import Any
 
 from engine.track import LapTimer, load_circuit, wheel_offsets
 from replay.recording import CHECKPOINT_EVERY
+from replay.replayer import replay
 
 
 def replay_laps(rec: Any) -> tuple[list[dict], Any]:
     """Replay a circuit recording with a lap timer: its laps and the replay result."""
-    from replay.replayer import replay
-
     circuit = load_circuit(rec.track)
     timer = LapTimer(circuit, wheel_offsets(rec.definition), rec.substep_hz)
     every = rec.checkpoint_every or CHECKPOINT_EVERY

@@ -1,9 +1,9 @@
 """The recorder: wraps a ``Simulation`` and captures every host step's inputs.
 
-The recorder normalises each step's inputs once (a dict becomes a tuple in
-``engine.inputs.CHANNELS`` order, missing channels take their default, and
-``engine.inputs.validate_inputs`` has the last word), feeds that exact tuple
-to ``Simulation.step`` and keeps it. A replay therefore feeds the engine
+The recorder normalises each step's inputs once with ``engine.inputs.normalise_inputs``
+(the four-wheel family's one home for input checks: a dict becomes a tuple in
+``engine.inputs.CHANNELS`` order, missing channels take their default), feeds that exact
+tuple to ``Simulation.step`` and keeps it. A replay therefore feeds the engine
 the very same values, bit for bit, whatever the driver handed over.
 
 :func:`record_drive` runs a driver (``scenarios``: scripted, lap, random) to
@@ -13,15 +13,19 @@ carries the final state hash of the live run, which a replay must reproduce.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import engine
-from engine.errors import InputError
-from engine.smath.selftest import selftest_hash
+from engine import definition as engine_definition
+from engine import inputs as engine_inputs
+from engine.inputs import normalise_inputs
+from engine.simulation import Simulation
 from engine.vehicle_layout import I_OMEGA
+from replay.document import current_math_hash
 from replay.recording import CHECKPOINT_EVERY, HostBlock, Recording, run_length
+
+__all__ = ["Recorder", "current_math_hash", "normalise_inputs", "record_drive"]
 
 
 class Driver(Protocol):
@@ -46,25 +50,6 @@ class Driver(Protocol):
     def inputs(self, step: int, telemetry: Any) -> Sequence | Mapping: ...
 
     def finished(self, step: int, telemetry: Any) -> bool: ...
-
-
-@functools.lru_cache(maxsize=1)
-def current_math_hash() -> str:
-    """The math self-test hash of this runtime (computed once per process)."""
-    return selftest_hash()
-
-
-def normalise_inputs(values: Sequence | Mapping) -> tuple:
-    """One host step's inputs as the tuple the engine will be fed (channel order, validated)."""
-    from engine import inputs as engine_inputs
-
-    if isinstance(values, Mapping):
-        names = {c.name for c in engine_inputs.CHANNELS}
-        unknown = [k for k in values if k not in names]
-        if unknown:
-            raise InputError(f"unknown input channel {unknown[0]!r}")
-        values = [values.get(c.name, c.default) for c in engine_inputs.CHANNELS]
-    return tuple(engine_inputs.validate_inputs(tuple(values)))
 
 
 class Recorder:
@@ -121,9 +106,6 @@ class Recorder:
         return len(self._frames)
 
     def recording(self, with_final_hash: bool = True) -> Recording:
-        from engine import definition as engine_definition
-        from engine import inputs as engine_inputs
-
         return Recording(
             definition=self.definition,
             definition_hash=engine_definition.definition_hash(self.definition),
@@ -178,9 +160,7 @@ def make_simulation(
     substep_hz: int | None,
     initial: dict | None,
     host_wheels: Any = None,
-) -> Any:
-    from engine.simulation import Simulation
-
+) -> Simulation:
     return Simulation(
         definition,
         substep_hz=substep_hz,

@@ -165,7 +165,7 @@ def trace_document(result: Any, recording_info: dict, math_hash: str | None) -> 
         else None,
         "first_tick": result.substep_hashes[0][0] if result.substep_hashes else None,
         # a CommonRoad replay's host steps differ in length: substeps done after each one
-        "step_ticks": getattr(result, "step_ticks", None),
+        "step_ticks": result.step_ticks,
         "states": {
             str(k): {n: _enc(v) for n, v in s.items()} for k, s in (result.states or {}).items()
         },

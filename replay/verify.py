@@ -66,7 +66,7 @@ def verify_one(path: Path, rec: Any) -> dict:
 
     row: dict[str, Any] = {
         "file": str(path),
-        "preset": getattr(rec, "preset", None),
+        "preset": rec.preset,
         "steps": rec.steps,
         "problems": [],
     }
@@ -79,12 +79,12 @@ def verify_one(path: Path, rec: Any) -> dict:
         )
     t0 = time.perf_counter()
     laps = None
-    if getattr(rec, "laps", None) is not None:
+    if rec.laps is not None:
         from replay.laps import replay_laps
 
         laps, result = replay_laps(rec)
     else:
-        result = replay(rec, getattr(rec, "checkpoint_every", None) or 100)
+        result = replay(rec, rec.checkpoint_every or 100)
     row["wall_s"] = time.perf_counter() - t0
     row["final_hash"] = result.final_hash
     row["replayed"] = (result, laps)
@@ -93,7 +93,7 @@ def verify_one(path: Path, rec: Any) -> dict:
     row["claims"] = len(claims)
     row["problems"].extend(check.problems)
     if any(c.kind == "checkpoint" for c in claims) and check.status == "mismatch":
-        marks = list(getattr(rec, "checkpoints", ()))
+        marks = list(rec.checkpoints)
         if dict(result.checkpoints) != dict(marks):
             row["problems"].append(departure(marks, result.checkpoints))
     if not claims:

@@ -1,6 +1,6 @@
 """The CommonRoad daemon: scheduler, clamp, reset-with-swap, safety stages,
 drift toggle, SOC limits, telemetry and hashing (issue 8); given parameters and
-the substep hook a replay uses (ADR 0090)."""
+the probe a replay uses (ADR 0090, ADR 0165)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 
 from engine.commonroad import safety
 from engine.commonroad.daemon import (
+    STAGES,
     CommonRoadDaemon,
     DaemonParameters,
     make_layout,
@@ -413,9 +414,9 @@ def test_snapshot_restore_continues_identically():
 # --- given parameters and the substep hook ------------------------------------------------
 
 
-def _drive(daemon: CommonRoadDaemon) -> str:
+def _drive(daemon: CommonRoadDaemon, probe: object = None) -> str:
     for k in range(40):
-        daemon.step_us({"throttle": 0.5, "steer": 0.2 if k > 10 else 0.0}, 16_667)
+        daemon.step_us({"throttle": 0.5, "steer": 0.2 if k > 10 else 0.0}, 16_667, probe)
     return daemon.state_hash()
 
 
@@ -448,15 +449,59 @@ def test_given_parameters_are_refused_where_they_do_not_fit():
     assert daemon.params is given.vehicle
 
 
-def test_substep_hook_sees_every_substep_and_changes_nothing():
-    seen: list[tuple[int, float]] = []
-    hooked = CommonRoadDaemon("st", 2, initial={"speed": 5.0})
-    hooked.substep_hook = lambda tick, state: seen.append((tick, state[4]))
-    plain = CommonRoadDaemon("st", 2, initial={"speed": 5.0})
-    assert _drive(hooked) == _drive(plain)
-    substeps = hooked.state[hooked.layout.index["clock.substeps"]]
-    assert [t for t, _ in seen] == list(range(1, substeps + 1))
-    assert seen[-1][1] == hooked.state[4]  # the state after the substep
+class _Recorder:
+    """A probe that keeps what it is told: stage names and values, then the substep."""
+
+    def __init__(self) -> None:
+        self.stages: list[tuple[str, tuple]] = []
+        self.substeps: list[tuple[int, list[tuple[str, tuple]], tuple]] = []
+
+    def stage(self, name: str, values: tuple) -> None:
+        self.stages.append((name, tuple(values)))
+
+    def substep(self, tick: int, state: list) -> None:
+        self.substeps.append((tick, self.stages, tuple(state)))
+        self.stages = []
+
+
+@pytest.mark.parametrize("model", sorted(MODELS))
+def test_probe_sees_every_stage_and_substep_and_changes_nothing(model):
+    probe = _Recorder()
+    probed = CommonRoadDaemon(model, 2, initial={"speed": 5.0})
+    plain = CommonRoadDaemon(model, 2, initial={"speed": 5.0})
+    assert _drive(probed, probe) == _drive(plain)
+    assert probed.state == plain.state
+    substeps = probed.state[probed.layout.index["clock.substeps"]]
+    assert [t for t, _, _ in probe.substeps] == list(range(1, substeps + 1))
+    n = len(MODELS[model].states)
+    # the state after the substep (the clock's time advances once the host step is done)
+    assert probe.substeps[-1][2][:n] == tuple(probed.state[:n])
+    for _, stages, state in probe.substeps:
+        assert tuple(name for name, _ in stages) == STAGES
+        values = dict(stages)
+        # the integration stage reports the model state the substep ends with
+        assert values["integration"] == state[:n]
+        assert all(isinstance(v, float) and math.isfinite(v) for _, vs in stages for v in vs)
+
+
+def test_probe_values_follow_the_inputs():
+    """The stage values are the substep's own: another steer moves the steering stage."""
+    a, b = _Recorder(), _Recorder()
+    for probe, steer in ((a, 0.1), (b, -0.1)):
+        d = CommonRoadDaemon("st", 2, initial={"speed": 5.0})
+        d.step_us({"throttle": 0.2, "steer": steer}, 10_000, probe)
+    first = dict(a.substeps[0][1]), dict(b.substeps[0][1])
+    assert first[0]["safety_intervention"][0] == 0.1 and first[1]["safety_intervention"][0] == -0.1
+    assert first[0]["steering_controller"][0] > 0.0 > first[1]["steering_controller"][0]
+
+
+def test_daemon_keeps_the_inputs_it_applied():
+    d = CommonRoadDaemon("st", 2)
+    d.step_us({"throttle": 1, "drift_toggle": 1}, 10_000)
+    assert d.inputs == (0.0, 1.0, 0.0, 1) and isinstance(d.inputs[1], float)
+    with pytest.raises(InputError, match="dt_us"):
+        d.step_us({"throttle": 0.5}, 2_000_000)
+    assert d.inputs == (0.0, 1.0, 0.0, 1)  # a refused step applies nothing
 
 
 # --- scripted drive -----------------------------------------------------------------------

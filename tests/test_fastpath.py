@@ -21,7 +21,7 @@ from engine.simulation import STAGES, Simulation
 from engine.state import NonFiniteStateError
 from engine.vehicle_layout import I_YAW
 from replay import recording
-from replay.replayer import build_simulation
+from replay.fourwheel import build_simulation
 from scenarios.random_drive import RandomDriver
 
 ROOT = Path(__file__).resolve().parents[1]

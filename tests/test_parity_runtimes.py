@@ -463,8 +463,8 @@ def short_recording(tmp_path_factory):
 
 def test_harness_diff_names_the_planted_step_and_field(short_recording, tmp_path):
     from engine.ticks import step_of_tick
+    from replay.fourwheel import build_simulation
     from replay.recording import loads
-    from replay.replayer import build_simulation
 
     rec = loads(short_recording.read_text("utf-8"))
     layout = build_simulation(rec).layout

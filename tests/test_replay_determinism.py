@@ -12,8 +12,9 @@ import pytest
 
 from engine import definition as engine_definition
 from replay import recording
+from replay.fourwheel import build_simulation
 from replay.recorder import Recorder, record_drive
-from replay.replayer import build_simulation, replay
+from replay.replayer import replay
 from scenarios import random_drive, scripted
 
 PRESET = "hatchbackFwd"

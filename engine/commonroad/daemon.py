@@ -4,11 +4,9 @@ It owns the chosen model (``models``), the steering and longitudinal
 controllers (``powertrain``), the safety system (``safety``), the step
 scheduler (``scheduler``) and the RK4 integrator (``integrator``).
 
-Inputs (``INPUTS``, a dict by name or a sequence in this order):
-
-* ``steer`` [-1, 1]: steering demand as a fraction of the steering limit;
-* ``throttle`` [0, 1], ``brake`` [0, 1]: pedals;
-* ``drift_toggle`` {0, 1}: a rising edge flips the drift profile.
+Inputs: ``steer``, ``throttle``, ``brake``, ``drift_toggle``, a dict by name or a
+sequence in that order; their ranges and their one check are in ``inputs``
+(:data:`~engine.commonroad.inputs.INPUTS`, :func:`~engine.commonroad.inputs.validate_inputs`).
 
 One host step: the drift toggle is applied, the scheduler plans N equal
 substeps for dt (integer microseconds, ADR 0063), and each substep runs
@@ -34,21 +32,38 @@ KS, referenced at the rear axle, is converted on the way in and out.
 Two public seams serve a replay (``replay.commonroad``) without subclassing:
 ``parameters=`` (a :class:`DaemonParameters`) configures the daemon from
 given parameter objects instead of the data files, so a recording replays
-with the numbers it was made with; and ``substep_hook``, when set, is called
-as ``hook(substeps_done, state)`` after every substep, which is how a tracer
-sees each substep. Neither changes the physics or the state hash.
+with the numbers it was made with; and the ``probe`` of :meth:`CommonRoadDaemon.step_us`,
+the same protocol as the four-wheel simulation's: ``probe.stage(name, values)``
+after each stage of a substep, in the order of :data:`STAGES`, and
+``probe.substep(substeps_done, state)`` after every substep. That is how a diff names
+the substep, the field and the stage where two runs parted. Neither changes the
+physics or the state hash.
+
+The stages of one substep and the values each reports:
+
+* ``safety_intervention``: the steer, throttle and brake demands after the safety
+  controller's blend;
+* ``steering_controller``: the steering-angle demand (rad) and the steering rate (rad/s);
+* ``longitudinal``: acceleration (m/s^2), drive, regenerative, friction-brake, aero and
+  rolling forces (N), battery power (W);
+* ``integration``: the model state after RK4, the projection and the guards;
+* ``battery_trip``: state of charge, distance (m), net and recovered energy (J);
+* ``safety``: the detector's four metrics, the severity, the metric that set it (its
+  index in ``safety.METRICS``), the stage and the blend.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from engine.errors import DefinitionError, InputError
+from engine.errors import DefinitionError
 from engine.state import INT, Field, StateLayout, StepArithmeticError
 
 from . import guards, models, safety
+from .inputs import INPUT_NAMES, INPUTS, STAGES, validate_inputs  # noqa: F401  (re-exported)
 from .integrator import rk4_step
 from .models import ModelSpec, Observation
 from .params import VehicleParams, load_vehicle, vehicle_id
@@ -65,15 +80,6 @@ from .telemetry import (
     Totals,
     Velocity,
 )
-
-#: (name, lo, hi, kind) of every input channel, in sequence order.
-INPUTS: tuple[tuple[str, float, float, str], ...] = (
-    ("steer", -1.0, 1.0, "f"),
-    ("throttle", 0.0, 1.0, "f"),
-    ("brake", 0.0, 1.0, "f"),
-    ("drift_toggle", 0, 1, "i"),
-)
-INPUT_NAMES = tuple(c[0] for c in INPUTS)
 
 _INITIAL_KEYS = ("x", "y", "yaw", "speed", "steer_angle", "yaw_rate", "beta", "soc")
 #: Ranges of the initial conditions (m, rad, m/s, rad/s; soc is checked on its own).
@@ -111,40 +117,6 @@ def make_layout(spec: ModelSpec) -> StateLayout:
     return StateLayout(spec.layout_version, fields + list(_DAEMON_FIELDS))
 
 
-def validate_inputs(values: Mapping | Sequence) -> tuple:
-    """(steer, throttle, brake, drift_toggle), or an InputError naming the channel."""
-    if isinstance(values, Mapping):
-        unknown = [k for k in values if k not in INPUT_NAMES]
-        if unknown:
-            raise InputError(
-                f"{unknown[0]}: unknown input channel; known: {', '.join(INPUT_NAMES)}"
-            )
-        defaults = {"steer": 0.0, "throttle": 0.0, "brake": 0.0, "drift_toggle": 0}
-        seq = [values.get(n, defaults[n]) for n in INPUT_NAMES]
-    else:
-        seq = list(values)
-        if len(seq) != len(INPUTS):
-            raise InputError(
-                f"inputs: expected {len(INPUTS)} values ({', '.join(INPUT_NAMES)}), got {len(seq)}"
-            )
-    out = []
-    for (name, lo, hi, kind), v in zip(INPUTS, seq, strict=True):
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise InputError(f"{name}: must be a number, got {type(v).__name__}")
-        if kind == "i":
-            if v not in (0, 1):
-                raise InputError(f"{name}: must be 0 or 1, got {v!r}")
-            out.append(int(v))
-            continue
-        v = float(v)
-        if not math.isfinite(v):
-            raise InputError(f"{name}: must be finite, got {v!r}")
-        if not lo <= v <= hi:
-            raise InputError(f"{name}: {v!r} is outside [{lo}, {hi}]")
-        out.append(v)
-    return tuple(out)
-
-
 @dataclass(frozen=True)
 class DaemonParameters:
     """Every parameter object the daemon runs with, given instead of loaded from the data files.
@@ -159,8 +131,12 @@ class DaemonParameters:
     safety: safety.SafetyConfig
 
 
-#: What ``substep_hook`` is called with: (substeps done so far in the run, the state list).
-SubstepHook = Callable[[int, list], object]
+class Probe(Protocol):
+    """What :meth:`CommonRoadDaemon.step_us` reports each stage and substep to."""
+
+    def stage(self, name: str, values: tuple) -> None: ...
+
+    def substep(self, tick: int, state: list) -> None: ...
 
 
 def _check_given(parameters: DaemonParameters, vid: int, overrides: bool) -> None:
@@ -190,8 +166,8 @@ class CommonRoadDaemon:
     """A CommonRoad model with its controllers, safety system and integrator.
 
     ``parameters`` replaces the data files (and so cannot be combined with the
-    ``powertrain`` or ``safety_overrides`` overrides of them); ``substep_hook`` is
-    described in the module docstring.
+    ``powertrain`` or ``safety_overrides`` overrides of them); the probe of
+    :meth:`step_us` is described in the module docstring.
     """
 
     def __init__(
@@ -223,7 +199,8 @@ class CommonRoadDaemon:
         self.given_parameters = parameters
         #: the (model, vehicle) the given parameters belong to: a swap away is refused
         self._given_for = (spec.name, vid)
-        self.substep_hook: SubstepHook | None = None
+        #: the inputs of the last host step, validated (channel order)
+        self.inputs: tuple = (0.0, 0.0, 0.0, 0)
         self.step_count = 0
         self._configure(spec, vid)
         self._start(initial or {})
@@ -354,26 +331,34 @@ class CommonRoadDaemon:
 
     # --- stepping -----------------------------------------------------------------------------
 
-    def step(self, inputs: Mapping | Sequence, dt: float) -> Telemetry:
+    def step(self, inputs: Mapping | Sequence, dt: float, probe: Probe | None = None) -> Telemetry:
         """Advance by ``dt`` seconds (rounded to whole microseconds)."""
-        return self.step_us(inputs, dt_to_us(dt))
+        return self.step_us(inputs, dt_to_us(dt), probe)
 
-    def step_us(self, inputs: Mapping | Sequence, dt_us: int) -> Telemetry:
-        """Advance by ``dt_us`` microseconds: the exact, recorded form of a host step."""
-        steer, throttle, brake, toggle = validate_inputs(inputs)
+    def step_us(
+        self, inputs: Mapping | Sequence, dt_us: int, probe: Probe | None = None
+    ) -> Telemetry:
+        """Advance by ``dt_us`` microseconds: the exact, recorded form of a host step.
+
+        The inputs (a dict by name or a sequence in :data:`INPUTS` order) and ``dt_us``
+        are validated here, before anything moves; :attr:`inputs` keeps the values applied.
+        A ``probe`` sees every stage's values and every substep's state.
+        """
+        values = validate_inputs(inputs)
+        steer, throttle, brake, toggle = values
         plan = plan_steps(dt_us, self.spec.max_dt_us)
+        self.inputs = values
         s = self.state
         i = self._i
         if toggle == 1 and s[i["safety.toggle_prev"]] == 0:
             s[i["safety.drift"]] = 1 - s[i["safety.drift"]]
         s[i["safety.toggle_prev"]] = toggle
         h = plan.substep_s
-        hook = self.substep_hook
         try:
             for _ in range(plan.substeps):
-                last = self._substep(steer, throttle, brake, h)
-                if hook is not None:
-                    hook(s[i["clock.substeps"]], s)
+                last = self._substep(steer, throttle, brake, h, probe)
+                if probe is not None:
+                    probe.substep(s[i["clock.substeps"]], s)
         except (ValueError, ZeroDivisionError, OverflowError) as exc:
             raise StepArithmeticError(exc, f"substep {s[i['clock.substeps']] + 1}") from exc
         s[i["clock.time_us"]] += plan.dt_us
@@ -381,7 +366,7 @@ class CommonRoadDaemon:
         self._telemetry = self._make_telemetry(plan, None, *last)
         return self._telemetry
 
-    def _substep(self, steer: float, throttle: float, brake: float, h: float):
+    def _substep(self, steer: float, throttle: float, brake: float, h: float, probe: Probe | None):
         spec = self.spec
         p = self.params
         s = self.state
@@ -392,21 +377,29 @@ class CommonRoadDaemon:
         stage = s[i["safety.stage"]]
         blend = s[i["safety.blend"]]
         steer_i, throttle_i, brake_i = safety.intervene(st, stage, blend, steer, throttle, brake)
+        if probe is not None:
+            probe.stage("safety_intervention", (steer_i, throttle_i, brake_i))
 
         # steering controller
         delta = x[2]
         demand = steer_i * p.steering.max if steer_i >= 0.0 else -steer_i * p.steering.min
         rate = self.steer_gain * (demand - delta)
         rate = max(p.steering.v_min, min(p.steering.v_max, rate))
+        if probe is not None:
+            probe.stage("steering_controller", (demand, rate))
 
         # longitudinal stack
         v0 = x[3]
         soc = s[i["battery.soc"]]
         lon = longitudinal(self.powertrain, p, v0, soc, throttle_i, brake_i)
         u = (rate, lon.accel)
+        if probe is not None:
+            probe.stage("longitudinal", _longitudinal_values(lon))
 
         x1 = self._integrate(x, u, h, lon.drive_force > 0.0)
         s[:n] = x1
+        if probe is not None:
+            probe.stage("integration", tuple(x1))
 
         # battery and trip
         s[i["battery.soc"]] = soc_after(self.powertrain, soc, lon.battery_power, h)
@@ -416,6 +409,8 @@ class CommonRoadDaemon:
         s[i["trip.distance"]] += h * (speed0 + obs.speed) / 2.0
         s[i["trip.energy"]] += lon.battery_power * h
         s[i["trip.regen_energy"]] += lon.regen_power * self.powertrain.eta_regen * h
+        if probe is not None:
+            probe.stage("battery_trip", tuple(s[i[k]] for k in _BATTERY_TRIP_KEYS))
 
         # safety: detector and staged controller
         metrics = self._metrics(obs, x1[3] >= 0.0)
@@ -428,6 +423,8 @@ class CommonRoadDaemon:
         s[i["safety.stage"]] = stage
         s[i["safety.blend"]] = blend
         self._set_prev_metrics(metrics)
+        if probe is not None:
+            probe.stage("safety", (*metrics, sev, float(which), float(stage), blend))
         s[i["clock.substeps"]] += 1
         self.layout.check_finite(s, f"substep {s[i['clock.substeps']]}")
         return lon, demand, rate, sev, which
@@ -635,3 +632,17 @@ _PREV_KEYS = (
     "safety.prev.lat_accel",
     "safety.prev.wheel_slip",
 )
+_BATTERY_TRIP_KEYS = ("battery.soc", "trip.distance", "trip.energy", "trip.regen_energy")
+
+
+def _longitudinal_values(lon: Longitudinal) -> tuple:
+    """What the ``longitudinal`` stage reports (module docstring)."""
+    return (
+        lon.accel,
+        lon.drive_force,
+        lon.regen_force,
+        lon.friction_force,
+        lon.aero_force,
+        lon.rolling_force,
+        lon.battery_power,
+    )
