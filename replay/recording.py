@@ -150,7 +150,6 @@ CLAIM_KEYS = ("final_hash", "checkpoint_every", "checkpoints", "laps")
 LAP_KEYS = ("lap", "time_s", "sectors_s", "valid", "reason")
 
 
-@dataclass(frozen=True)
 class HostBlock(NamedTuple):
     """The ``host`` block: the wheels the host owned (FL, FR, RL, RR order), its name, and
     ``((count, (ω per owned wheel, ...)), ...)``: the speeds ω[k] it returned after each
@@ -167,6 +166,7 @@ class HostBlock(NamedTuple):
                 yield values
 
 
+@dataclass(frozen=True)
 class Recording(RunLengthFrames):
     """A validated recording. ``frames`` is ``((count, values), ...)`` with ``values`` a tuple
     in channel order; :meth:`inputs` expands it to one tuple per host step."""

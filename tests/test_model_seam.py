@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from replay.cli import main
+from cli import main
 
 from engine.commonroad.daemon import STAGES as CR_STAGES
 from engine.commonroad.models import MODELS
