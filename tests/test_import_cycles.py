@@ -7,21 +7,10 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-import pytest
 from import_graph import cycles, import_graph, tangles
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engine", "replay", "scenarios", "parity", "sandbox", "cli")
-
-#: the one cycle the tree has today: the CommonRoad entry of replay/ and the generic
-#: recording, recorder and replayer import each other (lazily, to get through). The
-#: recording-format registry of issue 14 (replay/ works through a vehicle-model protocol
-#: and one table of formats) removes it; test_the_known_commonroad_cycle_is_gone then
-#: passes, and strict xfail turns that into a failure until its marker is dropped.
-KNOWN_CYCLE = frozenset(
-    {"replay.commonroad", "replay.recorder", "replay.recording", "replay.replayer"}
-)
-
 
 def _described(found: list[list[str]]) -> str:
     return "\n".join(" -> ".join(path) for path in found)
@@ -30,22 +19,9 @@ def _described(found: list[list[str]]) -> str:
 def test_no_import_cycle_among_the_projects_modules():
     graph = import_graph(ROOT, PACKAGES)
     assert len(graph) > 100  # the whole project was read, not an empty folder
-    others = [c for c in tangles(graph) if not set(c) <= KNOWN_CYCLE]
-    found = cycles({m: graph[m] for c in others for m in c}) if others else []
-    assert not others, f"import cycles:\n{_described(found)}"
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="replay/commonroad.py <-> recording/recorder/replayer: "
-    "removed by the recording-format registry of issue 14",
-)
-def test_the_known_commonroad_cycle_is_gone():
-    graph = import_graph(ROOT, PACKAGES)
-    known = [c for c in tangles(graph) if set(c) & KNOWN_CYCLE]
-    assert not known, (
-        f"import cycle:\n{_described(cycles({m: graph[m] for c in known for m in c}))}"
-    )
+    tangled = tangles(graph)
+    found = cycles({m: graph[m] for c in tangled for m in c}) if tangled else []
+    assert not tangled, f"import cycles:\n{_described(found)}"
 
 
 def _plant(tmp_path: Path, files: dict[str, str]) -> dict[str, set[str]]:

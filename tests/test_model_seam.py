@@ -18,13 +18,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from cli import main
 
+from cli import main
 from engine.commonroad.daemon import STAGES as CR_STAGES
 from engine.commonroad.models import MODELS
 from engine.commonroad.scheduler import plan_steps
+from engine.floatbits import bits_float, float_bits
 from engine.simulation import STAGES as FOUR_WHEEL_STAGES
-from engine.state import bits_float, float_bits
 from replay import commonroad, recording
 from replay.diff import diff_recordings
 from replay.replayer import replay, start_model
