@@ -60,6 +60,8 @@ class StepResponse(NamedTuple):
     yaw_rate_overshoot_pct: float
     steady_yaw_rate_radps: float  # V·δ/(L + K_us·V²)
     final_yaw_rate_radps: float  # the integrated yaw rate at the end of the hold
+    trace_t_s: tuple  # time from 50 % of the ramp, every ``trace_dt`` (s)
+    trace_yaw_rate_radps: tuple
 
 
 def bicycle_data(definition: dict) -> BicycleData:
@@ -117,6 +119,7 @@ def step_response(
     ramp_s: float = RAMP_S,
     hold_s: float = 3.0,
     dt: float = 1e-4,
+    trace_dt: float = 0.01,
 ) -> StepResponse:
     """The linear bicycle's ISO 7401 step steer, measured as the four-wheel scenario is."""
     p = bicycle_data(definition)
@@ -126,6 +129,9 @@ def step_response(
     x = (0.0, 0.0, 0.0, 0.0)
     t90 = None
     peak = 0.0
+    every = max(1, int(trace_dt / dt + 0.5))
+    trace_t = [-0.5 * ramp_s]
+    trace_r = [0.0]
     for i in range(n):
         t0, t1 = i * dt, (i + 1) * dt
         d0 = delta * min(t0 / ramp_s, 1.0)
@@ -137,10 +143,15 @@ def step_response(
             t90 = t0 + dt * (0.9 * r_ss - r0) / (r1 - r0)
         if t90 is not None and r1 > peak:
             peak = r1
+        if (i + 1) % every == 0:
+            trace_t.append(t1 - 0.5 * ramp_s)
+            trace_r.append(r1)
     over = 100.0 * (peak - r_ss) / r_ss if t90 is not None else 0.0
     return StepResponse(
         yaw_rate_response_s=(t90 - 0.5 * ramp_s) if t90 is not None else float("nan"),
         yaw_rate_overshoot_pct=over if over > 0.0 else 0.0,
         steady_yaw_rate_radps=r_ss,
         final_yaw_rate_radps=x[1],
+        trace_t_s=tuple(trace_t),
+        trace_yaw_rate_radps=tuple(trace_r),
     )
