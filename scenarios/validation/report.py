@@ -7,7 +7,9 @@ results of :mod:`scenarios.validation.run`, traces included) and writes:
   section per scenario saying how it is measured;
 * ``docs/validation/iso4138.png``: steer angle over lateral acceleration per
   preset (four-wheel points left and right, single-track line);
-* ``docs/validation/step_steer.png``: yaw-rate response of the step steer;
+* ``docs/validation/step_steer.png``: yaw-rate response of the step steer,
+  each preset with the linear bicycle of its own data dashed
+  (:mod:`scenarios.validation.linear_bicycle`);
 * ``docs/validation/lane_change.png`` (ISO 3888-1) and
   ``docs/validation/lane_change_3888_2.png`` (ISO 3888-2): the best path at
   each speed tried through the cones, per preset.
@@ -24,8 +26,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.definition import PRESET_NAMES
+from engine.definition import PRESET_NAMES, load_preset
 from engine.smath.selftest import selftest_hash
+from scenarios.validation import linear_bicycle
 from scenarios.validation import run as vrun
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,12 +89,23 @@ def _plots(results: dict) -> list[Path]:
     presets = [p for p in results if "step_steer" in results[p]]
     if presets:
         fig, ax = plt.subplots(figsize=(8, 5))
-        for p in presets:
+        for i, p in enumerate(presets):
             r = results[p]["step_steer"]
             ss = r["steady_yaw_rate_radps"]
-            ax.plot(r["trace_t_s"], [v / ss for v in r["trace_yaw_rate_radps"]], label=p)
+            colour = f"C{i}"
+            ax.plot(r["trace_t_s"], [v / ss for v in r["trace_yaw_rate_radps"]], colour, label=p)
+            lin = linear_bicycle.step_response(load_preset(p))
+            lin_ss = lin.steady_yaw_rate_radps
+            ax.plot(
+                lin.trace_t_s,
+                [v / lin_ss for v in lin.trace_yaw_rate_radps],
+                colour,
+                ls="--",
+                lw=0.9,
+            )
+        ax.plot([], [], "grey", ls="--", lw=0.9, label="dashed: linear bicycle, same data")
         ax.axhline(0.9, color="grey", lw=0.8, ls=":")
-        ax.set_xlim(-0.1, 2.0)
+        ax.set_xlim(-0.1, 1.0)
         ax.set_xlabel("time from 50 % steer (s)")
         ax.set_ylabel("yaw rate / steady state")
         ax.set_title("ISO 7401 step steer at 80 km/h, 4 m/s² linear-theory angle")
@@ -188,8 +202,12 @@ tests `tests/test_validation_results.py` fail when a figure leaves its tolerance
   lateral-acceleration response time, steady side slip and roll. The assists stay
   as the preset defines them; where stability control is on (sportsRwd, openWheeler)
   it stays out of this step, as of any corner below the tires' limit: its dead band
-  holds the car's own understeer and its headroom to the limit (ADR 0180). Where a
-  column differs from the reference engine's table, ADR 0181 gives the measured cause.
+  holds the car's own understeer and its headroom to the limit (ADR 0180). The plot
+  shows, dashed, the linear bicycle model of each preset's own data (linear-theory
+  axles, yaw inertia, tire relaxation lengths, the same ramp): the four-wheel response
+  follows it. Where a column differs from the reference engine's table, ADR 0181 gives
+  the measured cause and ADR 0182 the checks of the manoeuvre and the tests of the
+  explanation.
 - **Lane change** — ISO 3888-1: sections 15/30/25/25/15 m, lanes 1.1/1.2/1.3 × W +
   0.25 m (W = track + 0.25 m), 3.5 m offset. Driver: pure pursuit on a smooth
   centreline with curvature feedforward from the linear understeer gradient and a

@@ -1,0 +1,131 @@
+"""The explanations of the columns that stay outside the reference table (ADRs 0181, 0182).
+
+Each test checks a cause the ADRs give, so that the explanation fails when the
+physics stops behaving as it says:
+
+- the limited-slip differential is what puts sportsRwd's and openWheeler's K_us
+  outside: with an open differential both are within 15 % of the reference;
+- the pickup's high rear roll centre is what puts its four-wheel K_us below its
+  single-track one (every other car sits above): at the front's height it rises above;
+- the step-steer response time follows linear bicycle theory of the same data
+  (within 10 %), so a reference 25-30 % slower than that theory differs in its data,
+  not in our dynamics; the same holds for the CommonRoad vehicle-2 car the
+  independent comparison drives;
+- the open-wheeler's overshoot is linear theory's.
+
+Each K_us here is the left circle of ISO 4138 (the validation averages left and
+right; the two agree to a few thousandths on these symmetric cars), and the step
+steers run at a 1 kHz host step so the 0.01 s host step of the validation table
+does not blur a 10 % criterion.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from engine.definition import load_preset
+from engine.single_track import understeer as single_track_understeer
+from scenarios.comparison.vehicle import build_definition
+from scenarios.skidpad import RADIUS_M, SPEEDS_MPS
+from scenarios.validation import iso4138, linear_bicycle, step_steer
+
+# The reference engine's published table for the same presets (issue 17).
+REFERENCE_KUS = {"sportsRwd": 0.71, "openWheeler": 0.64, "pickup4x4": 0.94}
+REFERENCE_RESPONSE_S = {"hatchbackFwd": 0.21, "sportsRwd": 0.20, "openWheeler": 0.14}
+REFERENCE_OVERSHOOT_PCT = {"openWheeler": 0.0}
+PRESETS = ("hatchbackFwd", "sportsRwd", "kart", "pickup4x4", "crossoverEv", "openWheeler")
+
+
+def _open_differential(definition: dict) -> dict:
+    """The definition with a limited-slip rear differential replaced by an open one."""
+    d = copy.deepcopy(definition)
+    layout = d["drivetrain"]["layout"]
+    for key in ("front_diff", "rear_diff"):
+        if layout[key]["type"] == "lsd":
+            layout[key] = {"type": "open"}
+    return d
+
+
+def _kus(definition: dict) -> float:
+    return iso4138.four_wheel(definition, RADIUS_M)[0]
+
+
+def _response(definition: dict) -> dict:
+    return step_steer.run(definition, host_hz=1000)
+
+
+@pytest.mark.parametrize("preset", ["sportsRwd", "openWheeler"])
+def test_the_limited_slip_differential_is_what_puts_kus_outside(preset: str) -> None:
+    d = load_preset(preset)
+    ref = REFERENCE_KUS[preset]
+    with_lsd = _kus(d)
+    without = _kus(_open_differential(d))
+    assert with_lsd > 1.15 * ref, f"{preset} with its LSD: {with_lsd:.3f} deg/g"
+    assert abs(without - ref) <= 0.15 * ref, f"{preset} open: {without:.3f} vs {ref}"
+
+
+def test_the_pickups_high_rear_roll_centre_is_what_lowers_its_kus() -> None:
+    d = load_preset("pickup4x4")
+    k_st = single_track_understeer(d, RADIUS_M, SPEEDS_MPS)[0]
+    k_preset = _kus(d)
+    lowered = copy.deepcopy(d)
+    susp = lowered["suspension"]
+    susp["rear"]["roll_centre_height_m"] = susp["front"]["roll_centre_height_m"]
+    k_lowered = _kus(lowered)
+    # the preset: below its single-track model and outside the reference
+    assert k_preset < k_st - 0.03
+    assert k_preset < 0.85 * REFERENCE_KUS["pickup4x4"]
+    # the same car with the rear links at the front's height: above it, like every other car
+    assert k_lowered > k_st + 0.03
+    assert k_lowered > k_preset + 0.1
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_step_steer_response_follows_linear_bicycle_theory(preset: str) -> None:
+    d = _open_differential(load_preset(preset))
+    ours = _response(d)["yaw_rate_response_s"]
+    lin = linear_bicycle.step_response(d).yaw_rate_response_s
+    assert abs(ours - lin) <= 0.10 * lin, f"{preset}: {ours:.3f} s vs linear {lin:.3f} s"
+    if preset in REFERENCE_RESPONSE_S:
+        # the reference is not what linear theory of this data gives
+        ref = REFERENCE_RESPONSE_S[preset]
+        assert ref > 1.15 * lin, f"{preset}: reference {ref} s vs linear {lin:.3f} s"
+
+
+def test_the_comparison_car_follows_linear_bicycle_theory_too() -> None:
+    d = build_definition()
+    ours = _response(d)["yaw_rate_response_s"]
+    lin = linear_bicycle.step_response(d).yaw_rate_response_s
+    assert abs(ours - lin) <= 0.10 * lin, f"vehicle 2: {ours:.3f} s vs linear {lin:.3f} s"
+
+
+@pytest.mark.parametrize("preset", ["sportsRwd", "openWheeler"])
+def test_the_limited_slip_differential_quickens_the_step_steer(preset: str) -> None:
+    d = load_preset(preset)
+    with_lsd = _response(d)["yaw_rate_response_s"]
+    without = _response(_open_differential(d))["yaw_rate_response_s"]
+    assert without - 0.03 <= with_lsd <= without - 0.005
+
+
+def test_the_open_wheelers_overshoot_is_linear_theorys() -> None:
+    d = load_preset("openWheeler")
+    ours = _response(d)["yaw_rate_overshoot_pct"]
+    lin = linear_bicycle.step_response(d).yaw_rate_overshoot_pct
+    assert abs(ours - lin) <= 1.0, f"{ours:.2f} % vs linear {lin:.2f} %"
+    assert lin - REFERENCE_OVERSHOOT_PCT["openWheeler"] > 2.0
+
+
+def test_linear_bicycle_steady_state_is_linear_theorys_understeer() -> None:
+    """The yardstick's own check: its settled yaw rate is V·δ/(L + K_us·V²)."""
+    d = load_preset("hatchbackFwd")
+    p = linear_bicycle.bicycle_data(d)
+    v = step_steer.SPEED_MPS
+    delta = step_steer.linear_angle(d, v, step_steer.AY_TARGET)
+    r_ss = linear_bicycle.steady_yaw_rate(p, v, delta)
+    # linear_angle was built for AY_TARGET: the settled a_y = V·r is that target
+    assert v * r_ss == pytest.approx(step_steer.AY_TARGET, rel=1e-9)
+    # and the integrated response settles there
+    resp = linear_bicycle.step_response(d, hold_s=4.0)
+    assert resp.final_yaw_rate_radps == pytest.approx(r_ss, rel=1e-6)
