@@ -128,21 +128,15 @@ def run(args: argparse.Namespace) -> int:
             verdict = "match" if match else "MISMATCH"
             print(f"golden     {golden}  ({Path(args.hashes) / MATH_FILE}): {verdict}")
         if rows is not None:
-            from parity.accuracy import format_table
+            from parity.accuracy import failure_lines, format_table
 
             print(
                 f"\naccuracy against mpmath ({args.points} points per function, "
                 f"seed {ACCURACY_SEED}):"
             )
             print(format_table(rows))
-            for r in rows:
-                for e in r.get("edge_failures", []):
-                    print(
-                        f"edge case {r['function']}({', '.join(e['args'])}): "
-                        f"want {e['want']}, got {e['got']}"
-                    )
-            if failed:
-                print(f"FAIL: max error >= 1 ulp or a wrong edge case in {', '.join(failed)}")
+            for line in failure_lines(rows):
+                print(line)
         else:
             print(f"accuracy summary: {note}")
     if golden_error:
