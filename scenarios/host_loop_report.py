@@ -98,11 +98,7 @@ def _plots(results: dict) -> list[Path]:
             base = om[t0 - 1]
             ms = [(x - t[t0 - 1]) * 1000.0 for x in t[t0 - 5 :]]
             ax.plot(ms, [w - base for w in om[t0 - 5 :]], label=f"{v:g} m/s")
-        ax.set_title(f"{p}: ω after the torque step")
-        ax.set_xlabel("ms after the step")
-        ax.set_ylabel("Δω (rad/s)")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        plots.label_panel(ax, f"{p}: ω after the torque step", "ms after the step", "Δω (rad/s)")
     written.append(plots.save_png(fig, PNG_DIR / "wheel-speed-response.png", dpi=100))
 
     fig, axes = plots.panel_grid(len(presets), 4.6, 3.4)
@@ -127,11 +123,7 @@ def _plots(results: dict) -> list[Path]:
             label="measured",
         )
         ax.set_ylim(-0.3, 1.2)
-        ax.set_title(f"{p}: ζ against speed (1 kHz)")
-        ax.set_xlabel("V (m/s)")
-        ax.set_ylabel("ζ")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        plots.label_panel(ax, f"{p}: ζ against speed (1 kHz)", "V (m/s)", "ζ")
     written.append(plots.save_png(fig, PNG_DIR / "zeta-vs-speed.png", dpi=100))
 
     fig, axes = plots.panel_grid(len(presets), 4.6, 3.4)

@@ -51,3 +51,12 @@ def panel_grid(n: int, width: float, height: float) -> tuple[Any, list]:
     for ax in cells[n:]:
         ax.set_visible(False)
     return fig, cells[:n]
+
+
+def label_panel(ax: Any, title: str, xlabel: str, ylabel: str, legend_size: int = 7) -> None:
+    """Title, axis labels, a light grid and the legend of one panel."""
+    ax.set_title(title)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=legend_size)
