@@ -24,7 +24,7 @@ import json
 import sys
 from pathlib import Path
 
-from cli.options import add_checkpoint_every, at_least_one
+from cli.options import add_checkpoint_every, add_json_flag, at_least_one
 from engine.errors import SkidpadError
 from engine.state import NonFiniteStateError
 from replay.terminal import printable, printable_lines
@@ -52,7 +52,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from replay.budget import add_budget_argument
 
     add_budget_argument(p)
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_json_flag(p)
 
 
 def run(args: argparse.Namespace) -> int:

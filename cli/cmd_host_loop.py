@@ -17,7 +17,7 @@ import argparse
 import json
 import sys
 
-from cli.options import check_known
+from cli.options import add_json_flag, check_known
 from engine.definition import PRESET_NAMES
 from replay.progress import Progress
 from scenarios import host_loop
@@ -30,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="P",
         help=f"preset(s), a comma list or 'all' (default: {', '.join(PRESET_NAMES)})",
     )
-    parser.add_argument("--json", action="store_true", help="print figures and checks as JSON")
+    add_json_flag(parser, "figures and checks")
     parser.add_argument(
         "--docs", action="store_true", help="regenerate docs/external-host.md and its plots"
     )

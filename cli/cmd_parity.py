@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cli.options import add_checkpoint_every, at_least_one
+from cli.options import add_checkpoint_every, add_json_flag, at_least_one
 from parity.executor import add_scheduler_argument
 from parity.harness import RUNTIME_NAMES, run_parity
 from replay.progress import Progress
@@ -30,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"of {', '.join(RUNTIME_NAMES)}, or every one via --all",
     )
     parser.add_argument("--all", action="store_true", help="every runtime, browsers included")
-    parser.add_argument("--json", action="store_true", help="print the JSON report")
+    add_json_flag(parser, "the report")
     parser.add_argument(
         "--no-diff",
         action="store_true",

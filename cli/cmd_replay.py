@@ -26,7 +26,7 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from cli.options import add_checkpoint_every, at_least_one
+from cli.options import add_checkpoint_every, add_json_flag, at_least_one
 from engine.errors import SkidpadError
 from engine.state import NonFiniteStateError
 from replay.budget import add_budget_argument
@@ -58,7 +58,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--state-at", help="comma list of host steps whose full named state goes in the trace"
     )
     add_budget_argument(p)
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_json_flag(p)
 
 
 def parse_steps_range(text: str | None) -> range | None:

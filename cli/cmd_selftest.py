@@ -23,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+from cli.options import add_json_flag
 from engine.errors import SkidpadError
 from replay.golden import MATH_FILE, require_math
 
@@ -31,7 +32,7 @@ ACCURACY_SEED = 1
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_json_flag(p, "the table")
     p.add_argument(
         "--hashes", default="hashes", help="directory holding math.json (default: hashes)"
     )

@@ -24,7 +24,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from cli.options import at_least_one, check_known
+from cli.options import add_json_flag, at_least_one, check_known
 from engine.definition import PRESET_NAMES
 from engine.errors import SkidpadError
 from replay.progress import Progress
@@ -52,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the lane change's course(s), a comma list, repeatable "
         f"(default all: {', '.join(vrun.LANE_CHANGE_COURSES)})",
     )
-    parser.add_argument("--json", action="store_true", help="print figures and verdicts as JSON")
+    add_json_flag(parser, "figures and verdicts")
     parser.add_argument(
         "--bless",
         action="store_true",

@@ -43,3 +43,8 @@ def check_known(
     for name in names:
         if name not in known:
             raise error(f"{option} {name}: unknown {what}; known: {', '.join(known)}")
+
+
+def add_json_flag(parser: argparse.ArgumentParser, what: str = "the result") -> None:
+    """``--json``: print ``what`` as JSON for machines instead of the text for people."""
+    parser.add_argument("--json", action="store_true", help=f"print {what} as JSON")
