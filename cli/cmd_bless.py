@@ -24,6 +24,7 @@ import json
 import sys
 from pathlib import Path
 
+from cli.options import add_checkpoint_every, add_json_flag, at_least_one
 from engine.errors import SkidpadError
 from engine.state import NonFiniteStateError
 from replay.terminal import printable, printable_lines
@@ -47,13 +48,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="golden hash folder, created if missing (default: the hashes/ beside the "
         "recordings/ folder that holds each recording)",
     )
-    p.add_argument(
-        "--checkpoint-every", type=int, default=100, help="host steps between checkpoints"
-    )
+    add_checkpoint_every(p)
     from replay.budget import add_budget_argument
 
     add_budget_argument(p)
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_json_flag(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,8 +74,7 @@ def run(args: argparse.Namespace) -> int:
     from replay.recorder import current_math_hash
     from replay.replayer import replay
 
-    if args.checkpoint_every <= 0:
-        raise SkidpadError("--checkpoint-every must be a positive integer")
+    at_least_one(("--checkpoint-every", args.checkpoint_every))
     files = [Path(f) for f in args.files]
     if not files:
         rec_dir = Path(args.recordings)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from cli.options import add_json_flag
 from engine.errors import SkidpadError
 from replay.progress import Progress
 from scenarios.comparison import compare
@@ -28,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="MODEL",
         help=f"the simulator to compare with ({', '.join(compare.MODELS)})",
     )
-    parser.add_argument("--json", action="store_true", help="print metrics and verdicts as JSON")
+    add_json_flag(parser, "metrics and verdicts")
     parser.add_argument(
         "--docs",
         action="store_true",

@@ -31,6 +31,7 @@ import argparse
 import json
 from pathlib import Path
 
+from cli.options import add_json_flag
 from engine.errors import SkidpadError
 from replay.terminal import printable_lines
 
@@ -66,7 +67,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from replay.budget import add_budget_argument
 
     add_budget_argument(p)
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_json_flag(p)
 
 
 def _kind(path: Path) -> tuple[str, str]:

@@ -15,6 +15,7 @@ import os
 import sys
 from pathlib import Path
 
+from cli.options import add_checkpoint_every, at_least_one, check_known
 from parity.executor import add_scheduler_argument
 from parity.harness import RUNTIME_NAMES
 
@@ -50,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out", type=Path, default=Path("build/fuzz"), metavar="DIR", help="default build/fuzz"
     )
     parser.add_argument("--batch", type=int, default=10, metavar="B", help="drives per task (10)")
-    parser.add_argument("--checkpoint-every", type=int, default=10, metavar="N")
+    add_checkpoint_every(parser, default=10)
     parser.add_argument(
         "--max-substep-hz",
         type=int,
@@ -90,21 +91,18 @@ def campaign_of(args: argparse.Namespace):  # -> parity.fuzz.Campaign
         raise HarnessError(
             f"--duration {args.duration:g}: must be within (0, {MAX_DURATION_S:g}] s"
         )
-    for option, value in (("--batch", args.batch), ("--jobs", args.jobs)):
-        if value < 1:
-            raise HarnessError(f"{option} {value}: must be >= 1")
-    if args.checkpoint_every < 1:
-        raise HarnessError("--checkpoint-every: must be >= 1")
+    at_least_one(
+        ("--batch", args.batch),
+        ("--jobs", args.jobs),
+        ("--checkpoint-every", args.checkpoint_every),
+        error=HarnessError,
+    )
     if not 100 <= args.max_substep_hz <= 20000:
         raise HarnessError(f"--max-substep-hz {args.max_substep_hz}: must be within 100..20000")
     if args.seed < 0:
         raise HarnessError(f"--seed {args.seed}: must be >= 0")
     presets = comma_list(args.presets, "--presets") or list(FUZZ_PRESETS)
-    unknown = [p for p in presets if p not in PRESET_NAMES]
-    if unknown:
-        raise HarnessError(
-            f"--presets {unknown[0]}: unknown preset; known: {', '.join(PRESET_NAMES)}"
-        )
+    check_known(presets, PRESET_NAMES, "--presets", "preset", HarnessError)
     runtimes = comma_list(args.runtimes, "--runtimes") or list(DEFAULT_RUNTIMES)
     unknown = [r for r in runtimes if r not in RUNTIME_NAMES]
     if unknown:

@@ -17,6 +17,7 @@ import argparse
 import json
 import sys
 
+from cli.options import add_json_flag, check_known
 from engine.definition import PRESET_NAMES
 from replay.progress import Progress
 from scenarios import host_loop
@@ -29,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="P",
         help=f"preset(s), a comma list or 'all' (default: {', '.join(PRESET_NAMES)})",
     )
-    parser.add_argument("--json", action="store_true", help="print figures and checks as JSON")
+    add_json_flag(parser, "figures and checks")
     parser.add_argument(
         "--docs", action="store_true", help="regenerate docs/external-host.md and its plots"
     )
@@ -37,12 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cli import comma_list
-    from engine.errors import SkidpadError
 
     presets = list(PRESET_NAMES) if args.preset == "all" else comma_list(args.preset, "--preset")
-    for p in presets:
-        if p not in PRESET_NAMES:
-            raise SkidpadError(f"--preset {p!r}: unknown preset; known: {', '.join(PRESET_NAMES)}")
+    check_known(presets, PRESET_NAMES, "--preset", "preset")
     bar = Progress(len(presets), "host-loop", unit="presets", quiet=args.json)
     results = {}
     verdicts = {}

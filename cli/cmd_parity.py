@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from cli.options import add_checkpoint_every, add_json_flag, at_least_one
 from parity.executor import add_scheduler_argument
 from parity.harness import RUNTIME_NAMES, run_parity
 from replay.progress import Progress
@@ -29,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         f"of {', '.join(RUNTIME_NAMES)}, or every one via --all",
     )
     parser.add_argument("--all", action="store_true", help="every runtime, browsers included")
-    parser.add_argument("--json", action="store_true", help="print the JSON report")
+    add_json_flag(parser, "the report")
     parser.add_argument(
         "--no-diff",
         action="store_true",
@@ -49,7 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--wheel", type=Path, help="the project wheel for Pyodide (default: built)")
     parser.add_argument("--hashes", type=Path, help="golden hashes folder (default: ROOT/hashes)")
     parser.add_argument("--report-dir", type=Path, help="default: ROOT/build/parity")
-    parser.add_argument("--checkpoint-every", type=int, default=100, metavar="N")
+    add_checkpoint_every(parser)
     parser.add_argument(
         "--timeout", type=float, default=1800.0, metavar="S", help="time limit per recording"
     )
@@ -78,12 +79,12 @@ def run(args: argparse.Namespace) -> int:
     from parity.harness import HarnessError
     from parity.wheel import find_repo_root
 
-    if args.checkpoint_every < 1:
-        raise HarnessError("--checkpoint-every: must be >= 1")
-    if args.jobs < 1:
-        raise HarnessError("--jobs: must be >= 1")
-    if args.batch is not None and args.batch < 1:
-        raise HarnessError("--batch: must be >= 1")
+    at_least_one(
+        ("--checkpoint-every", args.checkpoint_every),
+        ("--jobs", args.jobs),
+        ("--batch", args.batch),
+        error=HarnessError,
+    )
     if args.all:
         names = list(RUNTIME_NAMES)
     else:

@@ -35,6 +35,7 @@ import sys
 import time
 from pathlib import Path
 
+from cli.options import add_json_flag
 from engine.errors import SkidpadError
 from engine.state import NonFiniteStateError
 from replay.terminal import printable
@@ -94,7 +95,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="the wheels the --host owns: front | rear | all (default: the driven wheels)",
     )
     p.add_argument("--no-verify", action="store_true", help="skip replaying the written file")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_json_flag(p)
 
 
 def make_driver(drive: str, definition: dict, host_hz: int, duration: float | None = None):

@@ -26,6 +26,7 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from cli.options import add_checkpoint_every, add_json_flag, at_least_one
 from engine.errors import SkidpadError
 from engine.state import NonFiniteStateError
 from replay.budget import add_budget_argument
@@ -40,9 +41,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="golden hash folder (default: the hashes/ beside the recordings/ folder that "
         "holds the recording, found upwards from it)",
     )
-    p.add_argument(
-        "--checkpoint-every", type=int, default=100, help="host steps between checkpoints"
-    )
+    add_checkpoint_every(p)
     p.add_argument(
         "--use-preset",
         action="store_true",
@@ -59,7 +58,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--state-at", help="comma list of host steps whose full named state goes in the trace"
     )
     add_budget_argument(p)
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_json_flag(p)
 
 
 def parse_steps_range(text: str | None) -> range | None:
@@ -152,8 +151,7 @@ def run(args: argparse.Namespace) -> int:
     from replay.replayer import replay
     from replay.trace import dumps_trace, trace_document
 
-    if args.checkpoint_every <= 0:
-        raise SkidpadError("--checkpoint-every must be a positive integer")
+    at_least_one(("--checkpoint-every", args.checkpoint_every))
     detail = parse_steps_range(args.detail_steps)
     state_at = parse_state_at(args.state_at)
     tracing = args.trace or detail is not None or bool(state_at)

@@ -23,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+from cli.options import add_json_flag
 from engine.errors import SkidpadError
 from replay.golden import MATH_FILE, require_math
 
@@ -31,7 +32,7 @@ ACCURACY_SEED = 1
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_json_flag(p, "the table")
     p.add_argument(
         "--hashes", default="hashes", help="directory holding math.json (default: hashes)"
     )
@@ -128,21 +129,15 @@ def run(args: argparse.Namespace) -> int:
             verdict = "match" if match else "MISMATCH"
             print(f"golden     {golden}  ({Path(args.hashes) / MATH_FILE}): {verdict}")
         if rows is not None:
-            from parity.accuracy import format_table
+            from parity.accuracy import failure_lines, format_table
 
             print(
                 f"\naccuracy against mpmath ({args.points} points per function, "
                 f"seed {ACCURACY_SEED}):"
             )
             print(format_table(rows))
-            for r in rows:
-                for e in r.get("edge_failures", []):
-                    print(
-                        f"edge case {r['function']}({', '.join(e['args'])}): "
-                        f"want {e['want']}, got {e['got']}"
-                    )
-            if failed:
-                print(f"FAIL: max error >= 1 ulp or a wrong edge case in {', '.join(failed)}")
+            for line in failure_lines(rows):
+                print(line)
         else:
             print(f"accuracy summary: {note}")
     if golden_error:

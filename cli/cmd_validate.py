@@ -24,6 +24,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from cli.options import add_json_flag, at_least_one, check_known
 from engine.definition import PRESET_NAMES
 from engine.errors import SkidpadError
 from replay.progress import Progress
@@ -51,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the lane change's course(s), a comma list, repeatable "
         f"(default all: {', '.join(vrun.LANE_CHANGE_COURSES)})",
     )
-    parser.add_argument("--json", action="store_true", help="print figures and verdicts as JSON")
+    add_json_flag(parser, "figures and verdicts")
     parser.add_argument(
         "--bless",
         action="store_true",
@@ -85,9 +86,7 @@ def _check_names(given: list | None, known: tuple, what: str) -> list:
     if not given:
         return list(known)
     given = comma_list(given, f"--{what}")
-    for g in given:
-        if g not in known:
-            raise SkidpadError(f"unknown {what} {g!r}; known: {', '.join(known)}")
+    check_known(given, known, f"--{what}", what)
     return [k for k in known if k in given]
 
 
@@ -122,8 +121,7 @@ def _with_courses(names: list, args: argparse.Namespace) -> list:
 def run(args: argparse.Namespace) -> int:
     presets = _check_names(args.preset, PRESET_NAMES, "preset")
     names = _with_courses(_check_names(args.scenario, vrun.SCENARIO_NAMES, "scenario"), args)
-    if args.jobs < 1:
-        raise SkidpadError("--jobs: must be >= 1")
+    at_least_one(("--jobs", args.jobs))
     golden = vrun.load_golden()
     _preflight(args)
     tasks = [(p, n) for p in presets for n in names]

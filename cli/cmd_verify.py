@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cli.options import add_json_flag
 from engine.errors import SkidpadError
 from engine.state import NonFiniteStateError
 from replay.budget import DEFAULT_MAX_SIM_SECONDS
@@ -45,7 +46,7 @@ DEFAULT_BATCH = 4
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="recordings (a folder: its *.json)")
-    p.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+    add_json_flag(p, "the verdicts")
     p.add_argument(
         "--allow-unclaimed",
         action="store_true",

@@ -205,6 +205,20 @@ def failed_functions(rows: Sequence[dict]) -> list[str]:
     return [r["function"] for r in rows if not r["max_ulp"] < 1.0 or r.get("edge_failures")]
 
 
+def failure_lines(rows: Sequence[dict]) -> list[str]:
+    """One line per wrong edge case, then the FAIL line naming every failed function (none
+    when all pass)."""
+    lines = [
+        f"edge case {r['function']}({', '.join(e['args'])}): want {e['want']}, got {e['got']}"
+        for r in rows
+        for e in r.get("edge_failures", [])
+    ]
+    bad = failed_functions(rows)
+    if bad:
+        lines.append(f"FAIL: max error >= 1 ulp or a wrong edge case in {', '.join(bad)}")
+    return lines
+
+
 def format_table(rows: Sequence[dict]) -> str:
     lines = [
         f"{'function':<8} {'points':>8} {'max ulp':>9} {'% CR':>8} {'edge':>5} "
@@ -286,14 +300,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{len(rows)} functions x {args.points} points, seed {args.seed}, "
             f"oracle {REF_PREC} bits, {wall:.1f} s"
         )
-        for r in rows:
-            for e in r.get("edge_failures", []):
-                print(
-                    f"edge case {r['function']}({', '.join(e['args'])}): "
-                    f"want {e['want']}, got {e['got']}"
-                )
-        if bad:
-            print(f"FAIL: max error >= 1 ulp or a wrong edge case in {', '.join(bad)}")
+        for line in failure_lines(rows):
+            print(line)
     return 1 if bad else 0
 
 

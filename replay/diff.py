@@ -113,11 +113,26 @@ class StageDiff:
 
 
 @dataclass
-class DiffReport:
+class _TwoRuns:
+    """What every comparison report shares: the labels of A and B, notes, and its text."""
+
     a_label: str
     b_label: str
-    identical: bool = False
     notes: list[str] = field(default_factory=list)
+
+    def head_lines(self) -> list[str]:
+        return [f"A: {self.a_label}", f"B: {self.b_label}", *(f"note: {n}" for n in self.notes)]
+
+    def lines(self) -> list[str]:
+        return self.head_lines()
+
+    def text(self) -> str:
+        return "\n".join(self.lines()) + "\n"
+
+
+@dataclass
+class DiffReport(_TwoRuns):
+    identical: bool = False
     equal_checkpoint: int | None = None  # last checkpoint (host steps) where both agree
     differing_checkpoint: int | None = (
         None  # first checkpoint where they differ (None: the final state)
@@ -132,8 +147,7 @@ class DiffReport:
     transient: bool = False  # substeps differed, but every checkpoint and the final state agree
 
     def lines(self) -> list[str]:
-        out = [f"A: {self.a_label}", f"B: {self.b_label}"]
-        out += [f"note: {n}" for n in self.notes]
+        out = self.head_lines()
         if self.identical:
             out.append("identical: every checkpoint and the final hash agree")
             return out
@@ -167,9 +181,6 @@ class DiffReport:
             if self.later_stage is not None:
                 out.append("first stage that differs after it: " + self.later_stage.line())
         return out
-
-    def text(self) -> str:
-        return "\n".join(self.lines()) + "\n"
 
     def to_json(self) -> dict:
         return {
@@ -737,10 +748,7 @@ class FieldStats:
 
 
 @dataclass
-class StatsReport:
-    a_label: str
-    b_label: str
-    notes: list[str] = field(default_factory=list)
+class StatsReport(_TwoRuns):
     compared_steps: int = 0  # host steps whose states both runs hold
     first_step: int | None = None
     last_step: int | None = None
@@ -751,8 +759,7 @@ class StatsReport:
         return [f.name for f in self.fields if f.exceeded]
 
     def lines(self) -> list[str]:
-        out = [f"A: {self.a_label}", f"B: {self.b_label}"]
-        out += [f"note: {n}" for n in self.notes]
+        out = self.head_lines()
         out.append(
             f"compared the states after {self.compared_steps} host steps "
             f"({self.first_step}..{self.last_step})"
@@ -786,9 +793,6 @@ class StatsReport:
             summary += ", every one within it"
         out.append(summary)
         return out
-
-    def text(self) -> str:
-        return "\n".join(self.lines()) + "\n"
 
     def to_json(self) -> dict:
         return {

@@ -108,19 +108,21 @@ def type_name(v: Any) -> str:
     """The JSON name of ``v``'s type, so a message can say what it found instead."""
     if v is None:
         return "null"
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, int):
-        return "integer"
-    if isinstance(v, float):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "array"
-    if isinstance(v, dict):
-        return "object"
+    for kind, name in _JSON_TYPE_NAMES:
+        if isinstance(v, kind):
+            return name
     return type(v).__name__
+
+
+#: Python type -> JSON type name, bool before int (a bool is an int to isinstance)
+_JSON_TYPE_NAMES = (
+    (bool, "boolean"),
+    (int, "integer"),
+    (float, "number"),
+    (str, "string"),
+    (list, "array"),
+    (dict, "object"),
+)
 
 
 def is_int(v: Any) -> bool:
@@ -316,18 +318,20 @@ def check_budget(budget: Budget, path: str, sim_us: int, steps: int, substeps: i
         raise invalid(path, f"the recording {exc}") from None
 
 
-def check_numbers(v: Any, path: str, depth: int = 0) -> None:
-    """Every number under ``v`` is finite and, if an integer, no longer than a float holds
-    exactly: a field's own range check can then compare and print it safely."""
-    if depth > 32:
+def check_numbers(
+    v: Any, path: str, depth: int = 0, *, max_depth: int = 32, allow_huge_ints: bool = False
+) -> None:
+    """Every number under ``v`` is finite and, unless ``allow_huge_ints``, an integer is no
+    longer than a float holds exactly: a field's own range check can then compare and print
+    it safely. Objects and arrays nest at most ``max_depth`` deep."""
+    if depth > max_depth:
         raise invalid(path, "nested too deeply")
-    if isinstance(v, dict):
-        for k, x in v.items():
-            check_numbers(x, f"{path}/{k}", depth + 1)
-    elif isinstance(v, list):
-        for i, x in enumerate(v):
-            check_numbers(x, f"{path}/{i}", depth + 1)
-    elif is_huge_int(v):
+    if isinstance(v, (dict, list)):
+        children = v.items() if isinstance(v, dict) else enumerate(v)
+        for k, x in children:
+            where = f"{path}/{k}"
+            check_numbers(x, where, depth + 1, max_depth=max_depth, allow_huge_ints=allow_huge_ints)
+    elif not allow_huge_ints and is_huge_int(v):
         raise invalid(path, f"{shown(v)} is far outside the range of any field")
     elif isinstance(v, float) and not math.isfinite(v):
         raise invalid(path, "must be finite")

@@ -270,20 +270,6 @@ def _validate_setup(definition: dict, host_hz: int, substep_hz: int, initial: di
         raise invalid(where, f"the engine refuses this set-up: {text}") from None
 
 
-def _validate_json_data(v: Any, path: str, depth: int = 0) -> None:
-    """Initial conditions are plain data: objects, arrays, strings, finite numbers, booleans."""
-    if depth > 16:
-        raise invalid(path, "nested too deeply")
-    if isinstance(v, dict):
-        for k, x in v.items():
-            _validate_json_data(x, f"{path}/{k}", depth + 1)
-    elif isinstance(v, list):
-        for i, x in enumerate(v):
-            _validate_json_data(x, f"{path}/{i}", depth + 1)
-    elif isinstance(v, float) and not math.isfinite(v):
-        raise invalid(path, "must be finite")
-
-
 def from_four_wheel_document(doc: dict, budget: Budget, consume: bool) -> Recording:
     """Validate a parsed ``skidpad-recording`` document (version 1 or 2) into a
     :class:`Recording`: the loader of both four-wheel entries of :data:`FORMATS`."""
@@ -304,7 +290,8 @@ def from_four_wheel_document(doc: dict, budget: Budget, consume: bool) -> Record
     sim_us = -(-steps * 1_000_000 // host_hz)
     check_budget(budget, "/steps", sim_us, steps, steps * substep_hz // host_hz)
     require(doc, "initial", isinstance(doc["initial"], dict), "an object")
-    _validate_json_data(doc["initial"], "/initial")
+    # initial conditions are plain data: objects, arrays, strings, finite numbers, booleans
+    check_numbers(doc["initial"], "/initial", max_depth=16, allow_huge_ints=True)
     engine_channels = _engine_channels(doc["input_version"], "/input_version")
     channels = check_channels(
         doc,

@@ -9,11 +9,10 @@ Files go through ``replay.output`` (never a half-written page).
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 from engine import definition as engine_definition
-from scenarios import host_loop
+from scenarios import host_loop, plots
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "external-host.md"
@@ -86,49 +85,24 @@ def _map_table(result: dict) -> str:
     return "\n".join(lines)
 
 
-def _save(fig: object, path: Path) -> Path:
-    from replay import output
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
-    output.make_directory(path.parent)
-    output.write_bytes(path, buf.getvalue())
-    return path
-
-
 def _plots(results: dict) -> list[Path]:
-    import matplotlib  # strict: allow layering -- plots for the docs, not physics
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # strict: allow layering -- plots for the docs
-
+    plt = plots.pyplot()
     written = []
     presets = list(results)
-    n = len(presets)
-    cols = min(3, n)
-    rows = (n + cols - 1) // cols
 
-    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.4 * rows), squeeze=False)
-    for ax, p in zip(axes.flat, presets, strict=False):
+    fig, axes = plots.panel_grid(len(presets), 4.6, 3.4)
+    for ax, p in zip(axes, presets, strict=True):
         definition = engine_definition.load_preset(p)
         for v in (5.0, 10.0, 20.0):
             t, om, t0 = host_loop.step_response(definition, v)
             base = om[t0 - 1]
             ms = [(x - t[t0 - 1]) * 1000.0 for x in t[t0 - 5 :]]
             ax.plot(ms, [w - base for w in om[t0 - 5 :]], label=f"{v:g} m/s")
-        ax.set_title(f"{p}: ω after the torque step")
-        ax.set_xlabel("ms after the step")
-        ax.set_ylabel("Δω (rad/s)")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-    for ax in list(axes.flat)[n:]:
-        ax.set_visible(False)
-    fig.tight_layout()
-    written.append(_save(fig, PNG_DIR / "wheel-speed-response.png"))
-    plt.close(fig)
+        plots.label_panel(ax, f"{p}: ω after the torque step", "ms after the step", "Δω (rad/s)")
+    written.append(plots.save_png(fig, PNG_DIR / "wheel-speed-response.png", dpi=100))
 
-    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.4 * rows), squeeze=False)
-    for ax, p in zip(axes.flat, presets, strict=False):
+    fig, axes = plots.panel_grid(len(presets), 4.6, 3.4)
+    for ax, p in zip(axes, presets, strict=True):
         definition = engine_definition.load_preset(p)
         pred = host_loop.predict(definition)
         vs = [1.0 + 0.25 * i for i in range(97)]
@@ -149,19 +123,11 @@ def _plots(results: dict) -> list[Path]:
             label="measured",
         )
         ax.set_ylim(-0.3, 1.2)
-        ax.set_title(f"{p}: ζ against speed (1 kHz)")
-        ax.set_xlabel("V (m/s)")
-        ax.set_ylabel("ζ")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-    for ax in list(axes.flat)[n:]:
-        ax.set_visible(False)
-    fig.tight_layout()
-    written.append(_save(fig, PNG_DIR / "zeta-vs-speed.png"))
-    plt.close(fig)
+        plots.label_panel(ax, f"{p}: ζ against speed (1 kHz)", "V (m/s)", "ζ")
+    written.append(plots.save_png(fig, PNG_DIR / "zeta-vs-speed.png", dpi=100))
 
-    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.4 * rows), squeeze=False)
-    for ax, p in zip(axes.flat, presets, strict=False):
+    fig, axes = plots.panel_grid(len(presets), 4.6, 3.4)
+    for ax, p in zip(axes, presets, strict=True):
         smap = results[p]["map"]
         rates, speeds = smap["rates"], smap["speeds"]
         for c in smap["cells"]:
@@ -184,14 +150,10 @@ def _plots(results: dict) -> list[Path]:
         ax.set_xlabel("V (m/s)")
         ax.set_ylabel("host rate (Hz)")
         ax.set_title(f"{p}: stable (green) measured", fontsize=9)
-    for ax in list(axes.flat)[n:]:
-        ax.set_visible(False)
     fig.suptitle(
         "cell colour: measured; ▲/▼ discrete loop stable/unstable; ●/× ζ − Δζ rule", fontsize=9
     )
-    fig.tight_layout()
-    written.append(_save(fig, PNG_DIR / "stability-map.png"))
-    plt.close(fig)
+    written.append(plots.save_png(fig, PNG_DIR / "stability-map.png", dpi=100))
     return written
 
 

@@ -3,9 +3,11 @@ rule that a runtime missing here skips a test, but fails it in CI."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -81,3 +83,20 @@ def run_in_process(name: str, request: dict, hook: object = None) -> dict:
         replayer.replay = real
     response["runtime"] = {"name": name, "version": "in-process"}
     return response
+
+
+@contextlib.contextmanager
+def loopback_cluster() -> Iterator[object]:
+    """A dask LocalCluster of two single-threaded worker processes on 127.0.0.1 with no
+    dashboard (skidpad[scale], part of the test extra), closed on leaving."""
+    import distributed
+
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+    ) as local:
+        yield local

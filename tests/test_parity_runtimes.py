@@ -676,8 +676,9 @@ def test_a_one_ulp_plant_in_the_fast_path_fails_the_worker_check(monkeypatch):
         assert first is not None and first["host_step"] == 0, (name, first)
 
 
-def test_a_planted_fast_path_fails_the_parity_run_naming_preset_and_step(monkeypatch, tmp_path):
-    _planted_fast_path(monkeypatch)
+def _selftest_parity_run(tmp_path: Path) -> tuple[int, list[str], dict]:
+    """A self-test-only parity run of cpython3.11 in this process: exit code, what it
+    printed, and its JSON report."""
     printed: list[str] = []
     code = run_parity(
         ["cpython3.11"],
@@ -689,6 +690,13 @@ def test_a_planted_fast_path_fails_the_parity_run_naming_preset_and_step(monkeyp
         progress=lambda _m: None,
         factory=_InProcessRuntime,
     )
+    report = json.loads((tmp_path / "report" / "report.json").read_text())
+    return code, printed, report
+
+
+def test_a_planted_fast_path_fails_the_parity_run_naming_preset_and_step(monkeypatch, tmp_path):
+    _planted_fast_path(monkeypatch)
+    code, printed, report = _selftest_parity_run(tmp_path)
     assert code == 1
     table = printed[0].splitlines()
     assert "fast=readable" in table[0] and "MISMATCH @0" in table[2]
@@ -699,25 +707,13 @@ def test_a_planted_fast_path_fails_the_parity_run_naming_preset_and_step(monkeyp
         rf"part at host step 0 \(tick \d+\): \S+ fast 0x\S+ readable 0x\S+, \d+ ulp",
         text,
     ), text
-    report = json.loads((tmp_path / "report" / "report.json").read_text())
     assert report["ok"] is False
     verdict = report["runtimes"][0]["fastpath_verdict"]
     assert (verdict["status"], verdict["first_step"]) == ("mismatch", 0)
 
 
 def test_the_paths_agree_in_a_clean_parity_run(tmp_path):
-    printed: list[str] = []
-    code = run_parity(
-        ["cpython3.11"],
-        root=ROOT,
-        selftest_only=True,
-        hashes_dir=ROOT / "hashes",
-        report_dir=tmp_path / "report",
-        out=printed.append,
-        progress=lambda _m: None,
-        factory=_InProcessRuntime,
-    )
+    code, printed, report = _selftest_parity_run(tmp_path)
     assert code == 0, printed
     assert printed[0].splitlines()[2].split()[5] == "ok"  # the fast=readable column
-    report = json.loads((tmp_path / "report" / "report.json").read_text())
     assert report["runtimes"][0]["fastpath_verdict"]["status"] == "match"

@@ -30,7 +30,7 @@ from parity.executor import LocalExecutor
 from parity.fuzz import LOG_NAME, run_campaign
 from parity.harness import run_parity
 from parity.runtimes.base import Runtime
-from tests.helpers import run_in_process
+from tests.helpers import loopback_cluster, run_in_process
 
 ROOT = Path(__file__).resolve().parent.parent
 BODY_X = 0  # engine.simulation.LAYOUT.index["body.x"]; checked in test_the_plant_moves_body_x
@@ -39,14 +39,7 @@ cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-        scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
-    ) as local:
+    with loopback_cluster() as local:
         yield local
 
 

@@ -17,6 +17,7 @@ import importlib.util
 import itertools
 import math
 import pathlib
+from fractions import Fraction
 
 import pytest
 
@@ -446,3 +447,77 @@ def test_generator_output_matches_committed_tables():
     spec.loader.exec_module(gen)
     committed = (ROOT / "engine" / "smath" / "_tables_explog.py").read_text(encoding="utf-8")
     assert gen.render() == committed
+
+
+# --------------------------------------------------------------------------- inlined copies
+# exp/log kernels are inlined in expm1, tanh, log, log1p and pow (a call costs as much as a
+# tenth of the function). Each copy must give, bit for bit, what the readable kernel gives:
+# the kernel's double-double, combined exactly (fractions) and rounded once. The points are
+# the accuracy test's, which include the edges each copy specialises (-38, R0, 22,
+# TANH_SMALL, the overflow and subnormal-result edges of pow, x near 1).
+
+
+def _exact(*parts: float) -> Fraction:
+    return sum((Fraction(p) for p in parts), Fraction(0))
+
+
+def _bits_outcome(fn, *args):
+    got = outcome(fn, *args)
+    return ("value", float_bits(got[1])) if got[0] == "value" else got
+
+
+def test_inlined_exp_kernel_in_expm1_matches_exp_dd() -> None:
+    checked = 0
+    for (x,) in points("expm1"):
+        if not (-38.0 < x < 709.0) or -E._R0 < x < E._R0:
+            continue
+        e, s, lo = E._exp_dd(x, 0.0)
+        want = float(Fraction(2) ** e * _exact(s, lo) - 1)
+        assert float_bits(E.expm1(x)) == float_bits(want), x
+        checked += 1
+    assert checked > 2000
+
+
+def test_inlined_exp_kernel_in_tanh_matches_exp_dd() -> None:
+    checked = 0
+    for (x,) in points("tanh"):
+        a = abs(x)
+        if not (E._TANH_SMALL <= a < 22.0):
+            continue
+        e, s, lo = E._exp_dd(a + a, 0.0)
+        big = Fraction(2) ** e * _exact(s, lo) - 1  # expm1(2a)
+        want = float(big / (big + 2))
+        assert float_bits(E.tanh(x)) == float_bits(want if x > 0.0 else -want), x
+        checked += 1
+    assert checked > 1000
+
+
+def test_inlined_log_kernel_in_log_and_log1p_matches_log_parts() -> None:
+    checked = 0
+    for (x,) in points("log"):
+        if 2.0**-1022 <= x < INF:
+            s, lo = E._log_parts(x, 0)
+            assert float_bits(E.log(x)) == float_bits(float(_exact(s, lo))), x
+            checked += 1
+    for (x,) in points("log1p"):
+        if -E._LOG1P_DIRECT < x < E._LOG1P_DIRECT or not x < INF:
+            continue
+        u = 1.0 + x
+        ul = (1.0 - u) + x if -1.0 <= x <= 1.0 else (x - u) + 1.0  # 1 + x = u + ul exactly
+        s, lo = E._log_parts(u, 0)
+        assert float_bits(E.log1p(x)) == float_bits(float(_exact(s, lo, ul / u))), x
+        checked += 1
+    assert checked > 5000
+
+
+def test_inlined_log_and_exp_kernels_in_pow_match_pow_pos() -> None:
+    """pow's fast path (both kernels inlined) against _pow_pos, which calls them."""
+    checked = 0
+    for x, y in points("pow"):
+        if not (2.0**-1022 <= x < INF and abs(y) < 2.0**64) or y in (2.0, 0.5):
+            continue
+        ours = _bits_outcome(E.pow, x, y)
+        ref = _bits_outcome(E._pow_pos, x, float_bits(x) >> 44, 0, y, False)
+        assert ours == ref, (x, y)
+        checked += 1
+    assert checked > 2000

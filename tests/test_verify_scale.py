@@ -13,26 +13,19 @@ import shutil
 import sys
 from pathlib import Path
 
-import distributed  # skidpad[scale], part of the test extra
 import pytest
 
 from cli import main
 from replay import output
 from replay.verify import walk
+from tests.helpers import loopback_cluster
 
 PRESETS = (("kart", 3), ("hatchbackFwd", 4), ("openWheeler", 5))
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-        scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
-    ) as local:
+    with loopback_cluster() as local:
         yield local
 
 

@@ -222,7 +222,8 @@ def expm1(x: float) -> float:
             return float(x)
         return x + x * x * (_D2 + x * (_D3 + x * (_D4 + x * (_D5 + x * _D6))))
     if -38.0 < x < 709.0:
-        # 2**e * (s + lo) = e**x in double-double (the kernel of _exp_dd, inlined)
+        # 2**e * (s + lo) = e**x in double-double (the kernel of _exp_dd, inlined; tied by
+        # test_inlined_exp_kernel_in_expm1_matches_exp_dd)
         kd = x * _EXP_INVL + _SHIFT
         kd -= _SHIFT
         t = x - kd * _L1
@@ -262,6 +263,7 @@ def log(x: float, base: float | None = None) -> float:
     """Natural logarithm (or log to ``base``, as math.log); ValueError for x <= 0."""
     ix = _unpack_q(_pack_d(x))[0]
     if _MIN_NORMAL_BITS <= ix < _INF_BITS and base is None:
+        # _log_parts inlined (tied by test_inlined_log_kernel_in_log_and_log1p_matches_log_parts)
         i = ix >> 44
         c0, invc, d, lh, ll, ea = _LOG_T[i & 255]
         be = i >> 8
@@ -380,6 +382,7 @@ def log1p(x: float) -> float:
             ul = (1.0 - u) + x
         else:
             ul = (x - u) + 1.0
+        # log(u) + ul/u with _log_parts inlined (tied by the same test as log)
         i = _unpack_q(_pack_d(u))[0] >> 44
         c0, invc, d, lh, ll, ea = _LOG_T[i & 255]
         be = i >> 8
@@ -412,7 +415,8 @@ def pow(x: float, y: float) -> float:
             return r
         if y == 0.5:
             return _sqrt(x)
-        # log x in double-double (as _log_dd, inlined)
+        # log x in double-double (as _log_dd, inlined; tied to _pow_pos by
+        # test_inlined_log_and_exp_kernels_in_pow_match_pow_pos)
         i = ix >> 44
         c0, invc, d, lh, ll, ea = _LOG_T[i & 255]
         be = i >> 8
@@ -689,7 +693,8 @@ def tanh(x: float) -> float:
             )
         )
     if a < 22.0:
-        # E = expm1(2a) in double-double (the kernel of _exp_dd, inlined)
+        # E = expm1(2a) in double-double (the kernel of _exp_dd, inlined; tied by
+        # test_inlined_exp_kernel_in_tanh_matches_exp_dd)
         a2 = a + a
         kd = a2 * _EXP_INVL + _SHIFT
         kd -= _SHIFT

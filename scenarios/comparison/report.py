@@ -14,14 +14,14 @@ target, then rename):
   lateral acceleration in the slowly increasing steer;
 * ``docs/comparison/side_slip.png``: side slip in all three manoeuvres.
 
-matplotlib (Agg) is imported here only.
+matplotlib (Agg) is imported only to draw them (:mod:`scenarios.plots`).
 """
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
+from scenarios import plots
 from scenarios.comparison import manoeuvres as mv
 from scenarios.comparison import tolerances as tol
 from scenarios.comparison import vehicle
@@ -46,19 +46,7 @@ G = 9.80665
 DEG = 57.29577951308232
 LABELS = {"ours": "Skidpad four-wheel", "mb": "CommonRoad MB"}
 STYLE = {"ours": "-", "mb": "--"}
-
-
-def _write_bytes(path: Path, data: bytes) -> None:
-    from replay import output
-
-    output.make_directory(path.parent)
-    output.write_bytes(path, data)
-
-
-def _save(fig: object, path: Path) -> None:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, metadata={"Software": None})
-    _write_bytes(path, buf.getvalue())
+DPI = 110
 
 
 def _time_plot(plt: object, result: object, name: str, title: str) -> Path:
@@ -76,11 +64,7 @@ def _time_plot(plt: object, result: object, name: str, title: str) -> Path:
         ax.grid(True, alpha=0.3)
         ax.legend()
         ax.set_xlim(-0.5, None)
-    fig.tight_layout()
-    path = PNG_DIR / f"{name}.png"
-    _save(fig, path)
-    plt.close(fig)
-    return path
+    return plots.save_png(fig, PNG_DIR / f"{name}.png", dpi=DPI)
 
 
 def _ramp_plot(plt: object, result: object, wheelbase: float) -> Path:
@@ -107,11 +91,7 @@ def _ramp_plot(plt: object, result: object, wheelbase: float) -> Path:
     for ax in axes:
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    path = PNG_DIR / "ramp.png"
-    _save(fig, path)
-    plt.close(fig)
-    return path
+    return plots.save_png(fig, PNG_DIR / "ramp.png", dpi=DPI)
 
 
 def _side_slip_plot(plt: object, result: object) -> Path:
@@ -138,19 +118,11 @@ def _side_slip_plot(plt: object, result: object) -> Path:
         ax.legend(fontsize=8)
     axes[1].set_xlabel("time from the start of the steer (s)")
     axes[2].set_xlabel("time from the start of the steer (s)")
-    fig.tight_layout()
-    path = PNG_DIR / "side_slip.png"
-    _save(fig, path)
-    plt.close(fig)
-    return path
+    return plots.save_png(fig, PNG_DIR / "side_slip.png", dpi=DPI)
 
 
 def _plots(result: object, wheelbase: float) -> list[Path]:
-    import matplotlib  # strict: allow layering -- plots for the docs, not physics
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # strict: allow layering -- plots for the docs
-
+    plt = plots.pyplot()
     return [
         _time_plot(plt, result, "step", "ISO 7401 step steer at 80 km/h"),
         _time_plot(plt, result, "sine", "sine steer at 1 Hz, 80 km/h"),
@@ -378,5 +350,5 @@ def write(result: object, sensitivity: list | None = None) -> list[Path]:
     of :func:`scenarios.comparison.compare.relaxation_sensitivity`, shown when given."""
     wheelbase = vehicle.build_definition()["geometry"]["wheelbase_m"]
     paths = _plots(result, wheelbase)
-    _write_bytes(DOC, markdown(result, sensitivity).encode("utf-8"))
+    plots.write_file(DOC, markdown(result, sensitivity).encode("utf-8"))
     return [DOC, *paths]
