@@ -33,12 +33,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.smath.trig import atan_fast, sincos
+from engine.smath.trig import atan_fast, sincos_fast
 
 from . import ks_cog
 from .constraints import acceleration_constraints, steering_constraints
 from .params import VehicleParams
-from .tire import combined_forces
+from .tire_fast import forces_for
 
 G = 9.81
 LOW_SPEED = 0.1
@@ -117,10 +117,10 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     r = x[5]
     delta = x[2]
 
-    s13, c13 = sincos(x[13])
-    s18, c18 = sincos(x[18])
-    sd, cd = sincos(delta)
-    s6, c6 = sincos(x[6])
+    s13, c13 = sincos_fast(x[13])
+    s18, c18 = sincos_fast(x[18])
+    sd, cd = sincos_fast(delta)
+    s6, c6 = sincos_fast(x[6])
 
     # Repeated subexpressions are formed once, each exactly as the reference groups it
     # (left to right), so every value keeps its bits.
@@ -206,10 +206,12 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     gamma_RR = x[6] - p.D_r * z_SRR - p.E_r * (z_SRR * z_SRR)
 
     # tire forces: pure slip, then combined slip
-    F_x_LF, F_y_LF = combined_forces(s_lf, alpha_LF, gamma_LF, F_z_LF, tp)
-    F_x_RF, F_y_RF = combined_forces(s_rf, alpha_RF, gamma_RF, F_z_RF, tp)
-    F_x_LR, F_y_LR = combined_forces(s_lr, alpha_LR, gamma_LR, F_z_LR, tp)
-    F_x_RR, F_y_RR = combined_forces(s_rr, alpha_RR, gamma_RR, F_z_RR, tp)
+    # tire.combined_forces specialised to this tire (tire_fast, the same bits)
+    combined_forces = forces_for(tp)
+    F_x_LF, F_y_LF = combined_forces(s_lf, alpha_LF, gamma_LF, F_z_LF)
+    F_x_RF, F_y_RF = combined_forces(s_rf, alpha_RF, gamma_RF, F_z_RF)
+    F_x_LR, F_y_LR = combined_forces(s_lr, alpha_LR, gamma_LR, F_z_LR)
+    F_x_RR, F_y_RR = combined_forces(s_rr, alpha_RR, gamma_RR, F_z_RR)
 
     # compliant joint equations
     dot_delta_z_f = x[17] - x[12]
@@ -217,8 +219,8 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     dot_delta_y_f = vy_f - x[15]
     dot_delta_y_r = vy_r - x[20]
 
-    s_phi_f, c_phi_f = sincos(delta_phi_f)
-    s_phi_r, c_phi_r = sincos(delta_phi_r)
+    s_phi_f, c_phi_f = sincos_fast(delta_phi_f)
+    s_phi_r, c_phi_r = sincos_fast(delta_phi_r)
     h_af = p.h_raf - R_w
     h_ar = p.h_rar - R_w
     delta_f = delta_z_f * s6 - x[27] * c6 - h_af * s_phi_f
@@ -309,7 +311,7 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
         f.append(dd_psi)
     else:
         # vel cos(beta + psi) with beta = atan(vy/vx), vx > 0: vx cos psi - vy sin psi
-        s_psi, c_psi = sincos(x[4])
+        s_psi, c_psi = sincos_fast(x[4])
         f = [
             vx * c_psi - vy * s_psi,
             vx * s_psi + vy * c_psi,
