@@ -113,13 +113,16 @@ sys.exit(rc)
 @nox.session
 def lint(session: nox.Session) -> None:
     """ruff over the tree, then the strict-float lint (docs/architecture.md §3) over ``engine/`` and
-    ``scenarios/`` (whose drivers compute recorded, hashed inputs)."""
+    ``scenarios/`` (whose drivers compute recorded, hashed inputs), then its layering rule alone
+    over every package (no import of a higher layer, docs/architecture.md §1)."""
     session.install("ruff>=0.5")
     session.run("ruff", "check", ".")
     lint_script = ROOT / "ci" / "strict_float_lint.py"
     if not lint_script.is_file():
         session.error("lint: ci/strict_float_lint.py (the strict-float lint) is missing")
     session.run("python", str(lint_script), "engine", "scenarios")
+    packages = ("engine", "replay", "scenarios", "parity", "sandbox", "cli")
+    session.run("python", str(lint_script), "--only", "layering", *packages)
 
 
 @nox.session
@@ -231,7 +234,8 @@ def _define_browser(kind: str, name: str, selftest_only: bool) -> None:
     """``selftest-<browser>``/``replay-<browser>``: Pyodide in Chromium, Firefox or WebKitGTK."""
 
     def session_fn(session: nox.Session) -> None:
-        from parity.runtimes.browser import INSTALL_COMMAND, missing_parts
+        from parity.runtimes.browser import missing_parts
+        from parity.runtimes.page import INSTALL_COMMAND
 
         missing = missing_parts(name, python_packages=False)
         if missing:

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 HOST_HZ = 250
 sys.path.insert(0, str(ROOT))
 
-from replay import recording  # noqa: E402
+from replay import output, recording  # noqa: E402
 
 CHILD = """
 import json, os, resource, sys, time, tracemalloc
@@ -63,7 +63,7 @@ def make_recording(path: Path, mib: float) -> int:
     claims = {"final_hash": None, "checkpoint_every": 100, "checkpoints": [], "laps": None}
     doc.update(frames=frames, steps=len(frames), claims=claims, host_hz=HOST_HZ)
     text = recording.dump_document(doc, recording.KEYS, ("definition", "initial"))
-    path.write_text(text, encoding="utf-8")
+    output.write_text(path, text)
     return len(frames)
 
 

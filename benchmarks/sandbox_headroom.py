@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -30,30 +29,14 @@ def measure(browser_name: str, presets: list[str], seconds: float) -> dict:
     from parity.runtimes import browser
     from parity.server import LoopbackServer
     from sandbox import WEB_DIR, WEB_FILES
-    from sandbox.cmd_sandbox import page_url
-    from sandbox.serve import project_wheel, pyodide_dir
+    from sandbox.serve import page_url, project_wheel, pyodide_dir
 
     wheel = project_wheel()
     profile = tempfile.mkdtemp(prefix="skidpad-headroom-")
     out: dict = {"browser": browser_name, "presets": {}}
     server = LoopbackServer(wheel, pyodide_dir(), WEB_DIR, WEB_FILES)
     with server, sync_playwright() as pw:
-        if browser_name == "chromium":
-            context = pw.chromium.launch_persistent_context(
-                profile,
-                executable_path=shutil.which("chromium"),
-                headless=True,
-                args=browser.CHROMIUM_ARGS,
-            )
-        else:
-            context = pw.firefox.launch_persistent_context(
-                profile,
-                channel="moz-firefox",
-                executable_path=shutil.which("firefox-esr"),
-                headless=True,
-                env={**os.environ, **browser.FIREFOX_ENV},
-                firefox_user_prefs=browser.FIREFOX_PREFS,
-            )
+        context = browser.runtime_class(browser_name).launch_context(pw, profile)
         page = context.pages[0] if context.pages else context.new_page()
         page.set_default_timeout(180_000)
         t0 = time.monotonic()

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import argparse
 import pathlib
-import struct
 import sys
 
 import mpmath
@@ -72,10 +71,6 @@ def _f(x) -> float:
 def _dd(x) -> tuple[float, float]:
     hi = _f(x)
     return hi, _f(x - mpf(hi))
-
-
-def _bits(v: float) -> int:
-    return struct.unpack("<Q", struct.pack("<d", v))[0]
 
 
 def _truncate(x, bits: int) -> float:
@@ -118,6 +113,8 @@ def _log2(x) -> float:
 
 
 def gen_exp() -> dict:
+    from engine.floatbits import bits_float, float_bits
+
     ln2 = mpmath.log(2)
     step = ln2 / EXP_N
     l1 = _truncate(step, 34)
@@ -150,11 +147,11 @@ def gen_exp() -> dict:
     limit = mpmath.log(dmax + mpf(2) ** 970)  # midpoint between DBL_MAX and 2**1024
     ovf = _f(limit)
     while mpf(ovf) >= limit:
-        ovf = struct.unpack("<d", struct.pack("<Q", _bits(ovf) - 1))[0]
+        ovf = bits_float(float_bits(ovf) - 1)
     sinh_limit = limit + ln2
     sovf = _f(sinh_limit)
     while mpf(sovf) >= sinh_limit:
-        sovf = struct.unpack("<d", struct.pack("<Q", _bits(sovf) - 1))[0]
+        sovf = bits_float(float_bits(sovf) - 1)
     return {
         "EXP_INVL": _f(EXP_N / ln2),
         "EXP_L1": l1,
@@ -331,12 +328,13 @@ def main(argv: list[str] | None = None) -> int:
         same = OUT.exists() and OUT.read_text(encoding="utf-8") == text
         print("up to date" if same else f"{OUT} differs from the generator output")
         return 0 if same else 1
-    tmp = OUT.with_suffix(".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(OUT)
+    from replay import output
+
+    output.write_text(OUT, text)
     print(f"wrote {OUT}")
     return 0
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(OUT.parents[2]))  # the checkout: engine.floatbits, replay.output
     sys.exit(main())

@@ -166,12 +166,13 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"{OUT} is up to date")
         return 0
-    tmp = OUT.with_suffix(".py.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(OUT)
+    from replay import output
+
+    output.write_text(OUT, text)
     print(f"wrote {OUT}")
     return 0
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(OUT.parents[2]))  # the checkout: replay.output
     sys.exit(main())

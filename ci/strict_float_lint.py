@@ -1,6 +1,7 @@
 """The strict-float lint: an AST check that code obeys the contract of docs/architecture.md §3.
 
-Usage: ``python ci/strict_float_lint.py [PATH ...]`` (default ``engine``). Every
+Usage: ``python ci/strict_float_lint.py [--only RULE[,RULE]] [PATH ...]`` (default
+``engine``). Every
 ``.py`` file under each path is parsed (never imported or run) and each
 violation is printed as ``file:line:col: rule: message``; the exit status is 1
 if there is any, 0 otherwise, 2 for a path that does not exist.
@@ -29,8 +30,16 @@ Rules (the rationale of each is in docs/adr/0020-strict-float-lint-rules.md):
                     arithmetic: ``random secrets uuid time datetime calendar zoneinfo
                     statistics decimal cmath numpy threading multiprocessing concurrent
                     asyncio ctypes``, and ``os.urandom``/``os.getrandom``.
-``layering``        an import that is neither the standard library nor ``engine``
-                    itself (``replay``, ``scenarios``, ``parity``, third-party packages).
+``layering``        an import of a higher layer of the project: the packages, from the
+                    bottom up, are :data:`LAYERS` (``engine replay scenarios parity
+                    sandbox cli``); a module may import its own package and any lower
+                    one, never a higher one, also not lazily inside a function. In
+                    :data:`STDLIB_ONLY` packages (``engine``, ``scenarios``: they run in
+                    every runtime from a wheel with no dependencies) a third-party import
+                    is a layering violation too. A file outside the project's packages
+                    is held to ``engine``'s rule. ``--only layering`` checks this rule
+                    alone, so the layers of the whole tree can be checked
+                    (docs/adr/0161-layer-order.md).
 ``hash-id``         the built-ins ``hash()`` and ``id()``, and ``.__hash__()``:
                     string hashing is randomised per process, ids are addresses.
 ``complex``         ``complex(...)``, complex literals (``1j``) and ``cmath``.
@@ -118,6 +127,11 @@ _PRAGMA = re.compile(r"#\s*strict:\s*allow\b(?P<rest>.*)$")
 _PRAGMA_BODY = re.compile(r"^\s+(?P<rule>[a-z-]+)\s+--\s+(?P<reason>\S.*)$")
 
 _STDLIB = frozenset(sys.stdlib_module_names)
+
+#: the project's packages from the bottom layer up (docs/architecture.md §1, ADR 0161).
+LAYERS = ("engine", "replay", "scenarios", "parity", "sandbox", "cli")
+#: packages that may import the standard library and the project only, no third party.
+STDLIB_ONLY = ("engine", "scenarios")
 #: methods whose result is a set whatever they are called on.
 _SET_METHODS = frozenset({"union", "intersection", "difference", "symmetric_difference"})
 _SET_ANNOTATIONS = frozenset({"set", "frozenset", "Set", "FrozenSet", "AbstractSet",
@@ -157,9 +171,29 @@ def _root(module: str) -> str:
     return module.split(".", 1)[0]
 
 
+def package_of(path: Path) -> str | None:
+    """The top-level package ``path`` belongs to (the highest folder of its chain of
+    ``__init__.py`` folders), or None for a file outside any package."""
+    top = None
+    folder = path.resolve().parent
+    while (folder / "__init__.py").is_file():
+        top = folder.name
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    return top
+
+
+def _layer(package: str) -> int:
+    return LAYERS.index(package)
+
+
 class _Checker(ast.NodeVisitor):
-    def __init__(self, path: str, tree: ast.Module) -> None:
+    def __init__(self, path: str, tree: ast.Module, package: str | None = None) -> None:
         self.path = path
+        #: the layer this file's imports are judged from: a file outside the project's
+        #: packages is held to engine's rule, the strictest
+        self.package = package if package in LAYERS else "engine"
         self.found: list[Violation] = []
         self.math_aliases: set[str] = set()  # names bound to the math module
         self.module_aliases: dict[str, str] = {}  # local name -> module (for os, operator)
@@ -267,10 +301,18 @@ class _Checker(ast.NodeVisitor):
         if root == "importlib":
             self.report(node, "dynamic-code", f"import of {module}: dynamic imports hide code")
             return False
-        if root != "engine" and root not in _STDLIB:
+        own = self.package
+        if root in LAYERS:
+            if _layer(root) > _layer(own):
+                self.report(node, "layering",
+                            f"{own} may not import {module}: {root} is a higher layer "
+                            f"({' < '.join(LAYERS)})")
+                return False
+            return True
+        if root not in _STDLIB and own in STDLIB_ONLY:
             self.report(node, "layering",
-                        f"engine may import only the standard library and engine itself, "
-                        f"not {module}")
+                        f"{own} may import only the standard library and the project's "
+                        f"lower layers, not the third-party {module}")
             return False
         return True
 
@@ -431,17 +473,24 @@ def _pragmas(source: str) -> dict[int, tuple[int, str | None, str | None]]:
     return out
 
 
-def lint_source(source: str, path: str = "<string>") -> list[Violation]:
-    """Every violation of the strict-float contract in ``source``, sorted by position."""
+def lint_source(source: str, path: str = "<string>", package: str | None = None,
+                rules: Iterable[str] | None = None) -> list[Violation]:
+    """Every violation of the strict-float contract in ``source``, sorted by position.
+
+    ``package`` is the top-level package the source belongs to (its layer; None: held to
+    engine's rule); ``rules`` limits the check to those rules (pragmas for other rules are
+    then neither used nor reported)."""
+    wanted = set(RULES if rules is None else rules)
     try:
         tree = ast.parse(source, filename=path)
     except SyntaxError as exc:
         return [Violation(path, exc.lineno or 1, (exc.offset or 0) or 1, "syntax-error",
                           str(exc.msg))]
-    checker = _Checker(path, tree)
+    checker = _Checker(path, tree, package)
     checker.visit(tree)
-    found = checker.found
-    pragmas = _pragmas(source)
+    found = [v for v in checker.found if v.rule in wanted]
+    pragmas = {line: p for line, p in _pragmas(source).items()
+               if p[1] is None or p[1] in wanted or p[1] not in RULES}
     kept: list[Violation] = []
     used: set[int] = set()
     for v in found:
@@ -474,10 +523,14 @@ def iter_files(paths: Iterable[str | Path]) -> Iterator[Path]:
             raise FileNotFoundError(f"no such file or directory: {p}")
 
 
-def lint_paths(paths: Iterable[str | Path]) -> list[Violation]:
+def lint_paths(paths: Iterable[str | Path],
+               rules: Iterable[str] | None = None) -> list[Violation]:
+    """Every violation in the ``.py`` files under ``paths``, each judged from its own
+    package's layer; ``rules`` as for :func:`lint_source`."""
+    chosen = None if rules is None else tuple(rules)
     out: list[Violation] = []
     for f in iter_files(paths):
-        out.extend(lint_source(f.read_text(encoding="utf-8"), str(f)))
+        out.extend(lint_source(f.read_text(encoding="utf-8"), str(f), package_of(f), chosen))
     return out
 
 
@@ -486,10 +539,20 @@ def main(argv: list[str] | None = None) -> int:
     if any(a in ("-h", "--help") for a in args):
         print(__doc__)
         return 0
+    rules = None
+    if args and args[0] == "--only" or args and args[0].startswith("--only="):
+        value = args[0].partition("=")[2] or (args[1] if len(args) > 1 else "")
+        args = args[1:] if "=" in args[0] else args[2:]
+        rules = [r for r in value.split(",") if r]
+        unknown = [r for r in rules if r not in RULES]
+        if not rules or unknown:
+            print(f"strict_float_lint: --only needs rules from: {', '.join(RULES)}",
+                  file=sys.stderr)
+            return 2
     paths = args or ["engine"]
     try:
         files = list(iter_files(paths))
-        violations = lint_paths(files)
+        violations = lint_paths(files, rules)
     except FileNotFoundError as exc:
         print(f"strict_float_lint: {exc}", file=sys.stderr)
         return 2

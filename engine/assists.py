@@ -18,13 +18,25 @@ braking slip s_b = (V_x - R·ω)/V, drive slip s_d = (R·ω - V_x)/V.
   driven-wheel drive slip, scaling the throttle to the power unit
   (floor ``tc_floor``, may be 0).
 * **Stability control** (:func:`esc`): reference yaw rate
-  r_ref = V_x·tan δ/L, capped at μ·g/|V_x|; error e = r - r_ref. Past the
-  dead band d: oversteer (the car yaws more than the reference, in the
-  reference's sense) brakes the outer front wheel, understeer the inner
-  rear, with torque min(K·(|e| - d), T_max) added to that wheel's brake
-  capacity (so it goes through the ordinary bounded brake constraint and
-  the wheel can still lock exactly), and the throttle is cut by
-  max(0, 1 - c·(|e| - d)). The turn sense is the reference's, or the yaw
+  r_ref = V_x·tan δ/L (neutral steer), capped at μ·g/|V_x|; error
+  e = r - r_ref. The car's own steady yaw rate with its linear understeer
+  gradient K (rad per m/s², from the definition),
+  r_car = V_x·tan δ/(L + K·V_x²), capped alike, lies |r_ref| - |r_car| on
+  the understeer side of the reference (the oversteer side when K < 0): the
+  dead band on that side is d + ||r_ref| - |r_car||, on the other side d, so
+  a steady corner within the tires' limit gets no action and an
+  understeering car is not "corrected" towards neutral steer. The
+  understeer side's band also grows by the car's headroom to the friction
+  limit, μ·g/|V_x| - |r_car|: below the limit the car reaches its own
+  steady state unaided (braking the inner rear there only hastens the
+  transient and overshoots), so understeer is braked only near the limit,
+  continuously in the steer and the speed. Past its dead band b: oversteer
+  (the car yaws more than the reference, in the reference's sense) brakes
+  the outer front wheel, understeer the inner rear, with torque
+  min(K_esc·(|e| - b), T_max) added to that wheel's brake capacity (so it
+  goes through the ordinary bounded brake constraint and the wheel can
+  still lock exactly), and the throttle is cut by max(0, 1 - c·(|e| - b)).
+  The turn sense is the reference's, or the yaw
   rate's when the reference is below :data:`ESC_REF_MIN`.
 * **Steering assist** (:func:`steer_scale`): caps the reference road-wheel
   angle at δ_cap = L·a_lim/V² (V = max(speed, 0.1 m/s), rounded *up* to a
@@ -39,8 +51,8 @@ from __future__ import annotations
 from math import ceil, sqrt
 from typing import NamedTuple
 
+from engine.blocks import number, refuse_unknown, require_object
 from engine.errors import DefinitionError
-from engine.powertrain import _num
 
 V_REG = 0.5  # m/s, regularisation speed of the slips (as the telemetry's)
 ESC_REF_MIN = 0.02  # rad/s: below it the turn sense comes from the yaw rate
@@ -69,19 +81,16 @@ def validate(a: object, path: str = "assists") -> dict:
     """A normalised copy of an assists block: switches 0/1 and optional parameters."""
     if a is None:
         a = {}
-    if not isinstance(a, dict):
-        raise DefinitionError(f"{path}: must be an object")
+    a = require_object(a, path)
     out: dict = {}
-    for key in a:
-        if key not in SWITCHES and key not in PARAMS:
-            raise DefinitionError(f"{path}.{key}: unknown parameter")
+    refuse_unknown(a, path, (*SWITCHES, *PARAMS))
     for key in SWITCHES:
         v = a.get(key, 0)
         if isinstance(v, bool) or v not in (0, 1):
             raise DefinitionError(f"{path}.{key}: must be 0 (off) or 1 (on)")
         out[key] = int(v)
     for key, default in PARAMS.items():
-        out[key] = _num(f"{path}.{key}", a.get(key, default), strict=key not in ("tc_floor",))
+        out[key] = number(f"{path}.{key}", a.get(key, default), strict=key not in ("tc_floor",))
     for kind in ("abs", "tc"):
         if out[f"{kind}_release_slip"] <= out[f"{kind}_slip_target"]:
             raise DefinitionError(f"{path}.{kind}_release_slip: must be > {kind}_slip_target")
@@ -109,6 +118,8 @@ class EscConstants(NamedTuple):
     max_torque: float
     throttle_cut: float
     mu_g: float
+    wheelbase: float  # m
+    understeer: float  # the car's linear understeer gradient, rad per m/s²
 
 
 class AssistConstants(NamedTuple):
@@ -136,8 +147,9 @@ class AssistActions(NamedTuple):
     esc_throttle: float
 
 
-def constants(a: dict) -> AssistConstants:
-    """Folded constants for the stages (switch flags first)."""
+def constants(a: dict, wheelbase: float = 1.0, understeer: float = 0.0) -> AssistConstants:
+    """Folded constants for the stages (switch flags first); ``understeer`` is the car's
+    linear understeer gradient (rad per m/s²) that sizes the ESC's dead band (0: neutral)."""
     return AssistConstants(
         a["abs"],
         a["traction_control"],
@@ -160,6 +172,8 @@ def constants(a: dict) -> AssistConstants:
             a["esc_max_torque_nm"],
             a["esc_throttle_cut_per_radps"],
             a["esc_mu"] * 9.80665,
+            wheelbase,
+            understeer,
         ),
         a["steer_assist_lat_accel_mps2"],
     )
@@ -232,15 +246,23 @@ def tc_scale(k: tuple, max_drive_slip: float) -> float:
 
 def esc(k: tuple, vx: float, r: float, tan_delta_over_l: float) -> tuple[float, float, int, float]:
     """ESC: (yaw error rad/s, brake torque N·m, wheel index or -1, throttle factor)."""
-    dead, gain, t_max, cut, mu_g = k
+    dead, gain, t_max, cut, mu_g, wb, kus = k
     r_ref = vx * tan_delta_over_l
+    den = wb + kus * vx * vx
+    r_car = r_ref * wb / den if den > 0.0 else r_ref * 1.0e30
     avx = vx if vx >= 0.0 else -vx
+    headroom = 0.0
     if avx > 0.1:
         lim = mu_g / avx
         if r_ref > lim:
             r_ref = lim
         elif r_ref < -lim:
             r_ref = -lim
+        if r_car > lim:
+            r_car = lim
+        elif r_car < -lim:
+            r_car = -lim
+        headroom = lim - r_car if r_car >= 0.0 else lim + r_car
     err = r - r_ref
     if r_ref > ESC_REF_MIN or (r_ref >= -ESC_REF_MIN and r > 0.0):
         sense = 1.0  # turning left
@@ -249,10 +271,17 @@ def esc(k: tuple, vx: float, r: float, tan_delta_over_l: float) -> tuple[float, 
     else:
         return err, 0.0, -1, 1.0
     excess = sense * err
-    mag = excess if excess >= 0.0 else -excess
-    if mag <= dead:
+    # the car's own steady yaw rate lies this far past the reference (< 0: understeer side)
+    own = sense * (r_car - r_ref)
+    if excess > 0.0:
+        band = dead + own if own > 0.0 else dead
+        mag = excess
+    else:  # understeer: far from the limit the car reaches its own steady state unaided
+        band = (dead - own if own < 0.0 else dead) + headroom
+        mag = -excess
+    if mag <= band:
         return err, 0.0, -1, 1.0
-    over = mag - dead
+    over = mag - band
     torque = gain * over
     if torque > t_max:
         torque = t_max

@@ -37,8 +37,9 @@ A power unit without a clutch (the electric motor's fixed reduction) uses
 
 from __future__ import annotations
 
+from engine.blocks import number, refuse_unknown, require_object
 from engine.errors import DefinitionError
-from engine.powertrain import RPM, _num
+from engine.powertrain import RPM
 
 RIGID = 1.0e12  # N·m: the capacity of a shaft, never exceeded by a finite solve
 
@@ -47,16 +48,13 @@ KEYS = ("max_torque_nm", "disengage_rpm", "engage_rpm", "closed_throttle_span")
 
 def validate(c: object, path: str = "drivetrain.clutch") -> dict:
     """A normalised copy of a clutch block; DefinitionError names the bad parameter."""
-    if not isinstance(c, dict):
-        raise DefinitionError(f"{path}: must be an object")
-    for key in c:
-        if key not in KEYS:
-            raise DefinitionError(f"{path}.{key}: unknown parameter")
+    c = require_object(c, path)
+    refuse_unknown(c, path, KEYS)
     out = {}
     for key in KEYS:
         if key not in c:
             raise DefinitionError(f"{path}.{key}: is missing")
-        out[key] = _num(f"{path}.{key}", c[key])
+        out[key] = number(f"{path}.{key}", c[key])
     if out["closed_throttle_span"] > 1.0:
         raise DefinitionError(f"{path}.closed_throttle_span: must be <= 1")
     if out["engage_rpm"] <= out["disengage_rpm"]:
@@ -97,10 +95,3 @@ def capacity(k: tuple, omega_e: float, shift_factor: float, theta: float = 1.0) 
     if e >= span:
         return k[0] * shift_factor
     return k[0] * (e / span) * shift_factor
-
-
-def bound(t_req: float, cap: float) -> tuple[float, bool]:
-    """The bounded constraint: (torque, locked) for requested ``t_req`` and capacity ``cap``."""
-    if -cap <= t_req <= cap:
-        return t_req, True
-    return (cap if t_req > 0.0 else -cap), False

@@ -51,8 +51,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from engine.blocks import number, refuse_unknown, require_keys, require_object
+from engine.constraint import bound, bounded_solve
 from engine.errors import DefinitionError
-from engine.powertrain import _num
 
 DIFF_TYPES = ("open", "lsd", "locked")
 MAX_ITER = 4
@@ -60,34 +61,27 @@ MAX_ITER = 4
 
 def validate_diff(d: object, path: str) -> dict:
     """A normalised copy of one differential block."""
-    if not isinstance(d, dict):
-        raise DefinitionError(f"{path}: must be an object")
+    d = require_object(d, path)
     kind = d.get("type")
     if kind not in DIFF_TYPES:
         raise DefinitionError(f"{path}.type: must be one of {', '.join(DIFF_TYPES)}, got {kind!r}")
     keys = ("preload_nm", "power_ratio", "coast_ratio") if kind == "lsd" else ()
-    for key in d:
-        if key != "type" and key not in keys:
-            raise DefinitionError(f"{path}.{key}: unknown parameter")
+    refuse_unknown(d, path, ("type", *keys))
     out: dict = {"type": kind}
     for key in keys:
         if key not in d:
             raise DefinitionError(f"{path}.{key}: is missing")
-        out[key] = _num(f"{path}.{key}", d[key], strict=False)
+        out[key] = number(f"{path}.{key}", d[key], strict=False)
     return out
 
 
 def validate(layout: object, path: str = "drivetrain.layout") -> dict:
     """A normalised copy of the layout block (front share and the two axle differentials)."""
-    if not isinstance(layout, dict):
-        raise DefinitionError(f"{path}: must be an object")
-    for key in layout:
-        if key not in ("front_share", "front_diff", "rear_diff"):
-            raise DefinitionError(f"{path}.{key}: unknown parameter")
-    for key in ("front_share", "front_diff", "rear_diff"):
-        if key not in layout:
-            raise DefinitionError(f"{path}.{key}: is missing")
-    share = _num(f"{path}.front_share", layout["front_share"], strict=False)
+    keys = ("front_share", "front_diff", "rear_diff")
+    layout = require_object(layout, path)
+    refuse_unknown(layout, path, keys)
+    require_keys(layout, path, keys)
+    share = number(f"{path}.front_share", layout["front_share"], strict=False)
     if share > 1.0:
         raise DefinitionError(f"{path}.front_share: must be <= 1")
     return {
@@ -161,10 +155,7 @@ def solve(
                 i, j = idx
                 dterms.append((kj, b[i] + b[j], d[i] + d[j], cap[i] + cap[j]))
         # the torque that keeps the clutch locked, the brakes' modes iterated from T_c = T_e
-        if -clutch_cap <= t_e <= clutch_cap:
-            t = t_e
-        else:
-            t = clutch_cap if t_e > 0.0 else -clutch_cap
+        t = bound(t_e, clutch_cap)[0]
         eg = eta * g
         egg = eg * g
         prev = -1
@@ -176,14 +167,10 @@ def solve(
             for kj, bj, dj, cj in dterms:
                 bit *= 4
                 req = bj + eg * kj * t
-                if -cj <= req <= cj:
+                tb, held = bound(req, cj)
+                if held:
                     continue  # held by its brake: its speed stays 0
-                if req > 0.0:
-                    modes += bit
-                    tb = cj
-                else:
-                    modes += 2 * bit
-                    tb = -cj
+                modes += bit if req > 0.0 else 2 * bit
                 inv = kj / dj
                 num -= g * (bj - tb) * inv
                 den += egg * kj * inv
@@ -191,36 +178,23 @@ def solve(
             if modes == prev:
                 break
             prev = modes
-        if -clutch_cap <= t <= clutch_cap:
-            t_c, locked = t, True
-        else:
-            t_c, locked = (clutch_cap if t > 0.0 else -clutch_cap), False
+        t_c, locked = bound(t, clutch_cap)
     t_out = eta * g * t_c
     x = [weights[0] * t_out, weights[1] * t_out, weights[2] * t_out, weights[3] * t_out]
     for left, right, pre, pr, cr in lsds:
         # each wheel's free response to its open-diff torque (the bounded brake solve)
         xl = x[left]
         xr = x[right]
-        cl = cap[left]
-        cr_ = cap[right]
-        req = b[left] + xl
-        if -cl <= req <= cl:
-            wl, gl = 0.0, 0.0
-        else:
-            wl = (req - (cl if req > 0.0 else -cl)) / d[left]
-            gl = 1.0 / d[left]
-        req = b[right] + xr
-        if -cr_ <= req <= cr_:
-            wr, gr = 0.0, 0.0
-        else:
-            wr = (req - (cr_ if req > 0.0 else -cr_)) / d[right]
-            gr = 1.0 / d[right]
+        wl, _, held_l = bounded_solve(b[left] + xl, d[left], cap[left])
+        wr, _, held_r = bounded_solve(b[right] + xr, d[right], cap[right])
+        gl = 0.0 if held_l else 1.0 / d[left]  # a held wheel counts as infinitely stiff
+        gr = 0.0 if held_r else 1.0 / d[right]
         if gl + gr == 0.0:
             continue
         t_req = (wl - wr) / (gl + gr)
         axle_in = xl + xr
         lim = pre + (pr if axle_in >= 0.0 else cr) * (axle_in if axle_in >= 0.0 else -axle_in)
-        t = t_req if -lim <= t_req <= lim else (lim if t_req > 0.0 else -lim)
+        t = bound(t_req, lim)[0]
         x[left] = xl - t
         x[right] = xr + t
     omega = [0.0, 0.0, 0.0, 0.0]
@@ -230,26 +204,15 @@ def solve(
     for idx, kj in bodies:
         if len(idx) == 1:
             i = idx[0]
-            cj = cap[i]
-            req = b[i] + x[i]
-            if -cj <= req <= cj:
-                t_b[i] = req
-                held[i] = True
-                continue
-            tb = cj if req > 0.0 else -cj
-            w = (req - tb) / d[i]
+            w, t_b[i], held[i] = bounded_solve(b[i] + x[i], d[i], cap[i])
+            if held[i]:
+                continue  # held by its brake: its speed stays 0
             omega[i] = w
-            t_b[i] = tb
             omega_out += kj * w
             continue
         i, j = idx
         cj = cap[i] + cap[j]
-        req = (b[i] + b[j]) + (x[i] + x[j])
-        if -cj <= req <= cj:
-            w, tb, hd = 0.0, req, True
-        else:
-            tb = cj if req > 0.0 else -cj
-            w, hd = (req - tb) / (d[i] + d[j]), False
+        w, tb, hd = bounded_solve((b[i] + b[j]) + (x[i] + x[j]), d[i] + d[j], cj)
         share_i = cap[i] / cj if cj > 0.0 else 0.5
         tb_i = tb * share_i
         tb_j = tb - tb_i

@@ -32,6 +32,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from engine import clutch, differential, gearbox, powertrain
+from engine.blocks import refuse_unknown, require_keys, require_object
 from engine.errors import DefinitionError
 from engine.state import Field
 
@@ -45,14 +46,9 @@ KEYS = ("power_unit", "clutch", "gearbox", "layout")
 
 def validate(dt: object, path: str = "drivetrain") -> dict:
     """A normalised copy of the ``drivetrain`` block; DefinitionError names the bad parameter."""
-    if not isinstance(dt, dict):
-        raise DefinitionError(f"{path}: must be an object")
-    for key in dt:
-        if key not in KEYS:
-            raise DefinitionError(f"{path}.{key}: unknown parameter")
-    for key in KEYS:
-        if key not in dt:
-            raise DefinitionError(f"{path}.{key}: is missing")
+    dt = require_object(dt, path)
+    refuse_unknown(dt, path, KEYS)
+    require_keys(dt, path, KEYS)
     pu = powertrain.validate(dt["power_unit"], f"{path}.power_unit")
     if pu["type"] == "engine":
         if dt["clutch"] is None:

@@ -265,13 +265,21 @@ tc_f = 1.0
 a0 = a1 = a2 = a3 = 1.0
 if esc_on:
     r_ref = vx * tan_d_l
+    den = {esc_wb} + {esc_kus} * vx * vx
+    r_car = r_ref * {esc_wb} / den if den > 0.0 else r_ref * 1.0e30
     avx = vx if vx >= 0.0 else -vx
+    headroom = 0.0
     if avx > 0.1:
         lim = {esc_mu_g} / avx
         if r_ref > lim:
             r_ref = lim
         elif r_ref < -lim:
             r_ref = -lim
+        if r_car > lim:
+            r_car = lim
+        elif r_car < -lim:
+            r_car = -lim
+        headroom = lim - r_car if r_car >= 0.0 else lim + r_car
     esc_err = r - r_ref
     if r_ref > {esc_ref_min} or (r_ref >= {esc_neg_ref_min} and r > 0.0):
         sense = 1.0
@@ -281,9 +289,15 @@ if esc_on:
         sense = 0.0
     if sense != 0.0:
         excess = sense * esc_err
-        mag = excess if excess >= 0.0 else -excess
-        if not mag <= {esc_dead}:
-            over = mag - {esc_dead}
+        own = sense * (r_car - r_ref)
+        if excess > 0.0:
+            band = {esc_dead} + own if own > 0.0 else {esc_dead}
+            mag = excess
+        else:
+            band = ({esc_dead} - own if own < 0.0 else {esc_dead}) + headroom
+            mag = -excess
+        if not mag <= band:
+            over = mag - band
             esc_t = {esc_gain} * over
             if esc_t > {esc_t_max}:
                 esc_t = {esc_t_max}
@@ -820,6 +834,8 @@ def source(sim: object) -> str:
         esc_ref_min=num(assists.ESC_REF_MIN),
         esc_neg_ref_min=num(-assists.ESC_REF_MIN),
         esc_dead=num(ak.esc.dead_band),
+        esc_wb=num(ak.esc.wheelbase),
+        esc_kus=num(ak.esc.understeer),
         esc_gain=num(ak.esc.gain),
         esc_t_max=num(ak.esc.max_torque),
         esc_cut=num(ak.esc.throttle_cut),

@@ -50,8 +50,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from engine.blocks import number, refuse_unknown, require_keys, require_object
 from engine.errors import DefinitionError
-from engine.powertrain import RPM, _num
+from engine.powertrain import RPM
 from engine.state import Field
 
 FIELDS = (
@@ -67,7 +68,8 @@ REVERSE_MAX_OMEGA = 2.0  # rad/s of output speed: reverse is refused above it (m
 
 TYPES = ("manual", "automatic", "single")
 _COMMON = ("ratios", "reverse_ratio", "final_drive", "efficiency", "shift_time_s")
-_AUTO = (
+#: the parameters only an automatic gearbox has (shift points, kickdown)
+AUTOMATIC_KEYS = (
     "upshift_rpm_light",
     "upshift_rpm_full",
     "downshift_rpm_light",
@@ -79,35 +81,30 @@ _AUTO = (
 
 def validate(g: object, path: str = "drivetrain.gearbox") -> dict:
     """A normalised copy of a gearbox block; DefinitionError names the bad parameter."""
-    if not isinstance(g, dict):
-        raise DefinitionError(f"{path}: must be an object")
+    g = require_object(g, path)
     kind = g.get("type")
     if kind not in TYPES:
         raise DefinitionError(f"{path}.type: must be one of {', '.join(TYPES)}, got {kind!r}")
-    keys = _COMMON + (_AUTO if kind == "automatic" else ())
-    for key in g:
-        if key != "type" and key not in keys:
-            raise DefinitionError(f"{path}.{key}: unknown parameter")
-    for key in keys:
-        if key not in g:
-            raise DefinitionError(f"{path}.{key}: is missing")
+    keys = _COMMON + (AUTOMATIC_KEYS if kind == "automatic" else ())
+    refuse_unknown(g, path, ("type", *keys))
+    require_keys(g, path, keys)
     out: dict = {"type": kind}
     ratios = g["ratios"]
     if not isinstance(ratios, list) or not ratios:
         raise DefinitionError(f"{path}.ratios: must be a non-empty list")
     if kind == "single" and len(ratios) != 1:
         raise DefinitionError(f"{path}.ratios: a single-speed box has exactly one ratio")
-    out["ratios"] = [_num(f"{path}.ratios[{i}]", r) for i, r in enumerate(ratios)]
+    out["ratios"] = [number(f"{path}.ratios[{i}]", r) for i, r in enumerate(ratios)]
     for i in range(1, len(ratios)):
         if out["ratios"][i] >= out["ratios"][i - 1]:
             raise DefinitionError(f"{path}.ratios[{i}]: ratios must decrease")
     for key in _COMMON[1:]:
-        out[key] = _num(f"{path}.{key}", g[key])
+        out[key] = number(f"{path}.{key}", g[key])
     if out["efficiency"] > 1.0:
         raise DefinitionError(f"{path}.efficiency: must be <= 1")
     if kind == "automatic":
-        for key in _AUTO:
-            out[key] = _num(f"{path}.{key}", g[key])
+        for key in AUTOMATIC_KEYS:
+            out[key] = number(f"{path}.{key}", g[key])
         if out["kickdown_throttle"] > 1.0:
             raise DefinitionError(f"{path}.kickdown_throttle: must be <= 1")
         r = out["ratios"]
@@ -147,7 +144,8 @@ def constants(g: dict, substep_hz: int) -> GearboxConstants:
     open_ticks = int(ticks * OPEN_FRACTION)
     auto = g["type"] == "automatic"
     sched = (
-        tuple(g[k] * RPM for k in _AUTO[:4]) + (g["kickdown_throttle"], g["kickdown_rpm"] * RPM)
+        tuple(g[k] * RPM for k in AUTOMATIC_KEYS[:4])
+        + (g["kickdown_throttle"], g["kickdown_rpm"] * RPM)
         if auto
         else None
     )

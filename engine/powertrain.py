@@ -40,8 +40,7 @@ same limits on |ω|.
 
 from __future__ import annotations
 
-from math import isfinite
-
+from engine.blocks import number, refuse_unknown, require_keys, require_object
 from engine.errors import DefinitionError
 
 RPM = 0.10471975511965977  # rad/s per rpm (2π/60)
@@ -69,19 +68,9 @@ MOTOR_KEYS = (
 )
 
 
-def _num(path: str, v: object, lo: float = 0.0, strict: bool = True) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not isfinite(v):
-        raise DefinitionError(f"{path}: must be a finite number")
-    f = float(v)
-    if (strict and f <= lo) or (not strict and f < lo):
-        raise DefinitionError(f"{path}: must be {'>' if strict else '>='} {lo:g}, got {f!r}")
-    return f
-
-
 def validate(p: object, path: str = "drivetrain.power_unit") -> dict:
     """A normalised copy of a power-unit block; DefinitionError names the bad parameter."""
-    if not isinstance(p, dict):
-        raise DefinitionError(f"{path}: must be an object")
+    p = require_object(p, path)
     kind = p.get("type")
     if kind == "engine":
         keys = ENGINE_KEYS + ("torque_curve_rpm", "torque_curve_nm")
@@ -90,16 +79,12 @@ def validate(p: object, path: str = "drivetrain.power_unit") -> dict:
     else:
         raise DefinitionError(f"{path}.type: must be 'engine' or 'motor', got {kind!r}")
     out: dict = {"type": kind}
-    for key in p:
-        if key != "type" and key not in keys:
-            raise DefinitionError(f"{path}.{key}: unknown parameter")
-    for key in keys:
-        if key not in p:
-            raise DefinitionError(f"{path}.{key}: is missing")
+    refuse_unknown(p, path, ("type", *keys))
+    require_keys(p, path, keys)
     if kind == "engine":
         for key in ENGINE_KEYS:
             nonneg = key in ("drag_idle_nm", "drag_redline_nm")
-            out[key] = _num(f"{path}.{key}", p[key], strict=not nonneg)
+            out[key] = number(f"{path}.{key}", p[key], strict=not nonneg)
         if out["redline_rpm"] <= out["idle_rpm"]:
             raise DefinitionError(f"{path}.redline_rpm: must be > idle_rpm")
         rpm, nm = p["torque_curve_rpm"], p["torque_curve_nm"]
@@ -108,10 +93,10 @@ def validate(p: object, path: str = "drivetrain.power_unit") -> dict:
         if not isinstance(nm, list) or len(nm) != len(rpm):
             raise DefinitionError(f"{path}.torque_curve_nm: must have one torque per speed")
         out["torque_curve_rpm"] = [
-            _num(f"{path}.torque_curve_rpm[{i}]", v) for i, v in enumerate(rpm)
+            number(f"{path}.torque_curve_rpm[{i}]", v) for i, v in enumerate(rpm)
         ]
         out["torque_curve_nm"] = [
-            _num(f"{path}.torque_curve_nm[{i}]", v, strict=False) for i, v in enumerate(nm)
+            number(f"{path}.torque_curve_nm[{i}]", v, strict=False) for i, v in enumerate(nm)
         ]
         for i in range(1, len(rpm)):
             if out["torque_curve_rpm"][i] <= out["torque_curve_rpm"][i - 1]:
@@ -119,7 +104,7 @@ def validate(p: object, path: str = "drivetrain.power_unit") -> dict:
     else:
         for key in MOTOR_KEYS:
             nonneg = key in ("regen_torque_fraction", "regen_max_power_w", "regen_fade_rpm")
-            out[key] = _num(f"{path}.{key}", p[key], strict=not nonneg)
+            out[key] = number(f"{path}.{key}", p[key], strict=not nonneg)
         if out["regen_torque_fraction"] > 1.0:
             raise DefinitionError(f"{path}.regen_torque_fraction: must be <= 1")
     return out

@@ -8,7 +8,7 @@ is an integer below 2**53 times 2**-53, never a rounded quotient.
 
 from __future__ import annotations
 
-import struct
+from engine.floatbits import bits_float
 
 MASK64 = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
@@ -49,4 +49,4 @@ class SplitMix64:
 
     def bits_double(self) -> float:
         """The double whose bit pattern is the next integer (may be inf or nan)."""
-        return struct.unpack("<d", struct.pack("<Q", self.next()))[0]
+        return bits_float(self.next())

@@ -50,7 +50,6 @@ at the substep where it appears, naming the first such field in layout order.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from math import sqrt
@@ -65,17 +64,21 @@ from engine import (
     fastpath,
     load_transfer,
     powertrain,
+    single_track,
     smath,
     steering,
     suspension,
     tire,
     wheel,
 )
+from engine import host as external
 from engine.definition import definition_hash, validate_definition
 from engine.errors import DefinitionError, SkidpadError
+from engine.floatbits import float_bits
 from engine.inputs import CHANNELS, DEFAULTS, INPUT_VERSION, inputs_from_mapping, validate_inputs
-from engine.state import NonFiniteStateError, StepArithmeticError, float_bits
+from engine.state import NonFiniteStateError, StepArithmeticError
 from engine.telemetry import DERIVED_FLOATS, DERIVED_ZERO, Derived, Telemetry, build_telemetry
+from engine.ticks import substeps_in_step
 from engine.vehicle_layout import (  # noqa: E402,F401  (re-exported for callers)
     I_AX,
     I_AY,
@@ -229,6 +232,8 @@ class Simulation:
         host_hz: int = 100,
         initial: dict | None = None,
         path: str | None = None,
+        host_wheels: object = None,
+        tire_relaxation: bool = True,
     ) -> None:
         d = validate_definition(definition)
         if substep_hz is None:
@@ -265,6 +270,26 @@ class Simulation:
         LAYOUT.check_finite(self.state, "initial state")
         #: The compiled fast path: built at the first unprobed step on the fast path.
         self.fast_run: Callable | None = None
+        #: The external host's link (engine.host), None when the engine owns every wheel.
+        self.host_link: external.HostLink | None = self._host_link(host_wheels, tire_relaxation)
+
+    def _host_link(self, wheels: object, relaxation: bool) -> external.HostLink | None:
+        if wheels is None:
+            if relaxation is not True:
+                raise SkidpadError("tire_relaxation: the analysis switch needs host wheels")
+            return None
+        owned = external.owned_wheels(wheels)
+        layout = external.driveline_without(self.drive_k.layout, owned)
+        return external.HostLink(owned, layout, self.radii, relaxation is not False)
+
+    def set_host_omega(self, omega: Sequence) -> None:
+        """Write the host's ω[k] (after host step k) into the spins of the wheels it owns."""
+        link = self.host_link
+        if link is None:
+            raise SkidpadError("set_host_omega: this simulation has no external host")
+        values = external.checked_omega(link, omega, self.step_count - 1)
+        for i, v in zip(link.owned, values, strict=True):
+            self.state[I_OMEGA[i]] = v
 
     # ----------------------------------------------------------------- constants
     def _build_constants(self) -> None:
@@ -305,7 +330,9 @@ class Simulation:
         self.engine_inertia = powertrain.inertia(self.drive_k.power_unit)
         weights = self.drive_k.layout.weights
         self.driven = tuple(i for i in range(4) if weights[i] > 0.0)
-        self.assist_k = assists.constants(d["assists"])
+        # The ESC's dead band is sized from the car's own understeer (engine.assists).
+        kus = single_track.linear_understeer(d) * steering.DEG / G
+        self.assist_k = assists.constants(d["assists"], lt["L"], kus)
         self.wheelbase = lt["L"]
         toe_r = d["steering"]["toe_rear_deg"] * steering.DEG
         self.steer_k = steering.constants(d["steering"], lt["L"], lt["tf"], toe_r)
@@ -379,9 +406,8 @@ class Simulation:
         return self.geometry
 
     def substeps_in(self, k: int) -> int:
-        """Substeps in host step ``k``: (k+1)·S//H - k·S//H."""
-        s, hz = self.substep_hz, self.host_hz
-        return (k + 1) * s // hz - k * s // hz
+        """Substeps in host step ``k`` (:mod:`engine.ticks`)."""
+        return substeps_in_step(k, self.host_hz, self.substep_hz)
 
     def step(self, inputs: Sequence | Mapping, probe: object = None) -> Telemetry:
         """Advance one host step with ``inputs`` (CHANNELS order or a dict); return telemetry.
@@ -403,7 +429,8 @@ class Simulation:
         if not math.isfinite(chk):
             LAYOUT.check_finite(self.state, f"the start of host step {self.step_count}")
         n = self.substeps_in(self.step_count)
-        fast = self.path == "fast" and probe is None
+        # A host-owned run takes the readable path (ADR 0200).
+        fast = self.path == "fast" and probe is None and self.host_link is None
         if fast and self.fast_run is None:
             try:
                 self.fast_run = fastpath.build(self)
@@ -417,6 +444,9 @@ class Simulation:
                     self._substep(probe)
         except (ValueError, ZeroDivisionError, OverflowError) as exc:
             raise StepArithmeticError(exc, f"tick {self.tick + 1}") from exc
+        if self.host_link is not None:
+            omega = tuple(self.state[i] for i in I_OMEGA)
+            external.close_step(self.host_link, self.step_count, omega, 1.0 / self.host_hz)
         self.step_count += 1
         return self.telemetry()
 
@@ -458,6 +488,9 @@ class Simulation:
             self.wheels, frames.cos, frames.sin, vx, vy, r, omega, ux, uy, loads.fz,
             self.surface, host.capacities, h,
         )  # fmt: skip
+        link = self.host_link
+        if link is not None:
+            tf = external.memoryless(link, self.wheels, tf, omega, loads.fz, self.surface, h)
         _report(probe, "tire_forces", tf.spring)
 
         act = assists.apply(
@@ -476,11 +509,20 @@ class Simulation:
             host.gear_request, omega, host.pedal, host.braking, act.tc_scale, act.esc_throttle,
             st[I_THROTTLE], st[I_ENGINE], h,
         )  # fmt: skip
-        ws = wheel.solve(
-            self.wheels, self.drive_k.layout, tf._replace(capacity=act.capacity), omega,
-            dt.ratio, dt.efficiency, st[I_ENGINE], dt.engine_torque, self.engine_inertia,
-            dt.clutch_capacity, self.drive_k.motor, h, self.inv_h,
-        )  # fmt: skip
+        if link is None:
+            ws = wheel.solve(
+                self.wheels, self.drive_k.layout, tf._replace(capacity=act.capacity), omega,
+                dt.ratio, dt.efficiency, st[I_ENGINE], dt.engine_torque, self.engine_inertia,
+                dt.clutch_capacity, self.drive_k.motor, h, self.inv_h,
+            )  # fmt: skip
+        else:  # the engine's driveline drives only the wheels it still owns
+            ws = wheel.solve(
+                self.wheels, link.layout, tf._replace(capacity=act.capacity), omega,
+                dt.ratio, dt.efficiency, st[I_ENGINE], dt.engine_torque, self.engine_inertia,
+                dt.clutch_capacity if link.engine_drives else 0.0, self.drive_k.motor, h,
+                self.inv_h, external.pinned(link, omega),
+            )  # fmt: skip
+            external.accumulate(link, self.wheels, ws.fx, loads.fz, act.capacity, h)
         held = tuple(1.0 if x else 0.0 for x in ws.held)
         _report(
             probe,
@@ -584,10 +626,6 @@ class Simulation:
         self.inputs = inputs
         self._host_update(inputs)
         self.derived = Derived.from_flat([float(v) for v in derived])
-
-    def snapshot_json(self) -> str:
-        """:meth:`snapshot` as JSON text."""
-        return json.dumps(self.snapshot(), sort_keys=True)
 
 
 __all__ = ["Simulation", "LAYOUT", "LAYOUT_VERSION", "CHANNELS", "INITIAL_KEYS"]

@@ -184,25 +184,3 @@ def hash_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def float_bits(x: float) -> int:
-    """The IEEE-754 binary64 bit pattern of ``x`` as an unsigned int."""
-    return struct.unpack("<Q", struct.pack("<d", x))[0]
-
-
-def bits_float(bits: int) -> float:
-    """The float whose binary64 bit pattern is ``bits``."""
-    return struct.unpack("<d", struct.pack("<Q", bits))[0]
-
-
-def ulp_distance(a: float, b: float) -> int:
-    """How many representable doubles lie between ``a`` and ``b`` (0 when bit-equal).
-
-    Uses the ordered-integer mapping of the bit patterns, so -0.0 and 0.0 are
-    one apart, and the distance across zero counts every subnormal.
-    """
-
-    def ordered(x: float) -> int:
-        u = float_bits(x)
-        return (1 << 63) - 1 - (u & ((1 << 63) - 1)) if u >> 63 else (1 << 63) + u
-
-    return abs(ordered(a) - ordered(b))

@@ -205,19 +205,6 @@ def shape(c: float, e: float, rho: float) -> float:
     return smath.sin(c * smath.atan(psi)) / rho
 
 
-def sliding_ratio(t: dict) -> float:
-    """μ_slide/μ_peak of tire definition ``t``: sin(C·atan ψ(ρ_cap))."""
-    rho = t["sliding_slip"]
-    return shape(t["shape_c"], t["shape_e"], rho) * rho
-
-
-def sliding_mu(t: dict, fz: float, surface: float = 1.0) -> tuple[float, float]:
-    """(μ_x, μ_y) of a fully sliding tire at load ``fz`` on ``surface``."""
-    s = surface * (1.0 + t["load_sensitivity"] * (fz / t["nominal_load_n"] - 1.0))
-    r = sliding_ratio(t)
-    return (t["mu_x"] * s * r, t["mu_y"] * s * r)
-
-
 def steady_lateral(k: tuple, fz: float, surface: float, tan_alpha: float) -> tuple[float, float]:
     """Steady pure-lateral (F_y, M_z) at slip tan α (free rolling, no longitudinal slip)."""
     dx, dy, kxs, kys = load_terms(k, fz, surface)

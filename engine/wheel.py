@@ -25,9 +25,8 @@ bring ω' to the target (0 for a brake) given all the other torques,
 and if ``|T_req| <= capacity`` the constraint holds: ω' = ω_target exactly
 (the wheel is locked: no overshoot, no chatter between rolling and locked).
 Otherwise ``T_b = ±capacity`` (sign of T_req) and the wheel slips with the
-full capacity. The same solve with a non-zero target and another capacity is
-the slipping clutch or a locked differential of the drivetrain issue; a
-coupled pair there solves the same bound on the relative speed.
+full capacity (:mod:`engine.constraint`). The clutch and a limited-slip
+differential are the same bounded constraint (:mod:`engine.differential`).
 """
 
 from __future__ import annotations
@@ -42,22 +41,6 @@ WHEELS = ("FL", "FR", "RL", "RR")
 FIELDS = tuple(
     Field(f"wheel.{w}.omega", "f", "rad/s", "wheel spin, positive rolling forward") for w in WHEELS
 )
-
-
-def bounded_solve(
-    a: float, omega: float, t_free: float, diag: float, capacity: float, target: float = 0.0
-) -> tuple[float, float, bool]:
-    """Solve ``diag·ω' = a·ω + t_free - T_b`` with ``|T_b| <= capacity`` aiming at ``target``.
-
-    ``a`` = I/h, ``diag`` = I/h + R·Q. Returns ``(ω', T_b, held)``: ``held`` is
-    True when the constraint is inside its bound (ω' is exactly ``target``).
-    """
-    rhs = a * omega + t_free
-    t_req = rhs - diag * target
-    if -capacity <= t_req <= capacity:
-        return target, t_req, True
-    t_b = capacity if t_req > 0.0 else -capacity
-    return (rhs - t_b) / diag, t_b, False
 
 
 class WheelConstants(NamedTuple):
@@ -124,10 +107,13 @@ def solve(
     motor: bool,
     h: float,
     inv_h: float,
+    pinned: tuple = (),
 ) -> WheelSolution:
     """The ``wheel_solve`` stage: the coupled driveline solve, then each patch's deflection.
 
-    ``omega`` are the spins at the start of the substep.
+    ``omega`` are the spins at the start of the substep. ``pinned`` holds
+    ``(wheel, ω)`` pairs for wheels whose spin an external host owns
+    (:mod:`engine.host`): they keep that spin, and their patches deflect with it.
 
     A patch that would deflect past its sliding cap while its low-speed damper
     acts slides: all wheels are solved again with that patch undamped (a
@@ -138,6 +124,8 @@ def solve(
     diag = list(tf.diag)
     cap = tf.capacity
     sol = differential.solve(diff_k, rhs, diag, cap, g, eta, w_e, t_e, j_e, clutch_cap, h)
+    for i, w in pinned:
+        sol[0][i] = w
     patches = _deflect_all(wheels, terms, sol[0], tf.v_x, h, inv_h)
     redo = False
     for i in range(4):
@@ -150,6 +138,8 @@ def solve(
             redo = True
     if redo:
         sol = differential.solve(diff_k, rhs, diag, cap, g, eta, w_e, t_e, j_e, clutch_cap, h)
+        for i, w in pinned:
+            sol[0][i] = w
         patches = _deflect_all(wheels, terms, sol[0], tf.v_x, h, inv_h)
     omega, t_b, held, t_d, w_e_n, t_c, c_locked, _w_out = sol
     if not motor and w_e_n < 0.0:

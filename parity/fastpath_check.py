@@ -26,8 +26,8 @@ import time
 from typing import Any
 
 from engine.definition import PRESET_NAMES, load_preset
+from engine.floatbits import float_bits, ulp_distance
 from engine.simulation import Simulation
-from engine.state import float_bits, ulp_distance
 
 DRIVE_STEPS = 60
 INITIAL = {"speed_mps": 6.0, "surface": "wet"}  # low and slippery: the assists have work

@@ -28,7 +28,7 @@ import functools
 import json
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +42,7 @@ from parity.harness import (
     first_difference,
     run_runtime,
 )
+from replay import output
 
 LOG_NAME = "cells.jsonl"
 LOG_FORMAT = "skidpad-fuzz-log"
@@ -254,10 +255,7 @@ class CampaignLog:
                 self.verdicts[doc["drive"]] = Verdict(**doc)
         if lines and lines[-1] and len(docs) < sum(1 for line in lines if line.strip()):
             # the last line was cut short by a stop: drop it, so the next line starts clean
-            kept = "".join(line + "\n" for line in lines[:-1])
-            tmp = self.path.with_name(f".{self.path.name}.tmp")
-            tmp.write_text(kept, encoding="utf-8")
-            os.replace(tmp, self.path)
+            output.write_text(self.path, "".join(line + "\n" for line in lines[:-1]))
 
     def add_cell(self, doc: dict[str, Any]) -> bool:
         """Log a finished cell; False if it was already logged (never counted twice)."""
@@ -355,13 +353,13 @@ def save_divergence(
     folder.mkdir(parents=True, exist_ok=True)
     rec = _recording_file(campaign, verdict.drive)
     setup = campaign.setup(verdict.drive).to_json()
-    _write(
+    output.write_text(
         folder / "setup.json", json.dumps({**setup, "verdict": asdict(verdict)}, indent=1) + "\n"
     )
     if not isinstance(rec, RecordingFile):
-        _write(folder / "diff.txt", rec + "\n")
+        output.write_text(folder / "diff.txt", rec + "\n")
         return Saved(folder, [rec])
-    _write(folder / "recording.json", rec.text)
+    output.write_text(folder / "recording.json", rec.text)
     names = (verdict.a or campaign.runtimes[0], verdict.b or campaign.runtimes[-1])
     every = campaign.checkpoint_every
     stop = None if verdict.first_step is None else verdict.first_step + every
@@ -382,7 +380,7 @@ def save_divergence(
     failed = [f"{n}: {d['error']}" for n, d in zip(names, docs, strict=True) if "error" in d]
     if failed:
         lines = [f"diff failed: {'; '.join(failed)}"]
-        _write(folder / "diff.txt", "\n".join(lines) + "\n")
+        output.write_text(folder / "diff.txt", "\n".join(lines) + "\n")
         return Saved(folder, lines)
     loaded = [
         load_trace_document(json.dumps(d["trace"]), n) for n, d in zip(names, docs, strict=True)
@@ -399,17 +397,10 @@ def save_divergence(
             report = diff_traces(loaded[0], loaded[1], *names)
     for name, doc in zip(names, docs, strict=True):
         if "trace" in doc:
-            _write(folder / f"{name}.trace.json", dumps_trace(doc["trace"]))
-    _write(folder / "diff.txt", report.text())
-    _write(folder / "diff.json", json.dumps(report.to_json(), indent=1) + "\n")
+            output.write_text(folder / f"{name}.trace.json", dumps_trace(doc["trace"]))
+    output.write_text(folder / "diff.txt", report.text())
+    output.write_text(folder / "diff.json", json.dumps(report.to_json(), indent=1) + "\n")
     return Saved(folder, report.lines())
-
-
-def _write(path: Path, text: str) -> None:
-    """Whole or not at all: a stop never leaves half a file."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 # ---------------------------------------------------------------------------- campaign
@@ -511,7 +502,3 @@ def summary_line(campaign: Campaign, outcome: Outcome) -> str:
         f"({outcome.cells_run} tasks run{resumed}, {outcome.replays_run} drive-runtime cells, "
         f"{outcome.wall_s:.1f} s, {rate:.2f} cells/s, {outcome.cpu_s:.1f} CPU s in them)"
     )
-
-
-def drives_of(outcome: Outcome, verdict: str) -> Sequence[int]:
-    return [v.drive for v in outcome.verdicts if v.verdict == verdict]

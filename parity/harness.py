@@ -30,15 +30,15 @@ when the traces agree it says why they cannot explain the mismatch; it never say
 
 Runtime names: ``cpython3.11``, ``cpython3.12``, ``cpython3.13``, ``node`` (this file's
 siblings ``runtimes/cpython.py`` and ``runtimes/node.py``) and ``chromium``, ``firefox``,
-``webkit`` (``runtimes/browser.py``, imported lazily: if it is missing those runtimes are
-"unavailable").
+``webkit`` (``runtimes/browser.py``, one module each: ``runtimes/chromium.py``,
+``runtimes/firefox.py``, ``runtimes/webkit.py``).
 
 Entry points for other modules
 ------------------------------
 ``make_runtime(name, wheel=..., pyodide_dir=...) -> Runtime``
     The adapter for a runtime name; raises ``RuntimeUnavailable`` with the install hint.
     Browser adapters come from ``parity.runtimes.browser.make_runtime(name, **kwargs)``
-    (and its ``unavailable_reason(name)``, if present, is asked first).
+    (and its ``unavailable_reason(name)`` is asked first).
 ``run_runtime(name, recordings, ...) -> RuntimeRun``
     Start, self-test, replay, stop one runtime; never raises for runtime failures.
 ``compare_runs(runs, recordings, hashes_dir) -> Matrix``
@@ -69,6 +69,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import SkidpadError
+from parity.runtimes import browser
 from parity.runtimes.base import Runtime, RuntimeFailed, RuntimeUnavailable
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ if TYPE_CHECKING:
     from replay.diff import DiffReport
 
 CPYTHON_RUNTIMES = ("cpython3.11", "cpython3.12", "cpython3.13")
-BROWSER_RUNTIMES = ("chromium", "firefox", "webkit")
+BROWSER_RUNTIMES = browser.RUNTIME_NAMES
 RUNTIME_NAMES = (*CPYTHON_RUNTIMES, "node", *BROWSER_RUNTIMES)
 
 START_TIMEOUT_S = 240.0  # Pyodide boots in 3-9 s; a loaded 2-core machine can be far slower
@@ -101,11 +102,7 @@ def make_runtime(name: str, wheel: Path | None = None, pyodide_dir: Path | None 
 
         return NodeRuntime(wheel=wheel, pyodide_dir=pyodide_dir)
     if name in BROWSER_RUNTIMES:
-        try:
-            from parity.runtimes import browser
-        except ImportError as exc:
-            raise RuntimeUnavailable(f"{name}: browser adapters not available ({exc})") from exc
-        reason = getattr(browser, "unavailable_reason", lambda _name: None)(name)
+        reason = browser.unavailable_reason(name)
         if reason:
             raise RuntimeUnavailable(f"{name}: {reason}")
         kwargs: dict[str, Any] = {"wheel": wheel}

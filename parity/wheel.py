@@ -3,14 +3,14 @@
 See docs/architecture.md §1, §5.
 
 The wheel is cached under ``out_dir/<content-hash>/``, where the hash covers every file that
-goes into it (the four packages, ``pyproject.toml``, ``README.md``): a second call with
+goes into it (the project packages, ``pyproject.toml``, ``README.md``): a second call with
 unchanged sources returns the cached file without running a build. The build runs
 ``pip wheel --no-deps`` on the repository; when the build backend (hatchling) is importable
 in this interpreter it builds without an isolated environment, otherwise pip fetches
 hatchling from PyPI into one. The result is moved into place atomically, so an interrupted
 build never leaves a half-written wheel in the cache.
 
-The same content hash, over the four packages alone, names the code a process runs
+The same content hash, over the project packages alone, names the code a process runs
 (``code_hash`` of a folder, ``wheel_code_hash`` of a wheel file, ``running_code`` for this
 interpreter): the worker reports it from inside every runtime, so a diff can say whether a
 runtime ran the code of this checkout or other code.
@@ -34,7 +34,7 @@ from pathlib import Path
 from engine.errors import SkidpadError
 
 #: what goes into the wheel (pyproject's [tool.hatch.build.targets.wheel]) plus its metadata.
-PACKAGES = ("engine", "replay", "scenarios", "parity", "sandbox")
+PACKAGES = ("engine", "replay", "scenarios", "parity", "sandbox", "cli")
 METADATA_FILES = ("pyproject.toml", "README.md")
 _SKIP_DIRS = {"__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis"}
 _SKIP_SUFFIXES = (".pyc", ".pyo")
@@ -63,7 +63,7 @@ def find_repo_root(start: Path | None = None) -> Path:
 
 
 def package_files(root: Path) -> list[Path]:
-    """Every file of the four packages under ``root``: the code a runtime imports."""
+    """Every file of the project packages under ``root``: the code a runtime imports."""
     files: list[Path] = []
     for package in PACKAGES:
         for dirpath, dirnames, filenames in os.walk(root / package):
@@ -105,7 +105,7 @@ def source_hash(root: Path) -> str:
 
 
 def code_hash(root: Path) -> str:
-    """The content hash of the four packages under ``root`` (a checkout or site-packages)."""
+    """The content hash of the project packages under ``root`` (a checkout or site-packages)."""
     return content_hash(_entries(root, package_files(root)))
 
 

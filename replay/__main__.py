@@ -1,5 +1,14 @@
+"""``python -m replay`` is no longer the command line: it moved up to the ``cli`` package.
+
+``replay`` sits below the command line and may not import it (ADR 0160), so this entry
+point only says where the command line went and exits 2 (bad input), running nothing.
+"""
+
 import sys
 
-from replay.cli import main
-
-sys.exit(main())
+print(
+    "skidpad: the command line is 'skidpad' or 'python -m cli' now; "
+    "'python -m replay' no longer runs it",
+    file=sys.stderr,
+)
+sys.exit(2)

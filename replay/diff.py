@@ -9,7 +9,7 @@ The search narrows in three steps:
    compared bit for bit) differs;
 3. at that substep, every state field that differs — name, both values in
    decimal (``repr``) and hex (``float.hex``), and their distance in ulps
-   (``engine.state.ulp_distance``; plain difference for integer fields) —
+   (``engine.floatbits.ulp_distance``; plain difference for integer fields) —
    and the first physics stage, in the engine's fixed stage order, whose
    probe values differ. When every stage of that substep agrees (the
    difference entered after the last stage, e.g. from outside the physics),
@@ -40,10 +40,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import SkidpadError
-from engine.state import ulp_distance
+from engine.floatbits import ulp_distance
+from engine.ticks import step_of_tick, ticks_before
 from replay.recording import Recording
 from replay.replayer import replay
-from replay.trace import SubstepDetail, step_of_tick
+from replay.trace import SubstepDetail
 
 #: host steps the detailed replay runs past the first differing checkpoint
 LATER_STAGE_STEPS = 20
@@ -271,7 +272,7 @@ def _before(k: int, host_hz: int, substep_hz: int, step_ticks: Sequence[int] | N
     if step_ticks is not None:
         k = min(k, len(step_ticks))
         return step_ticks[k - 1] if k > 0 else 0
-    return k * substep_hz // host_hz
+    return ticks_before(k, host_hz, substep_hz)
 
 
 def _locate(

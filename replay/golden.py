@@ -175,13 +175,30 @@ def math_path(hashes_dir: str | Path) -> Path:
 
 
 def read_math(hashes_dir: str | Path) -> str | None:
-    p = Path(hashes_dir) / MATH_FILE
+    """The golden math self-test hash of ``hashes_dir``, or None when it has no math.json.
+
+    A math.json that is there must be a JSON object whose ``math_hash`` is 16 lowercase
+    hex digits; anything else raises :class:`GoldenError` naming the file and the field.
+    """
+    p = math_path(hashes_dir)
     if not p.exists():
         return None
     doc = _read_json(p)
-    if not isinstance(doc, dict) or not isinstance(doc.get("math_hash"), str):
-        raise GoldenError(f"{p}: /math_hash: missing or not a string")
-    return doc["math_hash"]
+    h = doc.get("math_hash") if isinstance(doc, dict) else None
+    if not is_hex16(h):
+        raise GoldenError(f"{p}: /math_hash: must be a string of 16 lowercase hex digits")
+    return h
+
+
+def require_math(hashes_dir: str | Path) -> str:
+    """:func:`read_math`, where a missing math.json is an error too."""
+    h = read_math(hashes_dir)
+    if h is None:
+        raise GoldenError(
+            f"{math_path(hashes_dir)} not found: no golden math hash to compare with "
+            "(skidpad bless writes it)"
+        )
+    return h
 
 
 def math_document(math_hash: str, functions: list[str], engine_version: str) -> dict:

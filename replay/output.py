@@ -225,3 +225,92 @@ def write_bytes(path: PathLike, data: bytes, inputs: Iterable[PathLike] = ()) ->
 def write_text(path: PathLike, text: str, inputs: Iterable[PathLike] = ()) -> Path:
     """:func:`write_bytes` of ``text`` as UTF-8 (newlines as given)."""
     return write_bytes(path, text.encode("utf-8"), inputs)
+
+
+class StreamedText:
+    """A text output written piece by piece while a run goes on, and published whole.
+
+    The pieces go to a temporary file beside the destination as they come (each written
+    through at once, so the partial file can be followed); :meth:`close` fsyncs it, checks
+    the destination again and renames it over it. A run that stops early (:meth:`discard`,
+    or an exception leaving the ``with`` block) removes the temporary file: the
+    destination keeps what it had, never half a report. The destination is checked like
+    any output (:func:`check_target`) when the stream is opened, before any work.
+    """
+
+    def __init__(self, path: PathLike, inputs: Iterable[PathLike] = ()) -> None:
+        self.path = path
+        self.inputs = list(inputs)
+        self.target = check_target(path, self.inputs)
+        try:
+            fd, tmp = tempfile.mkstemp(
+                prefix=f".{self.target.name}.", suffix=".partial", dir=self.target.parent
+            )
+        except OSError as exc:
+            raise OutputError(
+                f"{path}: cannot write: {_reason(exc)}; the destination is unchanged"
+            ) from None
+        self.partial = Path(tmp)
+        self._fd: int | None = fd
+        try:
+            os.fchmod(fd, _mode_for(self.target))
+        except OSError as exc:
+            self.discard()
+            raise OutputError(
+                f"{path}: cannot write: {_reason(exc)}; the destination is unchanged"
+            ) from None
+
+    def write(self, text: str) -> None:
+        """Append ``text`` to the partial file now."""
+        if self._fd is None:
+            raise OutputError(f"{self.path}: the output is already closed")
+        try:
+            _write_all(self._fd, text.encode("utf-8"))
+        except OSError as exc:
+            self.discard()
+            raise OutputError(
+                f"{self.path}: cannot write: {_reason(exc)}; the destination is unchanged"
+            ) from None
+
+    def close(self) -> Path:
+        """Publish: fsync, rename over the destination. Returns the file written."""
+        if self._fd is None:
+            raise OutputError(f"{self.path}: the output is already closed")
+        fd, self._fd = self._fd, None
+        try:
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            target = check_target(self.path, self.inputs)  # a long run: check again
+            os.replace(self.partial, target)
+        except BaseException as exc:
+            self._remove_partial()
+            if isinstance(exc, OSError):
+                raise OutputError(f"{self.path}: cannot write: {_reason(exc)}") from None
+            raise
+        _sync_directory(target.parent)
+        return target
+
+    def discard(self) -> None:
+        """Drop what was written; the destination is left as it was."""
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
+        self._remove_partial()
+
+    def _remove_partial(self) -> None:
+        try:
+            os.unlink(self.partial)
+        except FileNotFoundError:
+            pass
+
+    def __enter__(self) -> StreamedText:
+        return self
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        if exc_type is None:
+            if self._fd is not None:
+                self.close()
+        else:
+            self.discard()

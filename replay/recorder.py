@@ -19,7 +19,9 @@ from typing import Any, Protocol
 
 import engine
 from engine.errors import InputError
-from replay.recording import CHECKPOINT_EVERY, Recording, run_length
+from engine.smath.selftest import selftest_hash
+from engine.vehicle_layout import I_OMEGA
+from replay.recording import CHECKPOINT_EVERY, HostBlock, Recording, run_length
 
 
 class Driver(Protocol):
@@ -47,13 +49,9 @@ class Driver(Protocol):
 
 
 @functools.lru_cache(maxsize=1)
-def current_math_hash() -> str | None:
-    """The math self-test hash of this runtime, or None while the self-test is not built."""
-    try:
-        from engine.smath import selftest
-    except ImportError:
-        return None
-    return selftest.selftest_hash()
+def current_math_hash() -> str:
+    """The math self-test hash of this runtime (computed once per process)."""
+    return selftest_hash()
 
 
 def normalise_inputs(values: Sequence | Mapping) -> tuple:
@@ -85,6 +83,7 @@ class Recorder:
         initial: dict | None = None,
         track: str | None = None,
         drive: str | None = None,
+        host: Any = None,
     ) -> None:
         if sim.step_count != 0:
             raise ValueError("a Recorder must wrap a simulation that has not stepped yet")
@@ -95,6 +94,9 @@ class Recorder:
         self.track = track
         self.drive = drive
         self._frames: list[tuple] = []
+        #: the external host (``engine.hosts``) of a host run, and the speeds it returned
+        self.host = host
+        self._omega: list[tuple] = []
         self.checkpoints: list[tuple[int, str]] = [(0, sim.state_hash())]
         self.lap_timer = circuit_timer(track, definition, sim.substep_hz)
         if self.lap_timer is not None:
@@ -106,6 +108,10 @@ class Recorder:
         values = normalise_inputs(inputs)
         self._frames.append(values)
         telemetry = self.sim.step(values, probe)
+        if self.host is not None:
+            sim = self.sim
+            sim.set_host_omega(self.host.step(sim.host_link.exchange, values))
+            self._omega.append(tuple(sim.state[I_OMEGA[i]] for i in sim.host_link.owned))
         if len(self._frames) % CHECKPOINT_EVERY == 0:
             self.checkpoints.append((len(self._frames), self.sim.state_hash()))
         return telemetry
@@ -137,7 +143,14 @@ class Recorder:
             checkpoint_every=CHECKPOINT_EVERY,
             checkpoints=tuple(self.checkpoints) if with_final_hash else (),
             laps=self.laps() if with_final_hash else None,
+            host=self.host_block(),
         )
+
+    def host_block(self) -> HostBlock | None:
+        """The ``host`` block of a host run (None when the engine owned every wheel)."""
+        if self.host is None:
+            return None
+        return HostBlock(self.sim.host_link.names, self.host.name, run_length(self._omega))
 
     def laps(self) -> tuple[dict, ...] | None:
         """The completed laps so far (None when the drive is not on a circuit)."""
@@ -160,11 +173,21 @@ def circuit_timer(track: str | None, definition: dict, substep_hz: int) -> Any:
 
 
 def make_simulation(
-    definition: dict, host_hz: int, substep_hz: int | None, initial: dict | None
+    definition: dict,
+    host_hz: int,
+    substep_hz: int | None,
+    initial: dict | None,
+    host_wheels: Any = None,
 ) -> Any:
     from engine.simulation import Simulation
 
-    return Simulation(definition, substep_hz=substep_hz, host_hz=host_hz, initial=initial or None)
+    return Simulation(
+        definition,
+        substep_hz=substep_hz,
+        host_hz=host_hz,
+        initial=initial or None,
+        host_wheels=host_wheels,
+    )
 
 
 def record_drive(
@@ -174,12 +197,28 @@ def record_drive(
     preset: str | None = None,
     substep_hz: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    host: tuple[str, Any] | None = None,
 ) -> tuple[Recording, Any]:
-    """Drive ``definition`` with ``driver`` to its end; return the recording and the simulation."""
+    """Drive ``definition`` with ``driver`` to its end; return the recording and the simulation.
+
+    ``host`` = (reference host name, wheel set) makes it a host run (``engine.hosts``)."""
     initial = driver.initial()
-    sim = make_simulation(definition, driver.host_hz, substep_hz, initial)
+    sim = make_simulation(
+        definition, driver.host_hz, substep_hz, initial, None if host is None else host[1]
+    )
+    ext = None
+    if host is not None:
+        from engine import hosts
+
+        ext = hosts.make_host(host[0], sim)
     rec = Recorder(
-        sim, definition, preset=preset, initial=initial, track=driver.track, drive=driver.drive
+        sim,
+        definition,
+        preset=preset,
+        initial=initial,
+        track=driver.track,
+        drive=driver.drive,
+        host=ext,
     )
     total = driver.max_steps()
     telemetry = None

@@ -24,6 +24,11 @@ A recording is one UTF-8 JSON object (schema: ``replay/recording.schema.json``):
      "frames": [[count, v1, v2, ...], ...] run-length encoded host-step inputs
     }
 
+(version 1; version 2 has a ``claims`` block instead of ``final_hash``, and a run
+with an external host an optional ``host`` block before ``frames``: the wheels
+it owned and the speeds it returned per host step, run-length encoded,
+:func:`load_host_block`, ADR 0202.)
+
 Floats are written with ``repr`` (the shortest string that reads back to the
 same double, which Python and JavaScript agree on) and read back exactly,
 so ``-0.0`` stays ``-0.0`` and a replay feeds the engine the very bits the
@@ -61,6 +66,7 @@ from typing import Any, NamedTuple, Self
 
 from engine.definition import SUBSTEP_HZ_MAX, SUBSTEP_HZ_MIN
 from engine.errors import DefinitionError, SkidpadError
+from engine.ticks import ticks_before
 from replay import output
 from replay.budget import DEFAULT_BUDGET, Budget, BudgetExceeded
 
@@ -105,6 +111,12 @@ KEYS = (
 )
 #: version 1: the same fields with a top-level ``final_hash`` instead of ``claims``
 KEYS_V1 = tuple("final_hash" if k == "claims" else k for k in KEYS)
+#: version 2 with the optional ``host`` block of an external host's run (ADR 0202)
+KEYS_WITH_HOST = (*KEYS[:-1], "host", "frames")
+#: the fields of the ``host`` block, in the order they are written
+HOST_KEYS = ("wheels", "host", "signals", "omega")
+#: the names a ``host`` block may give its host (the reference hosts, or a foreign one)
+HOST_NAME_MAX = 60
 #: the fields of the ``claims`` block, in the order they are written
 CLAIM_KEYS = ("final_hash", "checkpoint_every", "checkpoints", "laps")
 LAP_KEYS = ("lap", "time_s", "sectors_s", "valid", "reason")
@@ -160,6 +172,24 @@ class Recording(RunLengthFrames):
     laps: tuple[dict, ...] | None = None
     #: the format version the recording was read from (what :func:`dumps` writes is 2)
     version: int = FORMAT_VERSION
+    #: an external host's run: the wheels it owned and the speeds it returned (ADR 0202)
+    host: HostBlock | None = None
+
+
+class HostBlock(NamedTuple):
+    """The ``host`` block: the wheels the host owned (FL, FR, RL, RR order), its name, and
+    ``((count, (ω per owned wheel, ...)), ...)``: the speeds ω[k] it returned after each
+    host step k, run-length encoded like the frames."""
+
+    wheels: tuple[str, ...]
+    host: str
+    omega: tuple[tuple[int, tuple], ...]
+
+    def speeds(self) -> Iterator[tuple]:
+        """ω[k] for every host step, in order (the runs expanded)."""
+        for count, values in self.omega:
+            for _ in range(count):
+                yield values
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -669,7 +699,8 @@ def from_document(doc: Any, budget: Budget = DEFAULT_BUDGET, consume: bool = Fal
     if version == 1 and is_int(version):
         check_version_and_keys(doc, 1, KEYS_V1, "recording format version")
     else:
-        check_version_and_keys(doc, FORMAT_VERSION, KEYS, "recording format version")
+        keys = KEYS_WITH_HOST if "host" in doc else KEYS
+        check_version_and_keys(doc, FORMAT_VERSION, keys, "recording format version")
     check_header_numbers(doc)
     claims = _validate_claims(doc["claims"], doc.get("steps")) if version == 2 else None
     check_provenance({**doc, "final_hash": claims["final_hash"]} if claims else doc)
@@ -679,7 +710,7 @@ def from_document(doc: Any, budget: Budget = DEFAULT_BUDGET, consume: bool = Fal
     require(doc, "input_version", is_int(doc["input_version"]), "an integer")
     steps = check_steps(doc, budget)
     sim_us = -(-steps * 1_000_000 // host_hz)
-    check_budget(budget, "/steps", sim_us, steps, steps * substep_hz // host_hz)
+    check_budget(budget, "/steps", sim_us, steps, ticks_before(steps, host_hz, substep_hz))
     require(doc, "initial", isinstance(doc["initial"], dict), "an object")
     _validate_json_data(doc["initial"], "/initial")
     engine_channels = _engine_channels(doc["input_version"], "/input_version")
@@ -690,6 +721,7 @@ def from_document(doc: Any, budget: Budget = DEFAULT_BUDGET, consume: bool = Fal
     )
     definition = _validate_definition(doc["definition"], doc["definition_hash"])
     _validate_setup(definition, doc["host_hz"], doc["substep_hz"], doc["initial"])
+    host = load_host_block(doc["host"], steps, definition) if "host" in doc else None
     frames = check_runs(doc["frames"], engine_channels, steps, consume)
     return Recording(
         definition=definition,
@@ -711,6 +743,7 @@ def from_document(doc: Any, budget: Budget = DEFAULT_BUDGET, consume: bool = Fal
         checkpoints=claims["checkpoints"] if claims else (),
         laps=claims["laps"] if claims else None,
         version=version,
+        host=host,
     )
 
 
@@ -769,6 +802,71 @@ def _validate_lap(lap: Any, i: int) -> dict:
     if not (isinstance(lap["reason"], str) and len(lap["reason"]) <= 500):
         raise invalid(f"{where}/reason", "must be a string (empty for a valid lap)")
     return {k: lap[k] for k in LAP_KEYS}
+
+
+def load_host_block(block: Any, steps: int, definition: dict) -> HostBlock:
+    """The ``host`` block (``/host``) validated against the recording's steps and definition.
+
+    The wheels must be a set the engine lets a host own (a whole axle or all
+    four); ``signals`` must name ``omega.<wheel>`` for each, in order; every run is
+    ``[count, ω...]`` with one finite speed per wheel within the engine's limit
+    (``engine.host.SURFACE_SPEED_LIMIT`` over the wheel's radius), and the counts
+    add up to the recording's steps.
+    """
+    from engine import host as engine_host
+    from engine.simulation import Simulation
+
+    exact_keys(block, HOST_KEYS, "/host")
+    wheels = block["wheels"]
+    if not (isinstance(wheels, list) and wheels and all(isinstance(w, str) for w in wheels)):
+        raise invalid("/host/wheels", "must be a non-empty array of wheel names")
+    try:
+        owned = engine_host.owned_wheels(wheels)
+        sim = Simulation(definition, host_wheels=list(wheels))
+    except SkidpadError as exc:
+        raise invalid("/host/wheels", str(exc)) from None
+    names = tuple(engine_host.WHEELS[i] for i in owned)
+    if tuple(wheels) != names:
+        raise invalid("/host/wheels", f"must list the wheels in the order {list(names)}")
+    name = block["host"]
+    if not (isinstance(name, str) and 0 < len(name) <= HOST_NAME_MAX and name.isprintable()):
+        raise invalid("/host/host", f"must be a printable name of 1..{HOST_NAME_MAX} characters")
+    signals = [f"omega.{w}" for w in names]
+    if block["signals"] != signals:
+        raise invalid("/host/signals", f"must be {signals} for these wheels")
+    columns = [
+        Column(sig, -lim, lim, "f") for sig, lim in zip(signals, sim.host_link.limits, strict=True)
+    ]
+    runs = block["omega"]
+    if not isinstance(runs, list):
+        raise invalid("/host/omega", f"must be an array, not {type_name(runs)}")
+    out = []
+    total = 0
+    for i, run in enumerate(runs):
+        count, values = _check_frame(run, columns, f"/host/omega/{i}")
+        total += count
+        if total > steps:
+            raise invalid(
+                f"/host/omega/{i}/0",
+                f"run-length counts add up to more than the declared {steps} steps",
+            )
+        out.append((count, values))
+    if total != steps:
+        raise invalid(
+            "/host/omega",
+            f"run-length counts add up to {total} steps, but /steps declares {steps}",
+        )
+    return HostBlock(names, name, tuple(out))
+
+
+def dump_host_block(block: HostBlock) -> dict:
+    """The ``host`` block as JSON data (the inverse of :func:`load_host_block`)."""
+    return {
+        "wheels": list(block.wheels),
+        "host": block.host,
+        "signals": [f"omega.{w}" for w in block.wheels],
+        "omega": [[c, *v] for c, v in block.omega],
+    }
 
 
 # ----------------------------------------------------------------------------- public API
@@ -891,7 +989,7 @@ def file_sha256(path: str | os.PathLike) -> str:
 
 
 def to_document(rec: Recording) -> dict:
-    return {
+    doc = {
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
         "engine_version": rec.engine_version,
@@ -915,6 +1013,9 @@ def to_document(rec: Recording) -> dict:
         },
         "frames": [[c, *v] for c, v in rec.frames],
     }
+    if rec.host is not None:
+        doc["host"] = dump_host_block(rec.host)
+    return doc
 
 
 def _dump(v: Any, indent: int | None = None) -> str:
@@ -943,7 +1044,8 @@ def dumps(rec: Recording) -> str:
         from replay import commonroad
 
         return commonroad.dumps(rec)
-    return dump_document(to_document(rec), KEYS, ("definition", "initial"))
+    keys = KEYS if rec.host is None else KEYS_WITH_HOST
+    return dump_document(to_document(rec), keys, ("definition", "initial"))
 
 
 def save(rec: Recording, path: str | os.PathLike) -> None:

@@ -33,8 +33,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from engine.ticks import ticks_of_step
 from replay.recording import Recording, RecordingError, definition_for_replay
-from replay.trace import SubstepDetail, TraceProbe, ticks_of_step
+from replay.trace import SubstepDetail, TraceProbe
 
 
 @dataclass
@@ -71,7 +72,11 @@ def build_simulation(rec: Recording, use_preset: bool = False) -> Any:
     definition = definition_for_replay(rec, use_preset)
     try:
         return Simulation(
-            definition, substep_hz=rec.substep_hz, host_hz=rec.host_hz, initial=rec.initial or None
+            definition,
+            substep_hz=rec.substep_hz,
+            host_hz=rec.host_hz,
+            initial=rec.initial or None,
+            host_wheels=None if rec.host is None else list(rec.host.wheels),
         )
     except RecordingError:
         raise
@@ -82,13 +87,15 @@ def build_simulation(rec: Recording, use_preset: bool = False) -> Any:
 
 
 def tick_window(sim: Any, steps: range) -> range:
-    """The ticks ``probe.substep`` reports for the substeps of host steps ``steps`` (0-based)."""
-    base = getattr(sim, "TICK_BASE", 1)  # the engine reports the tick count after the substep
+    """The ticks ``probe.substep`` reports for the substeps of host steps ``steps`` (0-based).
+
+    A probe is told the tick count after the substep, so substep index ``i`` is tick ``i + 1``.
+    """
     first = ticks_of_step(steps.start, sim.host_hz, sim.substep_hz).start
     last = ticks_of_step(max(steps.stop - 1, steps.start), sim.host_hz, sim.substep_hz).stop
     if steps.stop <= steps.start:
         last = first
-    return range(first + base, last + base)
+    return range(first + 1, last + 1)
 
 
 class ReplayRun(Protocol):
@@ -128,6 +135,8 @@ class SimulationRun:
         self.report_every = max(1, rec.host_hz * 10)
         self.use_preset = use_preset
         self.probe: TraceProbe | None = None
+        #: a host run replays without its host: the speeds it returned, step by step
+        self.host_speeds = None if rec.host is None else rec.host.speeds()
 
     def tick_window(self, steps: range) -> range:
         return tick_window(self.sim, steps)
@@ -137,6 +146,8 @@ class SimulationRun:
 
     def step(self, values: tuple) -> None:
         self.sim.step(values, self.probe)
+        if self.host_speeds is not None:
+            self.sim.set_host_omega(next(self.host_speeds))
 
     def result(self, common: dict[str, Any]) -> ReplayResult:
         sim = self.sim

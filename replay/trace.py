@@ -98,22 +98,6 @@ class TraceProbe:
             self._pending = []
 
 
-def ticks_of_step(k: int, host_hz: int, substep_hz: int) -> range:
-    """The substep indices (0-based) that host step ``k`` (0-based) runs (architecture §2)."""
-    return range(k * substep_hz // host_hz, (k + 1) * substep_hz // host_hz)
-
-
-def step_of_tick(index: int, host_hz: int, substep_hz: int) -> int:
-    """The host step (0-based) whose substeps include substep ``index`` (0-based)."""
-    # the smallest k with (k+1)*S//H > index: estimate, then correct with exact integer steps
-    k = (index * host_hz) // substep_hz
-    while (k + 1) * substep_hz // host_hz <= index:
-        k += 1
-    while k > 0 and k * substep_hz // host_hz > index:
-        k -= 1
-    return k
-
-
 def runtime_info() -> dict:
     impl = sys.implementation
     return {

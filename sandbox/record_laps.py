@@ -24,14 +24,13 @@ from engine.definition import PRESET_NAMES
 def record(presets: list[str], out_dir: Path) -> int:
     from playwright.sync_api import sync_playwright
 
-    from parity.runtimes import browser
+    from parity.runtimes.chromium import ChromiumRuntime
     from parity.server import LoopbackServer
     from replay import recording
     from replay.laps import replay_laps
     from sandbox import WEB_DIR, WEB_FILES
     from sandbox.automation import drive_until_a_valid_lap
-    from sandbox.cmd_sandbox import page_url
-    from sandbox.serve import project_wheel, pyodide_dir
+    from sandbox.serve import page_url, project_wheel, pyodide_dir
 
     wheel = project_wheel()
     profile = tempfile.mkdtemp(prefix="skidpad-record-laps-")
@@ -39,13 +38,7 @@ def record(presets: list[str], out_dir: Path) -> int:
         LoopbackServer(wheel, pyodide_dir(), WEB_DIR, WEB_FILES) as server,
         sync_playwright() as pw,
     ):
-        context = pw.chromium.launch_persistent_context(
-            profile,
-            executable_path=shutil.which("chromium"),
-            headless=True,
-            args=browser.CHROMIUM_ARGS,
-            accept_downloads=True,
-        )
+        context = ChromiumRuntime.launch_context(pw, profile, accept_downloads=True)
         page = context.pages[0] if context.pages else context.new_page()
         page.set_default_timeout(120_000)
         page.goto(page_url(server.url, wheel.name, presets[0]))

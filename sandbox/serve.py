@@ -12,17 +12,20 @@ from a CDN: the page loads only what the loopback server's allow-list holds.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import shutil
 import subprocess
+import urllib.parse
 import zipfile
 from pathlib import Path
 
 from engine.errors import SkidpadError
+from replay import output
 
 #: the Pyodide release the project pins (package.json / package-lock.json; a test ties them)
 PYODIDE_VERSION = "314.0.8"
-PACKAGES = ("engine", "replay", "scenarios", "parity", "sandbox")
+PACKAGES = ("engine", "replay", "scenarios", "parity", "sandbox", "cli")
 _SKIP = ("__pycache__",)
 METADATA = "Metadata-Version: 2.1\nName: skidpad\nVersion: {version}\n"
 WHEEL = "Wheel-Version: 1.0\nGenerator: skidpad sandbox\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
@@ -30,6 +33,11 @@ WHEEL = "Wheel-Version: 1.0\nGenerator: skidpad sandbox\nRoot-Is-Purelib: true\n
 
 class SandboxError(SkidpadError):
     """The sandbox cannot be served; the message says what is missing and how to get it."""
+
+
+def page_url(base: str, wheel_name: str, preset: str) -> str:
+    """The sandbox page under the server's ``base`` URL, loading ``wheel_name`` and ``preset``."""
+    return f"{base}index.html?{urllib.parse.urlencode({'wheel': wheel_name, 'preset': preset})}"
 
 
 def cache_dir() -> Path:
@@ -111,13 +119,13 @@ def wheel_from_installed(out_dir: Path) -> Path:
     if wheel.is_file():
         return wheel
     wheel.parent.mkdir(parents=True, exist_ok=True)
-    partial = wheel.with_suffix(".partial")
     info = f"skidpad-{version}.dist-info"
-    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as zf:
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as zf:
         for p in files:
             zf.write(p, str(p.relative_to(site)))
         zf.writestr(f"{info}/METADATA", METADATA.format(version=version))
         zf.writestr(f"{info}/WHEEL", WHEEL)
         zf.writestr(f"{info}/RECORD", "")
-    os.replace(partial, wheel)
+    output.write_bytes(wheel, data.getvalue())
     return wheel

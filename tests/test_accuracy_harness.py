@@ -1,4 +1,5 @@
-"""The accuracy instrument itself (parity/accuracy.py) measures what it claims.
+"""The accuracy instrument itself (parity/oracle.py, parity/sampler.py, parity/accuracy.py)
+measures what it claims.
 
 Every expected value below is constructed by hand from the definition of an
 ulp, not computed by the code under test.
@@ -15,7 +16,8 @@ import pytest
 mpmath = pytest.importorskip("mpmath")
 
 from parity import accuracy as A  # noqa: E402
-from parity.accuracy import correctly_rounded, round_to_double, ulp_error  # noqa: E402
+from parity import oracle, sampler  # noqa: E402
+from parity.oracle import correctly_rounded, round_to_double, ulp_error  # noqa: E402
 
 mpf = mpmath.mpf
 
@@ -99,7 +101,7 @@ def test_round_to_double_constructed(num, exp, expected):
 
 def test_round_to_double_agrees_with_fraction_rounding():
     # float(Fraction) is correctly rounded (ties to even) by CPython, subnormals included
-    r = A.SplitMix64(12345)
+    r = sampler.SplitMix64(12345)
     for _ in range(3000):
         num = r.next() | (r.next() << 64)
         num >>= r.below(120)
@@ -124,14 +126,14 @@ def test_correctly_rounded():
 # ----------------------------------------------------------------- oracle
 
 def test_reference_values():
-    assert A.reference("cbrt", -8.0) == -2
-    assert A.reference("pow", -2.0, 3.0) == -8
-    assert A.reference("pow", -2.0, 2.0) == 4
-    assert A.reference("pow", 0.0, 0.0) == 1
-    assert A.reference("sqrt", 2.0) ** 2 == pytest.approx(2, rel=1e-35)
-    assert round_to_double(A.reference("atan2", 1.0, -1.0)) == 3 * math.pi / 4
-    assert mpmath.isnan(A.reference("sin", math.nan))
-    assert A.reference("pow", math.nan, 0.0) == 1
+    assert oracle.reference("cbrt", -8.0) == -2
+    assert oracle.reference("pow", -2.0, 3.0) == -8
+    assert oracle.reference("pow", -2.0, 2.0) == 4
+    assert oracle.reference("pow", 0.0, 0.0) == 1
+    assert oracle.reference("sqrt", 2.0) ** 2 == pytest.approx(2, rel=1e-35)
+    assert round_to_double(oracle.reference("atan2", 1.0, -1.0)) == 3 * math.pi / 4
+    assert mpmath.isnan(oracle.reference("sin", math.nan))
+    assert oracle.reference("pow", math.nan, 0.0) == 1
 
 
 @pytest.mark.parametrize(
@@ -140,15 +142,15 @@ def test_reference_values():
      ("log1p", (-1.0,)), ("pow", (-2.0, 0.5)), ("pow", (0.0, -1.0)), ("sqrt", (-1.0,))],
 )
 def test_reference_domain_errors(name, args):
-    with pytest.raises(A.DomainError):
-        A.reference(name, *args)
+    with pytest.raises(oracle.DomainError):
+        oracle.reference(name, *args)
 
 
 def test_reference_unknown_function_and_arity():
     with pytest.raises(KeyError, match="log10"):
-        A.reference("log10", 1.0)
+        oracle.reference("log10", 1.0)
     with pytest.raises(TypeError):
-        A.reference("atan2", 1.0)
+        oracle.reference("atan2", 1.0)
 
 
 @pytest.mark.parametrize(
@@ -166,7 +168,7 @@ def test_reference_unknown_function_and_arity():
     ],
 )
 def test_oracle_keeps_its_precision_on_hard_points(name, x):
-    lo = A.reference(name, x)
+    lo = oracle.reference(name, x)
     with mpmath.workprec(1200):
         hi = getattr(mpmath, name)(mpf(x))
         assert abs((lo - hi) / hi) < mpf(2) ** -110
@@ -175,21 +177,21 @@ def test_oracle_keeps_its_precision_on_hard_points(name, x):
 # ----------------------------------------------------------------- sampling
 
 def test_sampling_is_deterministic_and_sliceable():
-    a = A.sample_points("sin", 12000, seed=3)
-    assert a == A.sample_points("sin", 12000, seed=3)
+    a = sampler.sample_points("sin", 12000, seed=3)
+    assert a == sampler.sample_points("sin", 12000, seed=3)
     assert len(a) == 12000
-    assert a[7000:9000] == A.sample_points("sin", 9000, seed=3, start=7000)
-    assert a != A.sample_points("sin", 12000, seed=4)
-    assert a[:100] != A.sample_points("cos", 100, seed=3)
+    assert a[7000:9000] == sampler.sample_points("sin", 9000, seed=3, start=7000)
+    assert a != sampler.sample_points("sin", 12000, seed=4)
+    assert a[:100] != sampler.sample_points("cos", 100, seed=3)
 
 
-@pytest.mark.parametrize("name", A.FUNCTION_NAMES)
+@pytest.mark.parametrize("name", oracle.FUNCTION_NAMES)
 def test_samples_are_in_domain_and_varied(name):
-    pts = A.sample_points(name, 3000, seed=1)
+    pts = sampler.sample_points(name, 3000, seed=1)
     assert len(pts) == 3000
-    assert all(len(p) == A.ARITY[name] for p in pts)
+    assert all(len(p) == oracle.ARITY[name] for p in pts)
     for p in pts:
-        A.reference(name, *p)  # inside the domain: no DomainError
+        oracle.reference(name, *p)  # inside the domain: no DomainError
         assert all(math.isfinite(v) for v in p)
     xs = [p[0] for p in pts]
     assert any(v != 0.0 and abs(v) < 2.0**-1022 for p in pts for v in p), "no subnormals"
@@ -199,7 +201,7 @@ def test_samples_are_in_domain_and_varied(name):
 
 
 def test_trig_samples_include_huge_and_near_pi_over_2():
-    pts = [p[0] for p in A.sample_points("sin", 5000, seed=1)]
+    pts = [p[0] for p in sampler.sample_points("sin", 5000, seed=1)]
     assert any(abs(x) > 1e300 for x in pts)
     assert any(abs(math.remainder(x, math.pi / 2)) < 1e-12 and abs(x) > 1 for x in pts)
 
@@ -207,9 +209,9 @@ def test_trig_samples_include_huge_and_near_pi_over_2():
 # ----------------------------------------------------------------- measuring
 
 def test_evaluate_flags_a_wrong_function():
-    err, ok = A.evaluate(lambda x: math.nextafter(math.sqrt(x), math.inf), "sqrt", (2.0,))
+    err, ok = oracle.evaluate(lambda x: math.nextafter(math.sqrt(x), math.inf), "sqrt", (2.0,))
     assert 0.5 < err < 1.5 and not ok
-    err, ok = A.evaluate(math.sqrt, "sqrt", (2.0,))
+    err, ok = oracle.evaluate(math.sqrt, "sqrt", (2.0,))
     assert err <= 0.5 and ok
 
 
@@ -217,13 +219,13 @@ def test_evaluate_overflow_error_is_right_only_when_exact_overflows():
     def boom(*_):
         raise OverflowError("math range error")
 
-    assert A.evaluate(boom, "exp", (710.0,)) == (0.0, True)
-    assert A.evaluate(boom, "exp", (709.0,)) == (math.inf, False)
+    assert oracle.evaluate(boom, "exp", (710.0,)) == (0.0, True)
+    assert oracle.evaluate(boom, "exp", (709.0,)) == (math.inf, False)
 
     def domain(*_):
         raise ValueError("math domain error")
 
-    assert A.evaluate(domain, "log", (2.0,)) == (math.inf, False)
+    assert oracle.evaluate(domain, "log", (2.0,)) == (math.inf, False)
 
 
 def test_cli_exit_codes(monkeypatch, capsys):
@@ -298,7 +300,7 @@ def test_json_output_is_strict_json_even_for_infinite_errors(monkeypatch, capsys
      (0.999, -65.0), (2.0, -1074.0), (1.0000001, 1e9), (-2.0, 3.0), (10.0, 22.0)],
 )
 def test_pow_oracle_for_large_integer_exponents(x, y):
-    got = A.reference("pow", x, y)
+    got = oracle.reference("pow", x, y)
     with mpmath.workprec(4000):
         want = mpmath.power(mpf(abs(x)), mpf(y))
         if x < 0 and int(y) % 2:

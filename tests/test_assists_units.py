@@ -50,11 +50,13 @@ def test_esc_brakes_outer_front_on_oversteer_and_inner_rear_on_understeer():
     err, torque, wheel, thr = assists.esc(e, vx, r_ref + 0.2, tan_d)
     assert wheel == 1 and torque == pytest.approx(6000.0 * (0.2 - 0.03), rel=1e-9)
     assert thr == pytest.approx(1.0 - 4.0 * 0.17, rel=1e-9) and err == pytest.approx(0.2)
-    err, torque, wheel, thr = assists.esc(e, vx, r_ref - 0.1, tan_d)
-    assert wheel == 2 and torque > 0.0
+    # understeer: the band grows by the headroom to the friction limit, g/V - r_ref
+    headroom = 9.80665 / vx - r_ref
+    err, torque, wheel, thr = assists.esc(e, vx, r_ref - 0.2, tan_d)
+    assert wheel == 2 and torque == pytest.approx(6000.0 * (0.2 - 0.03 - headroom), rel=1e-9)
     err, torque, wheel, thr = assists.esc(e, vx, -r_ref - 0.2, -tan_d)  # right turn, oversteer
     assert wheel == 0
-    err, torque, wheel, thr = assists.esc(e, vx, -r_ref + 0.1, -tan_d)
+    err, torque, wheel, thr = assists.esc(e, vx, -r_ref + 0.2, -tan_d)
     assert wheel == 3
     err, torque, wheel, thr = assists.esc(e, vx, r_ref + 0.02, tan_d)  # in the dead band
     assert (torque, wheel, thr) == (0.0, -1, 1.0)
@@ -91,3 +93,33 @@ def test_switches_and_validation():
         assists.validate({"abs_release_slip": 0.1})
     with pytest.raises(DefinitionError, match="assists.absx: unknown parameter"):
         assists.validate({"absx": 1})
+
+
+def test_esc_dead_band_holds_the_cars_own_understeer():
+    """An understeering car at its own steady yaw rate V·tan δ/(L + K·V²) gets no action;
+    past it by more than the band (its gap to neutral steer plus its headroom), it does."""
+    kus = 0.01 / 9.80665  # rad per m/s² (0.57 deg/g)
+    e = assists.constants(
+        assists.validate({"stability_control": 1}), wheelbase=L, understeer=kus
+    ).esc
+    vx = 20.0
+    tan_d = 0.03 / L
+    r_ref = vx * tan_d
+    r_car = r_ref * L / (L + kus * vx * vx)
+    assert r_ref - r_car > 0.03  # outside the plain dead band: the old ESC braked here
+    err, torque, wheel, thr = assists.esc(e, vx, r_car, tan_d)
+    assert (torque, wheel, thr) == (0.0, -1, 1.0) and err == pytest.approx(r_car - r_ref)
+    headroom = 9.80665 / vx - r_car
+    band = 0.03 + (r_ref - r_car) + headroom
+    _, torque, wheel, _ = assists.esc(e, vx, r_ref - band + 1e-6, tan_d)
+    assert torque == 0.0
+    _, torque, wheel, _ = assists.esc(e, vx, r_ref - band - 0.01, tan_d)
+    assert wheel == 2 and torque == pytest.approx(6000.0 * 0.01, rel=1e-6)
+    # oversteer is measured from the neutral reference with the plain band
+    _, torque, wheel, _ = assists.esc(e, vx, r_ref + 0.05, tan_d)
+    assert wheel == 1 and torque == pytest.approx(6000.0 * 0.02, rel=1e-9)
+    # at the friction limit the understeer band shrinks to the plain one
+    tan_big = 0.3 / L
+    lim = 9.80665 / vx
+    _, torque, wheel, _ = assists.esc(e, vx, lim - 0.05, tan_big)
+    assert wheel == 2 and torque == pytest.approx(6000.0 * 0.02, rel=1e-9)

@@ -19,12 +19,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cli import main
 from engine.commonroad import scripted
 from engine.commonroad.daemon import CommonRoadDaemon
-from engine.state import bits_float, float_bits
+from engine.floatbits import bits_float, float_bits
 from parity.worker import run_request
 from replay import commonroad, recording
-from replay.cli import main
 from replay.commonroad import CommonRoadRecorder, CommonRoadRecording, parameters_hash
 from replay.diff import diff_recordings
 from replay.recording import RecordingError

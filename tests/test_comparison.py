@@ -12,11 +12,11 @@ import json
 
 import pytest
 
+from cli import main
 from engine import load_transfer
 from engine.commonroad.params import load_vehicle
 from engine.definition import validate_definition
 from engine.tire import cornering_stiffness
-from replay.cli import main
 from scenarios.comparison import compare, drive, manoeuvres, report, tolerances, vehicle
 
 

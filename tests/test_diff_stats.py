@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from cli import main
 from engine import definition as engine_definition
 from replay import recording
-from replay.cli import main
 from replay.diff import parse_tolerances, recording_series, state_stats
 from replay.recorder import record_drive
 from scenarios import random_drive

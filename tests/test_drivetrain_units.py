@@ -6,6 +6,7 @@ import pytest
 
 from engine import clutch, differential, gearbox, powertrain
 from engine.errors import DefinitionError
+from tests.helpers import manual
 
 RPM = powertrain.RPM
 
@@ -318,9 +319,7 @@ def test_shift_opens_the_clutch_then_ramps_and_the_upshift_lifts_the_throttle():
 
 
 def test_manual_requests_act_once_on_their_edge():
-    g = dict(AUTO, type="manual")
-    for key in gearbox._AUTO:
-        del g[key]
+    g = manual(AUTO)
     k = gearbox.constants(gearbox.validate(g), 1000)
     state = (1, 0, 0, 0)
     for _ in range(500):  # "up" held for half a second: one shift

@@ -10,6 +10,7 @@ from engine import gearbox
 from engine.definition import load_preset
 from engine.inputs import CHANNEL_INDEX, DEFAULTS
 from engine.simulation import Simulation
+from tests.helpers import manual_hatch
 
 RPM = 9.549296585513721
 
@@ -108,15 +109,6 @@ def test_kickdown_drops_a_gear_when_the_pedal_is_floored():
     tel = sim.step(inputs(throttle=1.0))
     tel = sim.step(inputs(throttle=1.0))
     assert tel.gear < cruising and tel.shifting
-
-
-def manual_hatch() -> dict:
-    d = copy.deepcopy(load_preset("hatchbackFwd"))
-    g = d["drivetrain"]["gearbox"]
-    for key in gearbox._AUTO:
-        del g[key]
-    g["type"] = "manual"
-    return d
 
 
 def test_manual_gearbox_requests_neutral_and_reverse():

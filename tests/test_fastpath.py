@@ -16,8 +16,9 @@ import pytest
 
 from engine import fastpath
 from engine.definition import PRESET_NAMES, load_preset
+from engine.floatbits import float_bits
 from engine.simulation import STAGES, Simulation
-from engine.state import NonFiniteStateError, float_bits
+from engine.state import NonFiniteStateError
 from engine.vehicle_layout import I_YAW
 from replay import recording
 from replay.replayer import build_simulation

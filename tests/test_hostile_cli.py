@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from cli import EXIT_BROKEN_PIPE, main
 from replay import recording
-from replay.cli import EXIT_BROKEN_PIPE, main
 from replay.golden import Identity, compare
 from replay.progress import Progress, format_eta
 from replay.terminal import printable, printable_lines
@@ -415,7 +415,7 @@ def test_printable_escapes_controls_and_keeps_text() -> None:
 
 def test_a_closed_stdout_ends_quietly_with_141(made) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "replay", "replay", str(made["kart"])],
+        [sys.executable, "-m", "cli", "replay", str(made["kart"])],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -427,7 +427,7 @@ def test_a_closed_stdout_ends_quietly_with_141(made) -> None:
 
 
 def test_head_reads_one_line(made) -> None:
-    shell = f"{sys.executable} -m replay replay {made['kart']} {made['cr']} | head -1"
+    shell = f"{sys.executable} -m cli replay {made['kart']} {made['cr']} | head -1"
     proc = subprocess.run(
         ["bash", "-o", "pipefail", "-c", shell],
         cwd=ROOT,
@@ -446,7 +446,7 @@ def test_version_prints_the_version_and_the_math_hash() -> None:
     from replay.recorder import current_math_hash
 
     proc = subprocess.run(
-        [sys.executable, "-m", "replay", "--version"],
+        [sys.executable, "-m", "cli", "--version"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -533,7 +533,7 @@ def test_record_of_several_drives_draws_progress(tmp_path: Path, monkeypatch, ca
 
 
 def test_the_readme_quotes_the_physics_rule_as_bless_prints_it() -> None:
-    from replay.cmd_bless import PHYSICS_RULE
+    from cli.cmd_bless import PHYSICS_RULE
 
     assert PHYSICS_RULE in (ROOT / "README.md").read_text("utf-8")
 

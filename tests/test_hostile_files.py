@@ -30,14 +30,15 @@ from pathlib import Path
 import pytest
 from test_recording_format import frame, make_recording
 
+from cli import main
 from engine.commonroad.daemon import CommonRoadDaemon
 from engine.definition import canonical_json
 from engine.simulation import Simulation
 from engine.state import hash_bytes
 from replay import output, recording
 from replay.budget import DEFAULT_MAX_SIM_SECONDS
-from replay.cli import main
 from replay.commonroad import parameters_hash
+from tests.helpers import cut_recording
 
 ROOT = Path(__file__).resolve().parents[1]
 STEPS = 8  # host steps of the small four-wheel recording (0.08 s at 100 Hz)
@@ -53,14 +54,8 @@ def kart_doc(steps: int = STEPS) -> dict:
 
 def commonroad_doc(steps: int = 5) -> dict:
     """``recordings/commonroad-st-v2.json`` cut to its first ``steps`` host steps."""
-    doc = json.loads((ROOT / "recordings" / "commonroad-st-v2.json").read_text(encoding="utf-8"))
-    frames, left = [], steps
-    for count, *values in doc["frames"]:
-        if left == 0:
-            break
-        frames.append([min(count, left), *values])
-        left -= frames[-1][0]
-    doc.update(frames=frames, steps=steps, final_hash=None)
+    doc = cut_recording("commonroad-st-v2", steps)
+    doc["final_hash"] = None
     return doc
 
 
@@ -163,7 +158,7 @@ def refused_in_subprocess(box: Path, argv: list[str], *needles: str) -> str:
     """As :func:`refused`, in a child process with a timeout (the case could hang)."""
     before = snapshot(box)
     r = subprocess.run(
-        [sys.executable, "-m", "replay", *argv],
+        [sys.executable, "-m", "cli", *argv],
         capture_output=True,
         text=True,
         timeout=60,

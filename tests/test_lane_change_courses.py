@@ -13,9 +13,9 @@ from types import SimpleNamespace
 
 import pytest
 
+from cli import cmd_validate
 from engine.definition import PRESET_NAMES, load_preset
 from engine.errors import SkidpadError
-from scenarios import cmd_validate
 from scenarios.validation import lane_change, report
 from scenarios.validation import run as vrun
 
@@ -164,7 +164,7 @@ def test_weaker_tyres_fail_3888_2_at_the_golden_speed() -> None:
     ],
 )
 def test_course_refusals_are_one_line_before_any_run(argv, message, capsys) -> None:
-    from replay.cli import main
+    from cli import main
 
     assert main(["validate", *argv]) == 2
     err = capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""No packet beyond loopback (parity/netcheck.py, ADR 0031 and 0105-0108).
+"""No packet beyond loopback (sandbox/netcheck.py, ADR 0031 and 0105-0108).
 
 * The strace parser, on sample lines of every kind it meets, and on planted processes
   that do reach outside (a UDP send to a documentation address, a DNS lookup): the trace
@@ -17,18 +17,15 @@ browser fails instead of skipping.
 from __future__ import annotations
 
 import ipaddress
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from parity import netcheck
 from parity.runtimes import browser
-from parity.server import DEFAULT_PYODIDE_DIR
-
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+from sandbox import netcheck
+from tests.helpers import IN_CI, skip_unless_browser
 
 # ------------------------------------------------------------------------------ parser
 
@@ -270,13 +267,7 @@ def recording() -> Path:
 
 
 def _target_or_skip(name: str) -> None:
-    reason = browser.unavailable_reason(netcheck.TARGET_BROWSER[name])
-    if reason is None and not (DEFAULT_PYODIDE_DIR / "pyodide.mjs").is_file():
-        reason = "node_modules/pyodide is missing; install it with `npm ci`"
-    if reason is not None:
-        if IN_CI:
-            pytest.fail(f"CI=true and {name} cannot run: {reason}")
-        pytest.skip(f"{name}: {reason}")
+    skip_unless_browser(netcheck.TARGET_BROWSER[name])
 
 
 TARGETS = sorted(netcheck.TARGETS)

@@ -1,4 +1,5 @@
-"""Pyodide in Chromium, Firefox and WebKit (parity/runtimes/browser.py) and the loopback
+"""Pyodide in Chromium, Firefox and WebKit (parity/runtimes/browser.py and the module of each
+browser) and the loopback
 server they load it from (parity/server.py), docs/architecture.md §5.
 
 The browser tests start each browser once per module (a module-scoped fixture per
@@ -12,17 +13,17 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
+import shutil
 import time
 from pathlib import Path
 
 import pytest
 
-from parity.runtimes import browser
+from parity.runtimes import browser, webkit
 from parity.runtimes.base import RuntimeFailed, RuntimeUnavailable
+from parity.runtimes.page import INSTALL_COMMAND, descendants
 from parity.server import DEFAULT_PYODIDE_DIR, LoopbackServer, ServerError
-
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+from tests.helpers import skip_unless_browser
 
 # ----------------------------------------------------------------------------- server
 
@@ -139,11 +140,11 @@ def test_server_needs_the_pyodide_distribution(tmp_path: Path, fake_tree) -> Non
 
 
 def test_missing_browser_is_unavailable_with_the_install_command(monkeypatch) -> None:
-    monkeypatch.setattr(browser.shutil, "which", lambda _name: None)
-    monkeypatch.setattr(browser, "minibrowser_path", lambda: None)
+    monkeypatch.setattr(shutil, "which", lambda _name: None)
+    monkeypatch.setattr(webkit, "minibrowser_path", lambda: None)
     for name in browser.RUNTIME_NAMES:
         reason = browser.unavailable_reason(name)
-        assert reason is not None and browser.INSTALL_COMMAND in reason, name
+        assert reason is not None and INSTALL_COMMAND in reason, name
         with pytest.raises(RuntimeUnavailable, match="install_browsers.sh"):
             browser.make_runtime(name, wheel=Path("unused.whl")).start()
 
@@ -174,13 +175,7 @@ BROWSER_PARAMS = [pytest.param(n, marks=pytest.mark.xdist_group(n)) for n in bro
 def runtime(request: pytest.FixtureRequest, project_wheel: Path):
     """One started browser per module and parameter: launch, page load, Pyodide boot."""
     name = request.param
-    reason = browser.unavailable_reason(name)
-    if reason is None and not (DEFAULT_PYODIDE_DIR / "pyodide.mjs").is_file():
-        reason = "node_modules/pyodide is missing; install it with `npm ci`"
-    if reason is not None:
-        if IN_CI:
-            pytest.fail(f"CI=true and the {name} runtime is not installed: {reason}")
-        pytest.skip(f"{name}: {reason}")
+    skip_unless_browser(name)
     rt = browser.make_runtime(name, wheel=project_wheel)
     began = time.monotonic()
     rt.start(timeout_s=300)
@@ -245,7 +240,7 @@ def test_time_limit_names_the_runtime_and_stop_leaves_no_process(runtime) -> Non
     """Last test of each browser: it ends the page's worker, so the runtime is spent."""
     driver_pid = runtime._driver_pid()
     assert driver_pid is not None
-    processes = [driver_pid, *browser.descendants(driver_pid)]
+    processes = [driver_pid, *descendants(driver_pid)]
     began = time.monotonic()
     with pytest.raises(RuntimeFailed) as caught:
         runtime.run(SELFTEST, timeout_s=0.05)  # the self-test takes ~1 s in any browser

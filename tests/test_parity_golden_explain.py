@@ -28,12 +28,12 @@ from typing import Any
 
 import pytest
 
+from cli import main as skidpad
 from parity import worker
 from parity.harness import run_parity
 from parity.runtimes.base import Runtime
 from parity.runtimes.cpython import CPythonRuntime
 from parity.wheel import PACKAGES, build_wheel, code_hash, wheel_code_hash
-from replay.cli import main as skidpad
 from replay.diff import diff_traces
 from replay.trace import load_trace_document
 
@@ -87,7 +87,7 @@ def _bless(recording: Path, hashes: Path, tree: Path) -> Path:
     """``skidpad bless`` of ``recording`` by the code of ``tree`` (a subprocess in it)."""
     argv = ["bless", str(recording), "--hashes", str(hashes), "--checkpoint-every", str(EVERY)]
     proc = subprocess.run(
-        [sys.executable, "-m", "replay", *argv],
+        [sys.executable, "-m", "cli", *argv],
         cwd=tree,
         env=_env_without_pythonpath(),
         capture_output=True,
@@ -120,7 +120,7 @@ def _trace(tree: Path, recording: Path, out: Path, detail: str | None = None) ->
     if detail:
         argv += ["--detail-steps", detail]
     subprocess.run(
-        [sys.executable, "-m", "replay", *argv],
+        [sys.executable, "-m", "cli", *argv],
         cwd=tree,
         env=_env_without_pythonpath(),
         capture_output=True,

@@ -38,6 +38,7 @@ from parity.harness import (
 from parity.runtimes.base import Runtime, RuntimeFailed, RuntimeUnavailable
 from parity.runtimes.cpython import CPythonRuntime, find_cpython
 from parity.runtimes.process import LineProcess, child_env
+from tests.helpers import run_in_process
 
 ROOT = Path(__file__).resolve().parent.parent
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -444,22 +445,7 @@ class _InProcessRuntime(Runtime):
         return {"name": self.name, "version": "in-process", "startup_s": 0.0}
 
     def run(self, request: dict, timeout_s: float = 0.0) -> dict:
-        import replay.replayer as replayer
-
-        real = replayer.replay
-        plant = self.plant
-
-        def planted(rec, *args, **kwargs):
-            return real(rec, *args, hook=plant, **kwargs)
-
-        if plant is not None:
-            replayer.replay = planted
-        try:
-            response = worker.run_request(request)
-        finally:
-            replayer.replay = real
-        response["runtime"] = {"name": self.name, "version": "in-process"}
-        return response
+        return run_in_process(self.name, request, self.plant)
 
     def stop(self) -> None:
         pass
@@ -467,7 +453,7 @@ class _InProcessRuntime(Runtime):
 
 @pytest.fixture(scope="module")
 def short_recording(tmp_path_factory):
-    from replay.cli import main as skidpad
+    from cli import main as skidpad
 
     path = tmp_path_factory.mktemp("rec") / "planted.json"
     argv = ["record", "--preset", "sportsRwd", "--drive", "random:7", "--duration", "1"]
@@ -476,9 +462,9 @@ def short_recording(tmp_path_factory):
 
 
 def test_harness_diff_names_the_planted_step_and_field(short_recording, tmp_path):
+    from engine.ticks import step_of_tick
     from replay.recording import loads
     from replay.replayer import build_simulation
-    from replay.trace import step_of_tick
 
     rec = loads(short_recording.read_text("utf-8"))
     layout = build_simulation(rec).layout

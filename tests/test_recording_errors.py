@@ -1,6 +1,6 @@
 """Bad recordings and bad options: one line naming the problem, exit 2, nothing written (issue 5).
 
-Every case goes through the real command line (``replay.cli.main``) and
+Every case goes through the real command line (``cli.main``) and
 checks: exit code 2, exactly one line on stderr, no traceback, the line
 names the problem, and the command wrote nothing (no trace file, no
 recording, no hashes). The loader is also fuzzed with hypothesis: a
@@ -15,13 +15,14 @@ import json
 import math
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_recording_format import make_recording
 
+from cli import main
 from engine import inputs as engine_inputs
 from replay import recording
-from replay.cli import main
 from replay.recording import RecordingError
 
 
@@ -226,12 +227,17 @@ def test_duplicate_key(tmp_path, capsys) -> None:
     replay_bad_text(tmp_path, capsys, text, "twice")
 
 
-def test_unknown_preset_on_record(tmp_path, capsys) -> None:
+@pytest.mark.parametrize(
+    ("preset", "drive", "says"),
+    [
+        ("hovercraft", "scripted", ("hovercraft", "known presets")),
+        ("kart", "moonwalk", ("moonwalk", "unknown drive")),
+    ],
+)
+def test_unknown_preset_or_drive_on_record(tmp_path, capsys, preset, drive, says) -> None:
     out = tmp_path / "r.json"
-    rc, lines = run_cli(
-        ["record", "--preset", "hovercraft", "--drive", "scripted", "-o", str(out)], capsys
-    )
-    check_one_line(rc, lines, "hovercraft", "known presets")
+    rc, lines = run_cli(["record", "--preset", preset, "--drive", drive, "-o", str(out)], capsys)
+    check_one_line(rc, lines, *says)
     assert not out.exists()
 
 
@@ -243,15 +249,6 @@ def test_unknown_preset_on_use_preset(tmp_path, capsys) -> None:
         ["replay", str(path), "--use-preset", "--hashes", str(tmp_path / "h")], capsys
     )
     check_one_line(rc, lines, "/preset", "hovercraft")
-
-
-def test_unknown_drive_on_record(tmp_path, capsys) -> None:
-    out = tmp_path / "r.json"
-    rc, lines = run_cli(
-        ["record", "--preset", "kart", "--drive", "moonwalk", "-o", str(out)], capsys
-    )
-    check_one_line(rc, lines, "moonwalk", "unknown drive")
-    assert not out.exists()
 
 
 def test_huge_file_is_refused_before_reading(tmp_path, capsys, monkeypatch) -> None:

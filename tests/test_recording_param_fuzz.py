@@ -40,6 +40,7 @@ from replay import recording
 from replay.commonroad import parameters_hash
 from replay.recording import RecordingError
 from replay.replayer import replay
+from tests.helpers import cut_recording
 
 ROOT = Path(__file__).resolve().parents[1]
 VALUES = (0.0, -1.0, 1e300)
@@ -51,14 +52,7 @@ FOUR_WHEEL_STEPS = 50
 @cache
 def base_text(name: str, steps: int) -> str:
     """``recordings/<name>.json`` cut to its first ``steps`` host steps, as text."""
-    doc = json.loads((ROOT / "recordings" / f"{name}.json").read_text(encoding="utf-8"))
-    frames, left = [], steps
-    for count, *values in doc["frames"]:
-        if left == 0:
-            break
-        frames.append([min(count, left), *values])
-        left -= frames[-1][0]
-    doc.update(frames=frames, steps=steps)
+    doc = cut_recording(name, steps)
     if "claims" in doc:  # version 2: the cut drive claims nothing
         doc["claims"].update(final_hash=None, checkpoints=[], laps=None)
     else:
@@ -177,7 +171,7 @@ def test_cli_reports_a_zero_divisor_in_one_line(tmp_path) -> None:
     bad.write_text(json.dumps(cr_edited("st", ("vehicle", "tire", "p_dy1"), 0.0)), "utf-8")
     argv = ["replay", str(bad), "--trace", "-o", str(tmp_path / "t.json")]
     proc = subprocess.run(
-        [sys.executable, "-m", "replay.cli", *argv, "--hashes", str(tmp_path / "h")],
+        [sys.executable, "-m", "cli", *argv, "--hashes", str(tmp_path / "h")],
         cwd=ROOT,
         capture_output=True,
         text=True,

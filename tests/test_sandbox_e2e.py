@@ -37,8 +37,7 @@ SHOTS = ROOT / "build" / "sandbox"
 def sandbox_url():
     from parity.server import LoopbackServer
     from sandbox import WEB_DIR, WEB_FILES
-    from sandbox.cmd_sandbox import page_url
-    from sandbox.serve import project_wheel, pyodide_dir
+    from sandbox.serve import page_url, project_wheel, pyodide_dir
 
     wheel = project_wheel()
     with LoopbackServer(wheel, pyodide_dir(), WEB_DIR, WEB_FILES) as server:
@@ -48,31 +47,13 @@ def sandbox_url():
 def launch(pw, name: str, profile: str):
     from parity.runtimes import browser
 
-    binary = shutil.which("chromium" if name == "chromium" else "firefox-esr")
-    if binary is None:
+    runtime = browser.runtime_class(name)
+    if runtime.binary() is None:
         if IN_CI:
             pytest.fail(f"{name} is not installed (ci/install_browsers.sh installs it)")
         pytest.skip(f"{name} is not installed: sudo ci/install_browsers.sh")
     viewport = {"width": 1200, "height": 800}
-    if name == "chromium":
-        return pw.chromium.launch_persistent_context(
-            profile,
-            executable_path=binary,
-            headless=True,
-            args=browser.CHROMIUM_ARGS,
-            viewport=viewport,
-            accept_downloads=True,
-        )
-    return pw.firefox.launch_persistent_context(
-        profile,
-        channel="moz-firefox",
-        executable_path=binary,
-        headless=True,
-        env={**os.environ, **browser.FIREFOX_ENV},
-        firefox_user_prefs=browser.FIREFOX_PREFS,
-        viewport=viewport,
-        accept_downloads=True,
-    )
+    return runtime.launch_context(pw, profile, viewport=viewport, accept_downloads=True)
 
 
 @pytest.fixture(scope="module", params=["chromium", "firefox"])
@@ -157,7 +138,7 @@ def verify_text(text: str, tmp_path: Path, name: str) -> tuple[int, dict]:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "replay", "verify", str(path), "--json"],
+        [sys.executable, "-m", "cli", "verify", str(path), "--json"],
         cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,
@@ -233,7 +214,7 @@ def webkit_call(driver, expression: str):
 
 @pytest.fixture(scope="module")
 def webkit(sandbox_url):
-    from parity.runtimes import browser
+    from parity.runtimes import webkit as wk
 
     if shutil.which("WebKitWebDriver") is None or shutil.which("Xvfb") is None:
         if IN_CI:
@@ -244,11 +225,11 @@ def webkit(sandbox_url):
     from selenium.webdriver.webkitgtk.service import Service
 
     url, _server = sandbox_url
-    xvfb = browser.Xvfb()
+    xvfb = wk.Xvfb()
     display = xvfb.start()
     options = Options()
-    options.binary_location = browser.browser_binary("webkit")
-    for arg in browser.WEBKIT_ARGS:
+    options.binary_location = wk.WebKitRuntime.binary()
+    for arg in wk.WEBKIT_ARGS:
         options.add_argument(arg)
     env = {k: v for k, v in os.environ.items() if k != "WAYLAND_DISPLAY"}
     env["DISPLAY"] = display

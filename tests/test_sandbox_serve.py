@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from cli import main
 from parity.server import LoopbackServer
-from replay.cli import main
 from sandbox import WEB_DIR, WEB_FILES
 from sandbox.serve import PACKAGES, PYODIDE_VERSION, pyodide_dir, wheel_from_installed
 

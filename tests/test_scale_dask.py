@@ -24,13 +24,13 @@ import cloudpickle  # dask's; both come with skidpad[scale], part of the test ex
 import distributed
 import pytest
 
-from parity import worker
-from parity.cmd_fuzz import campaign_of, run_fuzz
+from cli import build_parser, main
+from cli.cmd_fuzz import campaign_of, run_fuzz
 from parity.executor import LocalExecutor
 from parity.fuzz import LOG_NAME, run_campaign
 from parity.harness import run_parity
 from parity.runtimes.base import Runtime
-from replay.cli import build_parser, main
+from tests.helpers import run_in_process
 
 ROOT = Path(__file__).resolve().parent.parent
 BODY_X = 0  # engine.simulation.LAYOUT.index["body.x"]; checked in test_the_plant_moves_body_x
@@ -62,8 +62,6 @@ class InProcess(Runtime):
         return {"name": self.name, "version": "in-process", "startup_s": 0.0}
 
     def run(self, request: dict, timeout_s: float = 0.0) -> dict:
-        import replay.replayer as replayer
-
         if self.die_once and request.get("recordings"):
             try:
                 os.close(os.open(self.die_once, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
@@ -71,7 +69,6 @@ class InProcess(Runtime):
                 pass
             else:
                 os.kill(os.getpid(), signal.SIGKILL)  # the dask worker dies mid-task
-        real = replayer.replay
         runtime = self
 
         class Nudge:
@@ -82,14 +79,7 @@ class InProcess(Runtime):
                 if tick == runtime.tick:
                     state[BODY_X] += runtime.nudge
 
-        if self.nudge:
-            replayer.replay = lambda rec, *a, **kw: real(rec, *a, hook=Nudge(), **kw)
-        try:
-            response = worker.run_request(request)
-        finally:
-            replayer.replay = real
-        response["runtime"] = {"name": self.name, "version": "in-process"}
-        return response
+        return run_in_process(self.name, request, Nudge() if self.nudge else None)
 
     def stop(self) -> None:
         pass
@@ -409,8 +399,8 @@ def test_fuzz_with_pyodide_under_node_on_the_cluster(cluster, tmp_path):
 
 def test_the_harness_and_fuzz_import_no_dask():
     code = (
-        "import sys; import parity.harness, parity.fuzz, parity.cmd_fuzz, parity.cmd_parity; "
-        "import replay.cli; replay.cli.build_parser(); "
+        "import sys; import parity.harness, parity.fuzz, cli.cmd_fuzz, cli.cmd_parity; "
+        "import cli.cmd_verify; import cli; cli.build_parser(); "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)

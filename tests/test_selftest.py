@@ -16,17 +16,14 @@ from pathlib import Path
 
 import pytest
 
+from cli import main as cli
 from engine import smath
+from engine.floatbits import float_bits
 from engine.smath import selftest
 from engine.state import hash_bytes
-from replay.cli import main as cli
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "hashes" / "math.json"
-
-
-def bits(x: float) -> int:
-    return struct.unpack("<Q", struct.pack("<d", x))[0]
 
 
 # ----------------------------------------------------------------- the battery
@@ -59,9 +56,9 @@ def test_battery_visits_every_function_in_order():
 def test_battery_has_edge_cases_and_spread(name):
     pts = [args for n, args in selftest.battery() if n == name]
     firsts = [a[0] for a in pts]
-    got_bits = {bits(x) for x in firsts}
+    got_bits = {float_bits(x) for x in firsts}
     for special in (0.0, -0.0, math.inf, -math.inf, 5e-324, 1.7976931348623157e308):
-        assert bits(special) in got_bits, f"{name}: edge case {special!r} missing"
+        assert float_bits(special) in got_bits, f"{name}: edge case {special!r} missing"
     assert any(math.isnan(x) for x in firsts)
     subnormal = [x for x in firsts if x != 0.0 and abs(x) < 2.2250738585072014e-308]
     assert len(subnormal) >= 30, f"{name}: too few subnormals"
@@ -216,6 +213,14 @@ def test_cli_malformed_file_exits_2(tmp_path, capsys, doc):
     assert cli(["selftest", "--hashes", str(_write(tmp_path, doc)), "--points", "0"]) == 2
     err = capsys.readouterr().err
     assert "math.json" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("doc", ["{not json", {"hash": "x"}, {"math_hash": "XYZ"}, [1, 2]])
+def test_replay_reads_math_json_as_strictly_as_selftest(tmp_path, doc):
+    from replay.golden import GoldenError, read_math
+
+    with pytest.raises(GoldenError, match="math.json"):
+        read_math(_write(tmp_path, doc))
 
 
 def test_cli_bad_points_exits_2(tmp_path, capsys):

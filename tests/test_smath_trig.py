@@ -20,6 +20,7 @@ import struct
 import pytest
 
 from engine import smath
+from engine.floatbits import bits_float, float_bits
 from engine.prng import SplitMix64 as _ProjectSplitMix64
 from engine.smath import trig
 
@@ -59,8 +60,7 @@ class SplitMix64(_ProjectSplitMix64):
 
 def _nudge(x: float, k: int) -> float:
     """The double k steps (in bit pattern order) away from positive x."""
-    b = struct.unpack("<q", struct.pack("<d", x))[0]
-    return struct.unpack("<d", struct.pack("<q", b + k))[0]
+    return bits_float(float_bits(x) + k)
 
 
 # ----------------------------------------------------------------------------- oracle

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
+from cli import main
 from engine.commonroad.daemon import CommonRoadDaemon
 from engine.definition import load_preset
 from engine.errors import DefinitionError
 from engine.simulation import INITIAL_LIMITS, Simulation
 from engine.state import NonFiniteStateError, StepArithmeticError
 from engine.vehicle_layout import LAYOUT
-from replay.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 

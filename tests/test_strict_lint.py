@@ -255,3 +255,94 @@ def test_scenarios_tree_obeys_the_contract():
     recorded natively."""
     found = lint.lint_paths([ROOT / "scenarios"])
     assert found == [], "\n".join(str(v) for v in found)
+
+
+# ------------------------------------------------------------------------------ layers
+# The layering rule judges each file from its own package's layer (ADR 0161): a module may
+# import its own package and lower layers, never a higher one, lazily inside a function
+# included. Each case: (package the file is in, source, flagged?).
+LAYERED = [
+    ("replay", "def main():\n    from cli import main  # <-\n    return main\n", True),
+    ("replay", "import scenarios.scripted  # <-\n", True),
+    ("replay", "def f():\n    import parity.harness  # <-\n", True),
+    ("scenarios", "from parity import harness  # <-\n", True),
+    ("scenarios", "import mpmath  # <-\n", True),  # a third party in a dependency-free layer
+    ("parity", "def f():\n    from sandbox.serve import page_url  # <-\n", True),
+    ("sandbox", "from cli import comma_list  # <-\n", True),
+    ("engine", "from engine.state import hash_bytes\n\n\ndef f():\n"
+               "    from replay import recording  # <-\n", True),
+    ("replay", "from replay import output\nfrom replay.golden import compare\n", False),
+    ("replay", "from . import output\nfrom engine import smath\n", False),
+    ("scenarios", "from replay import output\nfrom scenarios.validation import run\n", False),
+    ("scenarios", "from engine.definition import PRESET_NAMES\n", False),
+    ("parity", "import mpmath\nfrom scenarios import random_drive\nfrom replay import diff\n",
+     False),
+    ("sandbox", "from parity.server import LoopbackServer\nfrom sandbox import WEB_DIR\n",
+     False),
+    ("cli", "from sandbox.serve import page_url\nfrom parity import harness\n"
+            "from cli import comma_list\n", False),
+]
+
+
+def plant_in_package(package: str, source: str, tmp_path: Path) -> Path:
+    """``source`` as a module of a planted package ``package`` (with its ``__init__.py``)."""
+    folder = tmp_path / "tree" / package / "sub"
+    folder.mkdir(parents=True)
+    (folder.parent / "__init__.py").write_text("", encoding="utf-8")
+    (folder / "__init__.py").write_text("", encoding="utf-8")
+    f = folder / "planted.py"
+    f.write_text(source, encoding="utf-8")
+    return f
+
+
+@pytest.mark.parametrize(("package", "source", "flagged"), LAYERED,
+                         ids=[f"{p}-{i}" for i, (p, _s, _f) in enumerate(LAYERED)])
+def test_layers_are_judged_from_the_files_own_package(package, source, flagged, tmp_path):
+    f = plant_in_package(package, source, tmp_path)
+    assert lint.package_of(f) == package
+    found = lint.lint_paths([f], rules=["layering"])
+    if flagged:
+        assert [(v.line, v.rule) for v in found] == [(_marked_line(source), "layering")], found
+    else:
+        assert found == [], [str(v) for v in found]
+
+
+def test_an_upward_import_names_both_layers(tmp_path):
+    f = plant_in_package("parity", "def f():\n    import cli\n", tmp_path)
+    (found,) = lint.lint_paths([f], rules=["layering"])
+    assert "parity may not import cli: cli is a higher layer" in found.message
+
+
+def test_the_layers_cover_every_package_of_the_checkout():
+    packages = {p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file()}
+    assert set(lint.LAYERS) == packages
+    assert lint.LAYERS[0] == "engine" and lint.LAYERS[-1] == "cli"
+
+
+def test_the_whole_tree_obeys_its_layers():
+    """No module imports a package above its own anywhere in the project."""
+    found = lint.lint_paths([ROOT / p for p in lint.LAYERS], rules=["layering"])
+    assert found == [], "\n".join(str(v) for v in found)
+
+
+def test_a_package_needs_no_pragma_to_import_itself():
+    own = [
+        f"{f.relative_to(ROOT)}:{i}"
+        for p in lint.LAYERS
+        for f in sorted((ROOT / p).rglob("*.py"))
+        for i, line in enumerate(f.read_text("utf-8").splitlines(), 1)
+        if "allow layering" in line and "own package" in line
+    ]
+    assert own == []
+
+
+def test_only_checks_the_named_rules_and_ignores_other_pragmas(tmp_path):
+    source = "import time  # strict: allow banned-import -- wall time\nfrom cli import main\n"
+    f = plant_in_package("replay", source, tmp_path)
+    found = lint.lint_paths([f], rules=["layering"])
+    assert [(v.line, v.rule) for v in found] == [(2, "layering")]
+    run = [sys.executable, str(LINT)]
+    p = subprocess.run([*run, "--only", "layering", str(f)], capture_output=True, text=True)
+    assert p.returncode == 1 and f"{f}:2:1: layering: replay may not import cli" in p.stdout
+    p = subprocess.run([*run, "--only", "nonsense", str(f)], capture_output=True, text=True)
+    assert p.returncode == 2 and "--only needs rules" in p.stderr

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from cli import main
 from engine.definition import load_preset
 from replay import recording
-from replay.cli import main
 from scenarios.validation import straight_line
 
 HOST_HZ = 100

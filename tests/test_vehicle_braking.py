@@ -56,6 +56,17 @@ class LockProbe:
             self.prev[i] = self.held[i]
 
 
+def sliding_mu(t: dict, fz: float, surface: float = 1.0) -> tuple[float, float]:
+    """(μ_x, μ_y) of a fully sliding tire of definition ``t`` at load ``fz`` on ``surface``:
+    the load-sensitive peak μ times the Magic-Formula shape at the sliding slip,
+    sin(C·atan ψ(ρ_cap)) with ψ = ρ - E·(ρ - atan ρ) (libm: the test's own reference)."""
+    s = surface * (1.0 + t["load_sensitivity"] * (fz / t["nominal_load_n"] - 1.0))
+    rho = t["sliding_slip"]
+    psi = rho - t["shape_e"] * (rho - math.atan(rho))
+    r = math.sin(t["shape_c"] * math.atan(psi))
+    return (t["mu_x"] * s * r, t["mu_y"] * s * r)
+
+
 def theory_distance(d: dict, surface: float) -> float:
     """Sliding-friction stopping distance (m) from V0, see the module docstring."""
     m = d["mass"]["total_kg"]
@@ -81,7 +92,7 @@ def theory_distance(d: dict, surface: float) -> float:
             force = kd * v * v
             for axle, fz, key in ((0, loads[0], "front"), (1, loads[1], "rear")):
                 if braked[axle]:
-                    force += 2.0 * tire.sliding_mu(d["tires"][key], fz, surface)[0] * fz
+                    force += 2.0 * sliding_mu(d["tires"][key], fz, surface)[0] * fz
             dec = force / m
         return dec
 
@@ -165,5 +176,5 @@ def test_theory_reduces_to_v2_over_2mug() -> None:
     d["aero"]["downforce_area_m2"] = 0.0
     for axle in ("front", "rear"):
         d["tires"][axle]["load_sensitivity"] = 0.0
-    mu = tire.sliding_mu(d["tires"]["front"], 4000.0)[0]
+    mu = sliding_mu(d["tires"]["front"], 4000.0)[0]
     assert theory_distance(d, 1.0) == pytest.approx(V0 * V0 / (2.0 * mu * G), rel=1e-4)

@@ -3,17 +3,16 @@ gear that keeps its power unit within its limit, or the speed is refused in one 
 
 from __future__ import annotations
 
-import copy
 import re
 
 import pytest
 
-from engine import gearbox
 from engine.definition import PRESET_NAMES, load_preset
 from engine.errors import DefinitionError
 from engine.powertrain import RPM
 from engine.simulation import Simulation
 from engine.vehicle_layout import I_ENGINE, I_GEAR
+from tests.helpers import manual_hatch
 
 PRESETS = ("crossoverEv", "hatchbackFwd", "kart", "openWheeler", "pickup4x4", "sportsRwd")
 
@@ -50,15 +49,6 @@ def test_the_stated_top_speed_is_the_boundary(name):
     assert sim.state[I_ENGINE] <= limit_rpm(d) * RPM
     with pytest.raises(DefinitionError, match="initial.speed_mps"):
         Simulation(d, initial={"speed_mps": top + 0.1})
-
-
-def manual_hatch() -> dict:
-    d = copy.deepcopy(load_preset("hatchbackFwd"))
-    g = d["drivetrain"]["gearbox"]
-    for key in gearbox._AUTO:
-        del g[key]
-    g["type"] = "manual"
-    return d
 
 
 def test_a_manual_starts_in_the_lowest_gear_within_the_redline():

@@ -1,10 +1,12 @@
-"""Unit checks of the tire law and the bounded wheel solve (engine/tire.py, engine/wheel.py)."""
+"""Unit checks of the tire law and the bounded constraint (engine/tire.py, engine/constraint.py)."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
-from engine import tire, wheel
+from engine import constraint, tire
 from engine.definition import load_preset
 from engine.load_transfer import G
 
@@ -41,8 +43,10 @@ def test_force_peaks_then_falls_to_the_sliding_force() -> None:
     assert peak == pytest.approx(dx, rel=1e-3)  # the peak is D = μ_x·F_z
     assert curve.index(peak) not in (0, len(curve) - 1)
     slide = curve[-1]  # ρ = sliding_slip = 2
-    assert slide == pytest.approx(tire.sliding_ratio(T) * dx, rel=1e-12)
-    assert slide / FZ == pytest.approx(tire.sliding_mu(T, FZ)[0], rel=1e-12)
+    # the sliding force D·sin(C·atan ψ(ρ_cap)), ψ = ρ - E·(ρ - atan ρ), from libm as reference
+    rho, c, e = T["sliding_slip"], T["shape_c"], T["shape_e"]
+    psi = rho - e * (rho - math.atan(rho))
+    assert slide == pytest.approx(math.sin(c * math.atan(psi)) * dx, rel=1e-12)
     assert 0.6 < slide / peak < 0.95
 
 
@@ -71,12 +75,24 @@ def test_steady_lateral_trail_and_sign() -> None:
 
 
 def test_bounded_solve_holds_exactly_inside_the_bound() -> None:
-    a = 1.2 / 0.001
-    w, tb, held = wheel.bounded_solve(a, 0.003, -150.0, a + 10.0, 500.0)
+    a = 1.2 / 0.001  # I/h
+    w, tb, held = constraint.bounded_solve(a * 0.003 - 150.0, a + 10.0, 500.0)
     assert held and w == 0.0 and tb == pytest.approx(a * 0.003 - 150.0)
-    w, tb, held = wheel.bounded_solve(a, 80.0, 100.0, a + 10.0, 500.0)
+    w, tb, held = constraint.bounded_solve(a * 80.0 + 100.0, a + 10.0, 500.0)
     assert not held and tb == 500.0 and 0.0 < w < 80.0  # slows, does not cross zero
-    w, tb, held = wheel.bounded_solve(a, -80.0, 0.0, a, 500.0)
+    w, tb, held = constraint.bounded_solve(a * -80.0, a, 500.0)
     assert not held and tb == -500.0 and -80.0 < w < 0.0  # opposes backward spin too
-    w, tb, held = wheel.bounded_solve(a, 5.0, 0.0, a, 1e9, target=3.0)
-    assert held and w == 3.0  # a non-zero target (the clutch / locked differential)
+
+
+@pytest.mark.parametrize(
+    ("t_req", "capacity", "result"),
+    [
+        (3.0, 5.0, (3.0, True)),
+        (-5.0, 5.0, (-5.0, True)),  # the bound itself still holds
+        (7.0, 5.0, (5.0, False)),
+        (-7.0, 5.0, (-5.0, False)),
+        (1.0, 0.0, (0.0, False)),  # no capacity: slips with none
+    ],
+)
+def test_bound_clamps_to_the_capacity(t_req: float, capacity: float, result: tuple) -> None:
+    assert constraint.bound(t_req, capacity) == result

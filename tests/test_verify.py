@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from cli import main
 from replay import recording
-from replay.cli import main
 from replay.replayer import replay
 from replay.session import DriveSession, Keys
 from scenarios.key_driver import KeyDriver

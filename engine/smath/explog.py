@@ -41,16 +41,18 @@ Equations (all quantities dimensionless; ``N = 128``):
 """
 
 import math
-import struct
+
+from engine.floatbits import DOUBLE, UINT64, bits_float
 
 from . import _tables_explog as _t
 
 __all__ = ["exp", "expm1", "log", "log1p", "pow", "sinh", "cosh", "tanh", "hypot", "cbrt"]
 
-_pack_d = struct.Struct("<d").pack
-_unpack_d = struct.Struct("<d").unpack
-_pack_q = struct.Struct("<Q").pack
-_unpack_q = struct.Struct("<Q").unpack
+# float_bits and bits_float inlined in the hot paths (a call costs as much as the packing)
+_pack_d = DOUBLE.pack
+_unpack_d = DOUBLE.unpack
+_pack_q = UINT64.pack
+_unpack_q = UINT64.unpack
 
 _sqrt = math.sqrt
 _copysign = math.copysign
@@ -67,13 +69,9 @@ _MIN_NORMAL_BITS = 0x0010000000000000
 _INF_BITS = 0x7FF0000000000000
 
 
-def _float_from_bits(b: int) -> float:
-    return _unpack_d(_pack_q(b))[0]
-
-
 # 2**e for e in [-1074, 1023], built exactly from bits; index e + 1074.
 _POW2 = tuple(
-    _float_from_bits((e + 1023) << 52) if e >= -1022 else _float_from_bits(1 << (e + 1074))
+    bits_float((e + 1023) << 52) if e >= -1022 else bits_float(1 << (e + 1074))
     for e in range(-1074, 1024)
 )
 # the same powers indexed by e itself for -1024 <= e <= 1023 (negative e wraps around)

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import struct
 
+from engine.floatbits import bits_float, float_bits
 from engine.prng import SplitMix64
 from engine.smath import FUNCTIONS
 from engine.state import hash_bytes
@@ -60,7 +61,6 @@ EXCEPTION_BITS = {
     ZeroDivisionError: 0x7FF80000000DEAD3,
 }
 
-_MASK64 = (1 << 64) - 1
 _INF = float("inf")
 _NAN = float("nan")
 _DBL_MAX = 1.7976931348623157e308
@@ -73,22 +73,14 @@ _SINH_MAX = 710.4758600739439  # largest |x| with finite sinh/cosh
 _HARD_TRIG = 5.319372648326541e255  # 6381956970095103 * 2**797: nearest to a multiple of pi/2
 
 
-def _from_bits(bits: int) -> float:
-    return struct.unpack("<d", struct.pack("<Q", bits & _MASK64))[0]
-
-
-def _to_bits(x: float) -> int:
-    return struct.unpack("<Q", struct.pack("<d", x))[0]
-
-
 def _nudge(x: float, k: int) -> float:
     """``x`` moved ``k`` doubles along its own sign's direction (finite, nonzero x; small k)."""
-    return _from_bits(_to_bits(x) + k)
+    return bits_float(float_bits(x) + k)
 
 
 def _make(sign: int, exponent: int, mantissa: int) -> float:
     """The double with the given sign bit, biased exponent (0..2046) and 52-bit mantissa."""
-    return _from_bits((sign << 63) | (exponent << 52) | (mantissa & ((1 << 52) - 1)))
+    return bits_float((sign << 63) | (exponent << 52) | (mantissa & ((1 << 52) - 1)))
 
 
 # --------------------------------------------------------------------------- domains
@@ -125,7 +117,7 @@ def _pow_magnitude(x: float) -> float:
     """
     if 0.5 <= x <= 2.0:
         return 1.4426950408889634 * abs(x - 1.0) / min(x, 1.0) * 1.0000001
-    e = (_to_bits(x) >> 52) & 0x7FF
+    e = (float_bits(x) >> 52) & 0x7FF
     return float(abs(e - 1023) + 1) if e else 1075.0
 
 
@@ -165,14 +157,14 @@ def _ordinary(name: str, r: SplitMix64) -> tuple[float, ...]:
 def _random_bits(name: str, r: SplitMix64) -> tuple[float, ...]:
     for _ in range(64):
         if name == "pow":
-            x = _from_bits(r.next() >> 1)  # positive
+            x = bits_float(r.next() >> 1)  # positive
             args: tuple[float, ...] = (x, r.uniform(-1.0, 1.0) * (1000.0 / _pow_magnitude(x)))
         elif name in ("atan2", "hypot"):
-            args = (_from_bits(r.next()), _from_bits(r.next()))
+            args = (bits_float(r.next()), bits_float(r.next()))
         elif name in ("log", "sqrt"):
-            args = (_from_bits(r.next() >> 1),)
+            args = (bits_float(r.next() >> 1),)
         else:
-            args = (_from_bits(r.next()),)
+            args = (bits_float(r.next()),)
         if _in_domain(name, args):
             return args
     return _ordinary(name, r)
@@ -350,7 +342,7 @@ def _result_bits(fn, args: tuple[float, ...]) -> int:
         raise TypeError(f"{fn.__name__}{args!r} returned {type(y).__name__}, not float")
     if y != y:
         return CANONICAL_NAN_BITS
-    return _to_bits(y)
+    return float_bits(y)
 
 
 def selftest_results() -> bytes:

@@ -53,8 +53,9 @@ self-test battery.
 
 from __future__ import annotations
 
-import struct
 from math import copysign, sqrt
+
+from engine.floatbits import float_bits
 
 from . import _tables_trig as _t
 
@@ -126,7 +127,7 @@ def _reduce_big(ax: float) -> tuple[int, float, float]:
     Returns ``(q mod 4, y0, y1)``; ``y0 + y1`` is ``r`` to about 2**-105
     relative (the double-double limit) even at the hardest doubles.
     """
-    bits = struct.unpack("<Q", struct.pack("<d", ax))[0]
+    bits = float_bits(ax)
     m = (bits & 0xFFFFFFFFFFFFF) | 0x10000000000000  # ax >= pi/4 is normal
     e = (bits >> 52) - 1075  # ax = m * 2**e
     f = _TWO_OVER_PI_BITS - e  # fraction bits of prod = x*2/pi * 2**f

@@ -23,21 +23,21 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from replay.diff import (  # strict: allow layering -- the statistics of diff --stats
+from replay.diff import (
     StateSeries,
     StatsReport,
     state_stats,
 )
-from scenarios.comparison import drive as drv  # strict: allow layering -- own package
-from scenarios.comparison import manoeuvres as mv  # strict: allow layering -- own package
-from scenarios.comparison.metrics import metrics  # strict: allow layering -- own package
-from scenarios.comparison.tolerances import (  # strict: allow layering -- own package
+from scenarios.comparison import drive as drv
+from scenarios.comparison import manoeuvres as mv
+from scenarios.comparison.metrics import metrics
+from scenarios.comparison.tolerances import (
     CHANGES_AFTER_FIRST_RUN,
     METRICS,
     SERIES_TOLERANCES,
     Metric,
 )
-from scenarios.comparison.vehicle import build_definition  # strict: allow layering -- own package
+from scenarios.comparison.vehicle import build_definition
 
 #: The models one can compare against (the command's positional argument).
 MODELS = ("commonroad-mb",)

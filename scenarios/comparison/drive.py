@@ -38,13 +38,13 @@ from engine.commonroad.safety import load_safety
 from engine.inputs import inputs_from_mapping
 from engine.simulation import Simulation
 from engine.smath.trig import sincos
-from scenarios.comparison.manoeuvres import (  # strict: allow layering -- own package
+from scenarios.comparison.manoeuvres import (
     HOST_HZ,
     SPEED_MPS,
     Manoeuvre,
     SpeedPI,
 )
-from scenarios.comparison.vehicle import VEHICLE_ID  # strict: allow layering -- own package
+from scenarios.comparison.vehicle import VEHICLE_ID
 
 #: a run ends when the car has lost control: past this side slip (rad, 5 deg) it is spinning,
 #: and past it MB's state leaves its valid range (in its first run it turned NaN after a spin)

@@ -27,8 +27,8 @@ transient); over the remaining whole periods each signal is fitted as
 from __future__ import annotations
 
 from engine import smath
-from scenarios.comparison.drive import Series, derived  # strict: allow layering -- own package
-from scenarios.comparison.manoeuvres import (  # strict: allow layering -- own package
+from scenarios.comparison.drive import Series, derived
+from scenarios.comparison.manoeuvres import (
     HOST_HZ,
     SINE_HZ,
     SINE_PERIODS,

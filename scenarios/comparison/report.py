@@ -22,15 +22,15 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from scenarios.comparison import manoeuvres as mv  # strict: allow layering -- own package
-from scenarios.comparison import tolerances as tol  # strict: allow layering -- own package
-from scenarios.comparison import vehicle  # strict: allow layering -- own package
-from scenarios.comparison.drive import (  # strict: allow layering -- own package
+from scenarios.comparison import manoeuvres as mv
+from scenarios.comparison import tolerances as tol
+from scenarios.comparison import vehicle
+from scenarios.comparison.drive import (
     LOSS_OF_CONTROL_BETA,
     LOSS_OF_CONTROL_SLIP,
     derived,
 )
-from scenarios.comparison.metrics import (  # strict: allow layering -- own package
+from scenarios.comparison.metrics import (
     FIT_HI,
     FIT_LO,
     LIMIT_WINDOW_S,
@@ -49,7 +49,7 @@ STYLE = {"ours": "-", "mb": "--"}
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
-    from replay import output  # strict: allow layering -- scenarios write files through replay
+    from replay import output
 
     output.make_directory(path.parent)
     output.write_bytes(path, data)

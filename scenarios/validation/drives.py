@@ -26,10 +26,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from engine.errors import SkidpadError
-from scenarios.validation.step_steer import (  # strict: allow layering -- own package
+from scenarios.validation.step_steer import (
     StepSteerDriver,
 )
-from scenarios.validation.straight_line import (  # strict: allow layering -- own package
+from scenarios.validation.straight_line import (
     V100,
     AccelDriver,
     StopDriver,

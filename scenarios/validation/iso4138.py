@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from engine.single_track import fit_understeer, linear_understeer
 from engine.single_track import understeer as single_track_understeer
-from scenarios.skidpad import (  # strict: allow layering -- own package
+from scenarios.skidpad import (
     RADIUS_M,
     SPEEDS_MPS,
     circle_point,

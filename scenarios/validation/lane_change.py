@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from engine import smath
 from engine.single_track import linear_understeer
 from engine.steering import DEG
-from scenarios.validation.common import (  # strict: allow layering -- own package
+from scenarios.validation.common import (
     KMH,
     G,
     Run,

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from math import sqrt
 
-from scenarios.validation.common import (  # strict: allow layering -- own package
+from scenarios.validation.common import (
     Run,
     make_inputs,
     rms,

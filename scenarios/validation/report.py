@@ -26,7 +26,7 @@ from pathlib import Path
 
 from engine.definition import PRESET_NAMES
 from engine.smath.selftest import selftest_hash
-from scenarios.validation import run as vrun  # strict: allow layering -- own package
+from scenarios.validation import run as vrun
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "validation.md"
@@ -34,7 +34,7 @@ PNG_DIR = ROOT / "docs" / "validation"
 
 
 def _atomic_write(path: Path, data: bytes) -> None:
-    from replay import output  # strict: allow layering -- scenarios write files through replay
+    from replay import output
 
     output.make_directory(path.parent)
     output.write_bytes(path, data)
@@ -186,9 +186,10 @@ tests `tests/test_validation_results.py` fail when a figure leaves its tolerance
   the step. Time from 50 % steer to the first reach of 90 % of the steady yaw rate,
   and the overshoot past it; the golden file also has the steady yaw-rate gain, the
   lateral-acceleration response time, steady side slip and roll. The assists stay
-  as the preset defines them: where stability control is on (sportsRwd, openWheeler)
-  its neutral-steer yaw reference reads the car's own understeer as an error and
-  brakes the inner rear wheel, which speeds the response and adds the overshoot.
+  as the preset defines them; where stability control is on (sportsRwd, openWheeler)
+  it stays out of this step, as of any corner below the tires' limit: its dead band
+  holds the car's own understeer and its headroom to the limit (ADR 0180). Where a
+  column differs from the reference engine's table, ADR 0181 gives the measured cause.
 - **Lane change** — ISO 3888-1: sections 15/30/25/25/15 m, lanes 1.1/1.2/1.3 × W +
   0.25 m (W = track + 0.25 m), 3.5 m offset. Driver: pure pursuit on a smooth
   centreline with curvature feedforward from the linear understeer gradient and a

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine.definition import PRESET_NAMES, load_preset
-from scenarios.validation import (  # strict: allow layering -- own package
+from scenarios.validation import (
     iso4138,
     lane_change,
     locked_wheels,
@@ -291,7 +291,7 @@ def bless(results: dict, path: Path = GOLDEN_PATH, extra: dict | None = None) ->
     if extra:
         new.update(extra)
     text = json.dumps(new, indent=1, sort_keys=True) + "\n"
-    from replay import output  # strict: allow layering -- scenarios write files through replay
+    from replay import output
 
     output.make_directory(path.parent)
     output.write_text(path, text)

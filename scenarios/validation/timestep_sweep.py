@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from engine.errors import SkidpadError
 from engine.single_track import fit_understeer
-from scenarios.skidpad import circle_point  # strict: allow layering -- own package
-from scenarios.validation import locked_wheels, parking  # strict: allow layering -- own package
-from scenarios.validation.straight_line import stop  # strict: allow layering -- own package
+from scenarios.skidpad import circle_point
+from scenarios.validation import locked_wheels, parking
+from scenarios.validation.straight_line import stop
 
 SUBSTEPS_HZ = (250, 500, 1000, 2000)
 HOSTS_HZ = (30, 60, 120, 240)

@@ -21,13 +21,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time  # strict: allow banned-import -- wall time of the run, reported, never fed to physics
+import time
 from collections.abc import Callable
 
 from engine.definition import PRESET_NAMES
 from engine.errors import SkidpadError
-from replay.progress import Progress  # strict: allow layering -- the CLI's progress line
-from scenarios.validation import run as vrun  # strict: allow layering -- own package
+from replay.progress import Progress
+from scenarios.validation import run as vrun
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -80,7 +80,7 @@ def _task(args: tuple, note: Callable[[str], None] = _quiet) -> tuple:
 
 
 def _check_names(given: list | None, known: tuple, what: str) -> list:
-    from replay.cli import comma_list  # strict: allow layering -- the CLI's list syntax
+    from cli import comma_list
 
     if not given:
         return list(known)
@@ -93,11 +93,11 @@ def _check_names(given: list | None, known: tuple, what: str) -> list:
 
 def _preflight(args: argparse.Namespace) -> None:
     """What --bless and --docs will write can be written, before any scenario runs."""
-    from replay import output  # strict: allow layering -- scenarios write files through replay
+    from replay import output
 
     outputs = [vrun.GOLDEN_PATH] if args.bless else []
     if args.docs:
-        from scenarios.validation import report  # strict: allow layering -- own package
+        from scenarios.validation import report
 
         outputs += report.OUTPUTS
     # a folder not made yet is made at the write (and refused there in one line if it cannot be)
@@ -141,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
     bar = Progress(len(tasks), "validate", unit="tasks", quiet=args.json)
     done = []
     if args.jobs > 1:
-        import multiprocessing  # strict: allow banned-import -- whole deterministic tasks
+        import multiprocessing
 
         with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
             for result in pool.imap(_task, tasks, chunksize=1):
@@ -176,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
             for name, r in scen.items():
                 problems.extend(vrun.check(preset, name, r, golden))
     if args.docs:
-        from scenarios.validation import report  # strict: allow layering -- own package
+        from scenarios.validation import report
 
         for path in report.write(results, wall):
             print(f"wrote {path}", file=sys.stderr)

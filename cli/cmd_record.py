@@ -82,6 +82,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="seconds, for random and commonroad drives only (default 30)",
     )
+    p.add_argument(
+        "--host",
+        default=None,
+        help="record a host run: an external reference host owns the spin of --host-wheels "
+        "(backward-euler | bench; four-wheel drives only)",
+    )
+    p.add_argument(
+        "--host-wheels",
+        default=None,
+        help="the wheels the --host owns: front | rear | all (default: the driven wheels)",
+    )
     p.add_argument("--no-verify", action="store_true", help="skip replaying the written file")
     p.add_argument("--json", action="store_true", help="print JSON")
 
@@ -136,6 +147,26 @@ def check_options(args: argparse.Namespace, drives: list[str]) -> None:
             f"--substep-hz does not apply to --drive {cr[0]}: the CommonRoad daemon "
             "schedules its own substeps"
         )
+    if args.host_wheels is not None and args.host is None:
+        raise SkidpadError("--host-wheels applies only with --host (a host run)")
+    if args.host is not None:
+        from engine import host as engine_host
+        from engine import hosts
+
+        if cr:
+            raise SkidpadError(
+                f"--host does not apply to --drive {cr[0]}: the CommonRoad daemon has no "
+                "external-host contract"
+            )
+        if args.host not in hosts.HOST_NAMES:
+            raise SkidpadError(
+                f"--host {args.host!r}: unknown host; known: {', '.join(hosts.HOST_NAMES)}"
+            )
+        if args.host_wheels is not None and args.host_wheels not in engine_host.WHEEL_SETS:
+            raise SkidpadError(
+                f"--host-wheels {args.host_wheels!r}: known wheel sets: "
+                f"{', '.join(engine_host.WHEEL_SETS)}"
+            )
     if args.duration is None:
         return
     for d in drives:
@@ -158,9 +189,46 @@ def check_options(args: argparse.Namespace, drives: list[str]) -> None:
             )
 
 
-def _presets(spec: str) -> list[str]:
+def driven_wheels(definition: dict) -> str:
+    """The wheel set of ``definition``'s driven wheels (all four when it drives both axles)."""
+    share = definition["drivetrain"]["layout"]["front_share"]
+    return "front" if share >= 1.0 else "rear" if share <= 0.0 else "all"
+
+
+def check_host_wheels(definition: dict, wheels: str, preset: str) -> None:
+    """Refuse, before any drive runs, a wheel set the engine does not let a host own."""
     from engine import definition as engine_definition
-    from replay.cli import comma_list
+    from engine import drive, host
+
+    k = drive.constants(definition["drivetrain"], engine_definition.SUBSTEP_HZ_MIN)
+    try:
+        host.driveline_without(k.layout, host.owned_wheels(wheels))
+    except host.HostError as exc:
+        raise SkidpadError(f"--host-wheels {wheels} for {preset}: {exc}") from None
+
+
+def host_loop_warning(definition: dict, host_hz: int, substep_hz: int | None) -> str | None:
+    """Where the wheel/tire loop through the host is predicted unstable at this host rate
+    (``scenarios.host_loop``, ADR 0203), or None: a host run says so rather than quietly
+    recording a loop that rings up to the tire's limit."""
+    from scenarios import host_loop
+
+    sub = substep_hz or int(definition["substep_hz"])
+    if sub % host_hz:
+        return None  # the linear loop model needs whole substeps per host step
+    pred = host_loop.predict(definition)
+    bad = [v for v in host_loop.MAP_SPEEDS if pred.discrete(v, host_hz, sub)[1] <= 0.0]
+    if not bad:
+        return None
+    return (
+        f"the wheel/tire loop through the host at {host_hz} Hz is predicted unstable at "
+        f"{', '.join(f'{v:g}' for v in bad)} m/s (skidpad host-loop draws the map)"
+    )
+
+
+def _presets(spec: str) -> list[str]:
+    from cli import comma_list
+    from engine import definition as engine_definition
 
     if spec == "all":
         return list(engine_definition.PRESET_NAMES)
@@ -184,9 +252,9 @@ def _sim_s(rec) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
+    from cli import comma_list
     from engine import definition as engine_definition
     from replay import output, recording
-    from replay.cli import comma_list
     from replay.progress import Progress
     from replay.recorder import record_drive
     from replay.replayer import replay
@@ -232,12 +300,21 @@ def run(args: argparse.Namespace) -> int:
         for drive in drives:
             driver = make_driver(drive, definition, host_hz, args.duration)
 
-            def run_job(definition=definition, driver=driver, preset=preset):
-                return record_drive(definition, driver, preset=preset, substep_hz=args.substep_hz)[
-                    0
-                ]
+            host = None
+            if args.host is not None:
+                host = (args.host, args.host_wheels or driven_wheels(definition))
+                check_host_wheels(definition, host[1], preset)
+                warning = host_loop_warning(definition, host_hz, args.substep_hz)
+                if warning is not None:
+                    print(f"skidpad record: warning: {preset}: {warning}", file=sys.stderr)
 
-            jobs.append((preset, drive, target_for(_file_name(preset, drive)), run_job))
+            def run_job(definition=definition, driver=driver, preset=preset, host=host):
+                return record_drive(
+                    definition, driver, preset=preset, substep_hz=args.substep_hz, host=host
+                )[0]
+
+            name = _file_name(preset, drive if host is None else f"{drive}-host-{host[0]}")
+            jobs.append((preset, drive, target_for(name), run_job))
     for drive in cr_drives:
         from replay import commonroad
 

@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 
 from engine.errors import SkidpadError
+from replay.golden import MATH_FILE, require_math
 
-MATH_FILE = "math.json"
 DEFAULT_POINTS = 300
 ACCURACY_SEED = 1
 
@@ -41,28 +41,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=DEFAULT_POINTS,
         help=f"accuracy points per function (default {DEFAULT_POINTS}; 0 skips)",
     )
-
-
-def read_golden_math(hashes_dir: Path) -> str:
-    """The golden math hash from ``hashes_dir/math.json``; SkidpadError naming what is wrong."""
-    path = hashes_dir / MATH_FILE
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SkidpadError(
-            f"{path} not found: no golden math hash to compare with "
-            "(the lead blesses it with skidpad bless)"
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SkidpadError(f"{path}: cannot read ({exc})") from None
-    try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        raise SkidpadError(f"{path}: not valid JSON ({exc})") from None
-    h = doc.get("math_hash") if isinstance(doc, dict) else None
-    if not (isinstance(h, str) and len(h) == 16 and all(c in "0123456789abcdef" for c in h)):
-        raise SkidpadError(f"{path}: math_hash: must be a string of 16 lowercase hex digits")
-    return h
 
 
 def accuracy_summary(points: int) -> tuple[list[dict] | None, str]:
@@ -106,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
 
     golden_error = ""
     try:
-        golden: str | None = read_golden_math(Path(args.hashes))
+        golden: str | None = require_math(Path(args.hashes))
     except SkidpadError as exc:
         golden, golden_error = None, str(exc)
     match = golden == here if golden is not None else None

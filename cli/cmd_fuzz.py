@@ -78,10 +78,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def campaign_of(args: argparse.Namespace):  # -> parity.fuzz.Campaign
     """The campaign the arguments ask for; HarnessError (exit 2) names the first bad one."""
+    from cli import comma_list
     from engine.definition import PRESET_NAMES
     from parity.fuzz import Campaign
     from parity.harness import HarnessError
-    from replay.cli import comma_list
     from scenarios.random_drive import FUZZ_PRESETS
 
     if not 1 <= args.drives <= MAX_DRIVES:

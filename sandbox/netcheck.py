@@ -20,9 +20,9 @@ live drive, a state hash). Adding a page to the proof is adding it there.
 
 Command line (what the tests run, and how to rerun the measurement by hand)::
 
-    python3 -m parity.netcheck trace chromium      # the contacts beyond loopback, if any
-    python3 -m parity.netcheck isolated firefox    # one run in a loopback-only namespace
-    python3 -m parity.netcheck run webkit          # one run here, one JSON line
+    python3 -m sandbox.netcheck trace chromium      # the contacts beyond loopback, if any
+    python3 -m sandbox.netcheck isolated firefox    # one run in a loopback-only namespace
+    python3 -m sandbox.netcheck run webkit          # one run here, one JSON line
 
 Each takes ``--recording FILE`` (default: the smallest ``recordings/*.json``), ``--wheel
 FILE`` (default: built) and, for ``trace``, ``--keep FILE`` to keep the raw strace output.
@@ -255,25 +255,20 @@ def run_sandbox_page(recording: Path, wheel: Path | None) -> dict[str, Any]:
     golden file; ``recording`` is not used.)"""
     from playwright.sync_api import sync_playwright
 
-    from parity.runtimes import browser
+    from parity.runtimes.chromium import ChromiumRuntime
+    from parity.runtimes.page import default_wheel
     from parity.server import DEFAULT_PYODIDE_DIR, LoopbackServer
     from sandbox import WEB_DIR, WEB_FILES
-    from sandbox.cmd_sandbox import page_url
+    from sandbox.serve import page_url
 
-    wheel = wheel if wheel is not None else browser.default_wheel()
+    wheel = wheel if wheel is not None else default_wheel()
     server = LoopbackServer(wheel, DEFAULT_PYODIDE_DIR, WEB_DIR, WEB_FILES)
     base = server.start()
     result: dict[str, Any] = {"target": "sandbox", "ok": False, "status": "failed"}
     profile = tempfile.mkdtemp(prefix="skidpad-sandbox-")
     try:
         with sync_playwright() as pw:
-            context = pw.chromium.launch_persistent_context(
-                profile,
-                executable_path=browser.browser_binary("chromium"),
-                headless=True,
-                args=browser.CHROMIUM_ARGS,
-                timeout=TIME_LIMIT_S * 1000,
-            )
+            context = ChromiumRuntime.launch_context(pw, profile, timeout=TIME_LIMIT_S * 1000)
             page = context.pages[0] if context.pages else context.new_page()
             page.set_default_timeout(TIME_LIMIT_S * 1000)
             page.goto(page_url(base, wheel.name, "hatchbackFwd"), wait_until="load")
@@ -348,7 +343,7 @@ def _inner_command(target: str, recording: Path, wheel: Path | None) -> list[str
     command = [
         sys.executable,
         "-m",
-        "parity.netcheck",
+        "sandbox.netcheck",
         "run",
         target,
         "--recording",
@@ -393,7 +388,7 @@ def traced(target: str, recording: Path, wheel: Path | None, keep: Path | None =
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python3 -m parity.netcheck", description=__doc__.split("\n")[0]
+        prog="python3 -m sandbox.netcheck", description=__doc__.split("\n")[0]
     )
     parser.add_argument("mode", choices=("run", "trace", "isolated"))
     parser.add_argument("target", choices=sorted(TARGETS))

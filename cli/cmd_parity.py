@@ -74,9 +74,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from cli import comma_list
     from parity.harness import HarnessError
     from parity.wheel import find_repo_root
-    from replay.cli import comma_list
 
     if args.checkpoint_every < 1:
         raise HarnessError("--checkpoint-every: must be >= 1")

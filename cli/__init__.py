@@ -1,13 +1,17 @@
-"""The ``skidpad`` command line (docs/architecture.md §7); also ``python -m replay``.
+"""The ``skidpad`` command line (docs/architecture.md §7); also ``python -m cli``.
 
 Every subcommand prints a human table by default and JSON with ``--json``, and
 exits 0 on success, 1 on a mismatch or failed check, 2 on bad input (one line
 on stderr saying what is wrong, never a traceback).
 
-Each subcommand lives in its own module ``replay/cmd_<name>.py`` exposing
-``add_arguments(parser)`` and ``run(args) -> int``; this file only dispatches.
-Modules that need optional dependencies (mpmath, Playwright) import them
-inside ``run`` so that ``skidpad --help`` works on a bare install.
+This package is the top layer: nothing in ``engine``, ``replay``, ``scenarios``,
+``parity`` or ``sandbox`` imports it (ADR 0160). Each subcommand lives in its own
+module ``cli/cmd_<name>.py`` exposing ``add_arguments(parser)`` and
+``run(args) -> int``; this file only dispatches. Modules that need optional
+dependencies (mpmath, Playwright, dask) import them inside ``run`` so that
+``skidpad --help`` works on a bare install. A subcommand module that cannot be
+imported is an installation fault: the command line says which one and why, and
+exits :data:`EXIT_BROKEN_INSTALL`, instead of quietly offering fewer subcommands.
 
 When the reader of stdout goes away (``skidpad replay ... | head -1``), the
 command ends at once with no message and exit status 141, what a shell
@@ -32,20 +36,26 @@ EXIT_MISMATCH = 1
 EXIT_BAD_INPUT = 2
 #: 128 + SIGPIPE: the status a shell shows for a program whose reader went away (ADR 0121).
 EXIT_BROKEN_PIPE = 141
+#: a subcommand module of this package cannot be imported (sysexits' EX_SOFTWARE).
+EXIT_BROKEN_INSTALL = 70
 
 #: subcommand -> (module, one-line help), in the order ``--help`` lists them.
 COMMANDS = {
-    "selftest": ("replay.cmd_selftest", "math self-test hash and accuracy summary"),
-    "record": ("replay.cmd_record", "drive a preset and write a recording"),
-    "replay": ("replay.cmd_replay", "replay recordings: checkpoint and final hashes vs hashes/"),
-    "verify": ("replay.cmd_verify", "replay recordings on their own and check every claim"),
-    "diff": ("replay.cmd_diff", "first divergence between two runs, or a run and hashes/"),
-    "bless": ("replay.cmd_bless", "rewrite hashes/ from the current physics, print what changed"),
-    "validate": ("scenarios.cmd_validate", "the validation table of the standard manoeuvres"),
-    "compare": ("scenarios.cmd_compare", "our car against an independent simulator"),
-    "parity": ("parity.cmd_parity", "the runtime matrix: every recording in every runtime"),
-    "fuzz": ("parity.cmd_fuzz", "random drives in several runtimes; disagreements saved, diffed"),
-    "sandbox": ("sandbox.cmd_sandbox", "drive a lap in the browser (served on 127.0.0.1)"),
+    "selftest": ("cli.cmd_selftest", "math self-test hash and accuracy summary"),
+    "record": ("cli.cmd_record", "drive a preset and write a recording"),
+    "replay": ("cli.cmd_replay", "replay recordings: checkpoint and final hashes vs hashes/"),
+    "verify": ("cli.cmd_verify", "replay recordings on their own and check every claim"),
+    "diff": ("cli.cmd_diff", "first divergence between two runs, or a run and hashes/"),
+    "bless": ("cli.cmd_bless", "rewrite hashes/ from the current physics, print what changed"),
+    "validate": ("cli.cmd_validate", "the validation table of the standard manoeuvres"),
+    "host-loop": (
+        "cli.cmd_host_loop",
+        "the external-host loop predicted from a preset's data and measured by simulation",
+    ),
+    "compare": ("cli.cmd_compare", "our car against an independent simulator"),
+    "parity": ("cli.cmd_parity", "the runtime matrix: every recording in every runtime"),
+    "fuzz": ("cli.cmd_fuzz", "random drives in several runtimes; disagreements saved, diffed"),
+    "sandbox": ("cli.cmd_sandbox", "drive a lap in the browser (served on 127.0.0.1)"),
 }
 
 
@@ -59,8 +69,6 @@ class _Parser(argparse.ArgumentParser):
 def comma_list(values: str | list[str] | None, option: str) -> list[str]:
     """The values of ``option`` given as a comma list, possibly repeated (``-r a,b -r c``);
     empty items are refused, duplicates dropped (first use kept)."""
-    from engine.errors import SkidpadError
-
     if values is None:
         return []
     texts = [values] if isinstance(values, str) else list(values)
@@ -93,17 +101,35 @@ class _VersionAction(argparse.Action):
         parser.exit(EXIT_OK)
 
 
+class SubcommandImportError(Exception):
+    """A module named in :data:`COMMANDS` cannot be imported: the installation is broken."""
+
+    def __init__(self, name: str, module_name: str, cause: BaseException) -> None:
+        super().__init__(
+            f"subcommand {name!r} cannot be imported from {module_name}: "
+            f"{type(cause).__name__}: {cause}"
+        )
+
+
+def load_subcommand(name: str, module_name: str):  # -> module with add_arguments and run
+    """The module of subcommand ``name``; :class:`SubcommandImportError` when it is missing,
+    broken, or lacks ``add_arguments``/``run``."""
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # any failure to import is the same installation fault
+        raise SubcommandImportError(name, module_name, exc) from exc
+    for needed in ("add_arguments", "run"):
+        if not callable(getattr(module, needed, None)):
+            raise SubcommandImportError(name, module_name, AttributeError(f"no {needed}()"))
+    return module
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="skidpad", description="Bit-reproducible vehicle dynamics.")
     parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (module_name, help_text) in COMMANDS.items():
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            continue  # a subcommand not built yet
+        module = load_subcommand(name, module_name)
         p = sub.add_parser(name, help=help_text, description=help_text)
         module.add_arguments(p)
         p.set_defaults(_run=module.run)
@@ -136,7 +162,11 @@ def _silence_stdout() -> None:
 def _main(argv: list[str] | None) -> int:
     from replay.terminal import printable
 
-    parser = build_parser()
+    try:
+        parser = build_parser()
+    except SubcommandImportError as exc:
+        print(f"skidpad: broken installation: {printable(exc)}", file=sys.stderr)
+        return EXIT_BROKEN_INSTALL
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()

@@ -18,8 +18,8 @@ import argparse
 import json
 
 from engine.errors import SkidpadError
-from replay.progress import Progress  # strict: allow layering -- the CLI's progress line
-from scenarios.comparison import compare  # strict: allow layering -- own package
+from replay.progress import Progress
+from scenarios.comparison import compare
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,15 +37,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from replay.terminal import printable  # strict: allow layering -- the CLI's escaping
+    from replay.terminal import printable
 
     if args.model not in compare.MODELS:
         raise SkidpadError(
             f"unknown model {printable(args.model)!r}; known: {', '.join(compare.MODELS)}"
         )
     if args.docs:
-        from replay import output  # strict: allow layering -- scenarios write files via replay
-        from scenarios.comparison import report  # strict: allow layering -- own package
+        from replay import output
+        from scenarios.comparison import report
 
         output.preflight([p for p in report.OUTPUTS if p.parent.is_dir()])
     runs = 2 * len(compare.mv.MANOEUVRES)
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     if args.docs:
-        from scenarios.comparison import report  # strict: allow layering -- own package
+        from scenarios.comparison import report
 
         written = report.write(result, sensitivity)
     if args.json:

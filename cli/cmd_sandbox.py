@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-import urllib.parse
 
 from engine.definition import PRESET_NAMES
 
@@ -38,15 +37,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--open", action="store_true", help="open the default browser on it")
 
 
-def page_url(base: str, wheel_name: str, preset: str) -> str:
-    return f"{base}index.html?{urllib.parse.urlencode({'wheel': wheel_name, 'preset': preset})}"
-
-
 def run(args: argparse.Namespace) -> int:
     from engine.errors import SkidpadError
     from parity.server import LoopbackServer, ServerError
     from sandbox import WEB_DIR, WEB_FILES
-    from sandbox.serve import project_wheel, pyodide_dir
+    from sandbox.serve import page_url, project_wheel, pyodide_dir
 
     wheel = project_wheel()
     try:

@@ -1,0 +1,272 @@
+"""``skidpad verify``: replay recordings on their own and check every claim they carry.
+
+No ``hashes/`` folder is used and the current directory plays no part: a recording made
+anywhere (the browser sandbox, another machine) is checked against what it says about
+itself — the math self-test hash it was made with, its final state hash, its checkpoint
+hashes and, on a circuit, every completed lap's time, sector times and validity. Files
+from strangers are normal input: every file is loaded and checked against the budgets
+before anything is replayed.
+
+Exit 0 when every claim of every file holds, 1 when one does not (the claim, what it says,
+what the replay gives, and for hashes the host steps between which the replay departs) or
+when a file claims nothing (unless ``--allow-unclaimed``), 2 for bad input.
+
+At scale (ADR 0163): with ``--report FILE.jsonl``, ``--jobs N`` or ``--scheduler`` every
+recording under each folder (at any depth, sorted) is verified on its own, a batch of files
+per task, and each file is one JSON line as its result arrives — path, SHA-256, each claim
+with its verdict, the overall verdict, seconds. A file that is unreadable, malformed or over
+the budgets is a ``REFUSED`` line there, not the end of the run. ``--jobs N`` runs the tasks
+on a dask LocalCluster of N worker processes on 127.0.0.1 with no dashboard, ``--scheduler
+tcp://HOST:PORT`` on an existing cluster (whose workers see the files at the same paths);
+with ``--report`` alone they run one after the other in this process. Without these three
+options nothing of this is imported: the plain verify above, no dask.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from engine.errors import SkidpadError
+from engine.state import NonFiniteStateError
+from replay.budget import DEFAULT_MAX_SIM_SECONDS
+from replay.terminal import printable
+from replay.verify import verify_one
+
+#: files per task when verifying at scale (``--batch``)
+DEFAULT_BATCH = 4
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("files", nargs="+", metavar="FILE", help="recordings (a folder: its *.json)")
+    p.add_argument("--json", action="store_true", help="print the verdicts as JSON")
+    p.add_argument(
+        "--allow-unclaimed",
+        action="store_true",
+        help="a recording that claims nothing passes (it is reported as 'nothing claimed')",
+    )
+    p.add_argument(
+        "--upgrade",
+        action="store_true",
+        help="rewrite each verified version 1 recording in place as version 2, with the claims "
+        "this replay computed (checkpoints and laps); no state hash moves",
+    )
+    p.add_argument(
+        "--max-sim-seconds",
+        type=float,
+        default=DEFAULT_MAX_SIM_SECONDS,
+        metavar="S",
+        help="refuse recordings longer than S simulated seconds "
+        f"(default {DEFAULT_MAX_SIM_SECONDS:g})",
+    )
+    scale = p.add_argument_group("at scale (every recording under the folders, one JSON line each)")
+    scale.add_argument(
+        "--report",
+        metavar="FILE.jsonl",
+        help="write one JSON line per file (path, sha256, claims, verdict, seconds) as results "
+        "arrive; the file appears whole when the run ends",
+    )
+    scale.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="verify on a dask LocalCluster of N worker processes on 127.0.0.1 "
+        "(needs pip install 'skidpad[scale]')",
+    )
+    scale.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="verify on an existing dask cluster, tcp://HOST:PORT ('local': a LocalCluster of "
+        "--jobs workers); its workers must see the files at the same paths",
+    )
+    scale.add_argument(
+        "--batch",
+        type=int,
+        default=DEFAULT_BATCH,
+        metavar="B",
+        help=f"files per task (default {DEFAULT_BATCH})",
+    )
+
+
+def expand(files: list[str]) -> list[Path]:
+    out: list[Path] = []
+    for f in files:
+        p = Path(f)
+        out.extend(sorted(p.glob("*.json")) if p.is_dir() else [p])
+    if not out:
+        raise SkidpadError("no recordings to verify")
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.report is not None or args.jobs is not None or args.scheduler is not None:
+        return run_at_scale(args)
+    from replay import recording
+    from replay.budget import from_seconds
+
+    budget = from_seconds(args.max_sim_seconds)
+    paths = expand(args.files)
+    loaded = []
+    for path in paths:  # every file is checked against the budget before anything is replayed
+        loaded.append((path, recording.load(path, budget)))
+    rows = []
+    for path, rec in loaded:
+        try:
+            rows.append(verify_one(path, rec))
+        except NonFiniteStateError as exc:
+            rows.append(
+                {"file": str(path), "verdict": "FAILED", "problems": [f"the physics failed: {exc}"]}
+            )
+    ok = all(
+        r["verdict"] == "verified" or (r["verdict"] == "nothing claimed" and args.allow_unclaimed)
+        for r in rows
+    )
+    if args.upgrade:
+        if not ok:
+            raise SkidpadError("--upgrade rewrites recordings only when every one verifies")
+        for (path, rec), r in zip(loaded, rows, strict=True):
+            if getattr(rec, "version", 2) == 1 and hasattr(rec, "checkpoints"):
+                upgrade(path, rec, *r["replayed"])
+                r["upgraded"] = True
+    for r in rows:
+        r.pop("replayed", None)
+    if args.json:
+        print(json.dumps({"ok": ok, "recordings": rows}, indent=1))
+    else:
+        print(format_table(rows))
+    return 0 if ok else 1
+
+
+def upgrade(path: Path, rec: Any, result: Any, laps: list[dict] | None) -> None:
+    """Rewrite a verified version 1 recording as version 2 with the claims its replay gave."""
+    from dataclasses import replace
+
+    from replay import recording
+    from replay.recorder import circuit_timer
+
+    if laps is None and circuit_timer(rec.track, rec.definition, rec.substep_hz) is not None:
+        from replay.laps import replay_laps
+
+        laps, result = replay_laps(rec)
+    upgraded = replace(
+        rec,
+        version=recording.FORMAT_VERSION,
+        checkpoint_every=result.checkpoint_every,
+        checkpoints=tuple(result.checkpoints),
+        laps=None if laps is None else tuple(laps),
+    )
+    recording.save(upgraded, path)
+
+
+def format_table(rows: list[dict]) -> str:
+    lines = []
+    for r in rows:
+        name = printable(Path(r["file"]).name)
+        head = f"{name}: {r['verdict']}"
+        if r["verdict"] in ("verified", "MISMATCH"):
+            head += f" ({r['claims']} claims, {r['steps']} steps, final {r['final_hash']})"
+        if r.get("upgraded"):
+            head += ", rewritten as version 2"
+        lines.append(head)
+        for lap in r.get("laps") or []:
+            mark = "valid" if lap["valid"] else f"invalid: {printable(lap['reason'])}"
+            lines.append(f"  lap {lap['lap']}: {lap['time_s']:.3f} s ({mark})")
+        for problem in r["problems"]:
+            lines.append(f"  {printable(problem)}")
+    return "\n".join(lines)
+
+
+def run_at_scale(args: argparse.Namespace) -> int:
+    """Every recording under the given folders, a batch per task, one report line per file."""
+    from parity.executor import check_scheduler, make_executor
+    from replay import output
+    from replay.progress import Progress
+    from replay.verify import ERROR, passed, verify_files, walk
+
+    if args.upgrade:
+        raise SkidpadError(
+            "--upgrade rewrites files one by one; use it without --report/--jobs/--scheduler"
+        )
+    if args.jobs is not None and args.jobs < 1:
+        raise SkidpadError(f"--jobs {args.jobs}: needs at least one worker")
+    if args.batch < 1:
+        raise SkidpadError(f"--batch {args.batch}: needs at least one file per task")
+    check_scheduler(args.scheduler)
+    paths = walk(args.files)
+    shown = {os.path.abspath(p): str(p) for p in paths}
+    if args.report is not None:  # before any work: a device, a folder or an input is refused
+        try:
+            output.preflight([args.report], paths)
+        except output.OutputError as exc:
+            raise SkidpadError(f"--report {exc}") from None
+    batches = [list(shown)[i : i + args.batch] for i in range(0, len(shown), args.batch)]
+    tasks = [functools.partial(verify_files, b, args.max_sim_seconds) for b in batches]
+
+    def task_failed(index: int, exc: BaseException) -> list[dict]:  # e.g. its workers died
+        problem = f"the task failed: {type(exc).__name__}: {exc}"
+        return [
+            {
+                "path": p,
+                "sha256": None,
+                "verdict": ERROR,
+                "claims": [],
+                "problems": [problem],
+                "seconds": 0.0,
+            }
+            for p in batches[index]
+        ]
+
+    scheduler = args.scheduler or ("local" if args.jobs is not None else None)
+    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
+    report = output.StreamedText(args.report, paths) if args.report is not None else None
+    executor = None
+    bar = Progress(len(paths), "verify", unit="files", quiet=args.json)
+    counts = {"files": 0, "verified": 0}
+    t0 = time.perf_counter()
+    try:
+        executor = make_executor(scheduler, jobs if scheduler else 1)
+        print(f"verify: {len(paths)} files on {executor.description}", file=sys.stderr, flush=True)
+        for _index, lines in executor.run(tasks, task_failed):
+            for line in lines:
+                line["path"] = shown.get(line["path"], line["path"])
+                text = json.dumps(line, separators=(",", ":"))
+                if report is not None:
+                    report.write(text + "\n")
+                ok = passed(line["verdict"], args.allow_unclaimed)
+                counts["files"] += 1
+                counts["verified"] += ok
+                bar.close()
+                print(text if args.json else _one_line(line), flush=True)
+                bar.advance()
+        if report is not None:
+            report.close()
+    except BaseException:
+        if report is not None:
+            report.discard()
+        raise
+    finally:
+        bar.close()
+        if executor is not None:
+            executor.close()
+    failed = counts["files"] - counts["verified"]
+    summary = (
+        f"verify: {counts['files']} files, {counts['verified']} verified, {failed} not "
+        f"({time.perf_counter() - t0:.1f} s)"
+        + (f"; report {args.report}" if args.report is not None else "")
+    )
+    print(summary, file=sys.stderr if args.json else sys.stdout)
+    return 0 if failed == 0 else 1
+
+
+def _one_line(line: dict) -> str:
+    """A report line for people: the file, its verdict, and what went wrong."""
+    head = f"{printable(line['path'])}: {line['verdict']}"
+    if line.get("final_hash"):
+        head += f" ({len(line['claims'])} claims, final {line['final_hash']})"
+    return "\n".join([head, *(f"  {printable(p)}" for p in line["problems"])])

@@ -1,0 +1,189 @@
+"""Verify recordings on their own: every claim a recording carries, checked by replay.
+
+No ``hashes/`` folder and no current directory play a part (ADR 0142): a recording is
+checked against what it says about itself. :func:`verify_one` is the check of one loaded
+recording (what ``skidpad verify`` prints). :func:`verify_file` is the same check for a
+file from a stranger at scale (ADR 0163): it never raises for a bad file, it returns one
+report line — the path, the SHA-256 of the bytes it verified, each claim with its verdict,
+the overall verdict and the seconds it took — and a file that cannot be read, breaks the
+format or exceeds the budgets is a ``REFUSED`` line, a run whose physics fails a ``FAILED``
+line. :func:`verify_files` is one task of a batch: it runs in this process or in a worker
+of a cluster, so it takes and returns plain data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from engine.errors import SkidpadError
+from engine.state import NonFiniteStateError
+
+#: overall verdicts of one file; only ``verified`` (and ``nothing claimed`` when the caller
+#: allows unclaimed recordings) pass
+VERIFIED = "verified"
+UNCLAIMED = "nothing claimed"
+MISMATCH = "MISMATCH"
+FAILED = "FAILED"
+REFUSED = "REFUSED"
+ERROR = "ERROR"
+
+#: the fields of a report line, in the order they are written
+REPORT_KEYS = (
+    "path",
+    "sha256",
+    "verdict",
+    "claims",
+    "problems",
+    "steps",
+    "final_hash",
+    "seconds",
+)
+
+
+def departure(claimed: list, replayed: list) -> str:
+    """Where the replay departs from the claimed checkpoints: "between host steps a and b"."""
+    got = dict(replayed)
+    last_equal = None
+    for step, value in claimed:
+        if got.get(step) != value:
+            return (
+                f"the replay departs between host steps {last_equal} and {step}"
+                if (last_equal is not None)
+                else f"the replay departs at host step {step}"
+            )
+        last_equal = step
+    return "the checkpoints agree; the replay departs after the last one"
+
+
+def verify_one(path: Path, rec: Any) -> dict:
+    from replay.claims import check_claims, claims_of
+    from replay.recorder import current_math_hash
+    from replay.replayer import replay
+
+    row: dict[str, Any] = {
+        "file": str(path),
+        "preset": getattr(rec, "preset", None),
+        "steps": rec.steps,
+        "problems": [],
+    }
+    claims = claims_of(rec)
+    here_math = current_math_hash()
+    if rec.math_hash is not None and here_math is not None and rec.math_hash != here_math:
+        row["problems"].append(
+            f"math self-test hash: the recording was made with {rec.math_hash}, this runtime "
+            f"computes {here_math}; no replay here can reproduce it"
+        )
+    t0 = time.perf_counter()
+    laps = None
+    if getattr(rec, "laps", None) is not None:
+        from replay.laps import replay_laps
+
+        laps, result = replay_laps(rec)
+    else:
+        result = replay(rec, getattr(rec, "checkpoint_every", None) or 100)
+    row["wall_s"] = time.perf_counter() - t0
+    row["final_hash"] = result.final_hash
+    row["replayed"] = (result, laps)
+    row["laps"] = laps
+    check = check_claims(rec, result, laps)
+    row["claims"] = len(claims)
+    row["problems"].extend(check.problems)
+    if any(c.kind == "checkpoint" for c in claims) and check.status == "mismatch":
+        marks = list(getattr(rec, "checkpoints", ()))
+        if dict(result.checkpoints) != dict(marks):
+            row["problems"].append(departure(marks, result.checkpoints))
+    if not claims:
+        row["verdict"] = "nothing claimed"
+    else:
+        row["verdict"] = "MISMATCH" if row["problems"] else "verified"
+    return row
+
+
+def passed(verdict: str, allow_unclaimed: bool = False) -> bool:
+    """Whether a file with this overall verdict counts as verified."""
+    return verdict == VERIFIED or (verdict == UNCLAIMED and allow_unclaimed)
+
+
+def walk(paths: Iterable[str | Path]) -> list[Path]:
+    """The recordings under ``paths``: a folder contributes every ``*.json`` below it, at any
+    depth, sorted; a file is taken as given. SkidpadError when there is none."""
+    out: list[Path] = []
+    for given in paths:
+        p = Path(given)
+        if p.is_dir():
+            out.extend(sorted(q for q in p.rglob("*.json") if not q.is_dir()))
+        else:
+            out.append(p)
+    if not out:
+        raise SkidpadError("no recordings to verify")
+    return out
+
+
+def claim_verdicts(rec: Any, replayed: Any, laps: list[dict] | None) -> list[dict]:
+    """Every claim of ``rec`` with its verdict against the replay: ``verified``,
+    ``MISMATCH``, or ``not checked`` (a value the replay did not compute)."""
+    from replay.claims import check_claims, claims_of
+
+    checked = {d["where"]: d for d in check_claims(rec, replayed, laps).details}
+    out = []
+    for claim in claims_of(rec):
+        detail = checked.get(claim.where)
+        line: dict[str, Any] = {"kind": claim.kind, "where": claim.where, "claimed": claim.value}
+        if detail is None:
+            line["verdict"] = "not checked"
+        else:
+            line["replayed"] = detail["replayed"]
+            line["verdict"] = VERIFIED if detail["ok"] else MISMATCH
+        out.append(line)
+    return out
+
+
+def verify_file(path: str | Path, max_sim_seconds: float) -> dict[str, Any]:
+    """One report line for the recording at ``path`` (never raises for a bad file)."""
+    from replay import recording
+    from replay.budget import from_seconds
+
+    t0 = time.perf_counter()
+    line: dict[str, Any] = {"path": str(path), "sha256": None, "claims": [], "problems": []}
+    try:
+        budget = from_seconds(max_sim_seconds)
+        data = recording.read_bytes_limited(path, budget.max_file_bytes)
+        line["sha256"] = hashlib.sha256(data).hexdigest()
+        rec = recording.loads(recording.decode_utf8(data, str(path)), budget)
+        del data
+    except SkidpadError as exc:
+        line.update(verdict=REFUSED, problems=[_without_path(str(exc), path)])
+        line["seconds"] = time.perf_counter() - t0
+        return {key: line[key] for key in REPORT_KEYS if key in line}
+    try:
+        row = verify_one(Path(path), rec)
+    except NonFiniteStateError as exc:
+        line.update(verdict=FAILED, problems=[f"the physics failed: {exc}"])
+    except Exception as exc:  # a fault of this program on this file: reported, not hidden
+        line.update(verdict=ERROR, problems=[f"{type(exc).__name__}: {exc}"])
+    else:
+        result, laps = row["replayed"]
+        line.update(
+            steps=row["steps"],
+            final_hash=row["final_hash"],
+            claims=claim_verdicts(rec, result, laps),
+            verdict=row["verdict"],
+            problems=row["problems"],
+        )
+    line["seconds"] = time.perf_counter() - t0
+    return {key: line[key] for key in REPORT_KEYS if key in line}
+
+
+def verify_files(paths: Sequence[str], max_sim_seconds: float) -> list[dict[str, Any]]:
+    """:func:`verify_file` of each path, in order: one task of a batch."""
+    return [verify_file(p, max_sim_seconds) for p in paths]
+
+
+def _without_path(message: str, path: str | Path) -> str:
+    """The loader names the file first; the report line has it in ``path`` already."""
+    prefix = f"{path}: "
+    return message[len(prefix) :] if message.startswith(prefix) else message

@@ -1,0 +1,83 @@
+"""What several test modules share: vehicle definitions no preset is, cut recordings, and the
+rule that a runtime missing here skips a test, but fails it in CI."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from engine import gearbox
+from engine.definition import load_preset
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: under CI a runtime that cannot run fails its tests instead of skipping them
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def manual(block: dict) -> dict:
+    """A copy of gearbox definition ``block`` as a manual gearbox (the shift points dropped)."""
+    g = {k: v for k, v in block.items() if k not in gearbox.AUTOMATIC_KEYS}
+    g["type"] = "manual"
+    return g
+
+
+def manual_hatch() -> dict:
+    """hatchbackFwd with a manual gearbox of the same ratios."""
+    d = copy.deepcopy(load_preset("hatchbackFwd"))
+    d["drivetrain"]["gearbox"] = manual(d["drivetrain"]["gearbox"])
+    return d
+
+
+def cut_recording(name: str, steps: int) -> dict:
+    """``recordings/<name>.json`` as a document, cut to its first ``steps`` host steps.
+
+    The frames' run lengths are shortened to fit; the claims are left as they are.
+    """
+    doc = json.loads((ROOT / "recordings" / f"{name}.json").read_text(encoding="utf-8"))
+    frames, left = [], steps
+    for count, *values in doc["frames"]:
+        if left == 0:
+            break
+        frames.append([min(count, left), *values])
+        left -= frames[-1][0]
+    doc.update(frames=frames, steps=steps)
+    return doc
+
+
+def skip_unless_browser(name: str) -> None:
+    """Skip (fail under CI) unless browser runtime ``name`` and Pyodide can run here."""
+    from parity.runtimes import browser
+    from parity.server import DEFAULT_PYODIDE_DIR
+
+    reason = browser.unavailable_reason(name)
+    if reason is None and not (DEFAULT_PYODIDE_DIR / "pyodide.mjs").is_file():
+        reason = "node_modules/pyodide is missing; install it with `npm ci`"
+    if reason is not None:
+        if IN_CI:
+            pytest.fail(f"CI=true and the {name} runtime cannot run: {reason}")
+        pytest.skip(f"{name}: {reason}")
+
+
+def run_in_process(name: str, request: dict, hook: object = None) -> dict:
+    """The worker's response to ``request``, computed in this interpreter, as runtime ``name``.
+
+    ``hook`` is given to every replay of the request as its probe hook: a test plants a
+    perturbation there to stand in for a runtime whose arithmetic differs.
+    """
+    import replay.replayer as replayer
+    from parity import worker
+
+    real = replayer.replay
+    if hook is not None:
+        replayer.replay = lambda rec, *args, **kwargs: real(rec, *args, hook=hook, **kwargs)
+    try:
+        response = worker.run_request(request)
+    finally:
+        replayer.replay = real
+    response["runtime"] = {"name": name, "version": "in-process"}
+    return response
