@@ -45,8 +45,8 @@ Fast kernels for callers that know their argument is small: ``sin_small``,
 reduction, no special-value checks); ``sincos`` does one reduction for both.
 
 Fast variants, NOT in ``FUNCTIONS`` (ADR 0175, 0178): ``atan_fast`` (below 1.5 ulp) and
-``sin_fast``/``cos_fast``/``sincos_fast`` (a table of the strict ``sin``/``cos`` on a
-2**-7 grid up to ``FAST_TRIG_MAX``, no reduction, no double-double; see ``sin_fast``) serve
+``sin_fast``/``cos_fast``/``sincos_fast`` (a double-double table of the strict ``sin``/``cos``
+on a 2**-7 grid up to ``FAST_TRIG_MAX``, no reduction, no exact products; see ``sin_fast``) serve
 models whose tolerance is far wider than an ulp (the CommonRoad tire and MB) and never the
 self-test battery.
 """
