@@ -33,7 +33,7 @@ from collections.abc import Callable
 from math import ceil, isfinite, sqrt
 
 from engine import assists, differential, gearbox, powertrain, smath
-from engine.smath import _tables_trig as trig_tables
+from engine.smath.trig import KERNEL
 from engine.telemetry import Derived
 from engine.vehicle_layout import (
     I_AX,
@@ -261,7 +261,7 @@ else:
 # within 2**-30 of a multiple of pi/2, calls the function itself.
 def _strict_atan(dst: str, x: str) -> str:
     """``dst = atan(x)`` (``engine.smath.trig.atan``) as source text."""
-    a3, a5, a7 = num(trig_tables.A3), num(trig_tables.A5), num(trig_tables.A7)
+    a3, a5, a7 = num(KERNEL.a3), num(KERNEL.a5), num(KERNEL.a7)
     return f"""\
 _ax = -{x} if {x} < 0.0 else {x}
 if 7.450580596923828e-09 <= _ax <= 1.0:
@@ -296,8 +296,8 @@ else:
 
 def _strict_sin(dst: str, x: str) -> str:
     """``dst = sin(x)`` (``engine.smath.trig.sin``) on its common path as source text."""
-    t = trig_tables
-    s3, s5, c2, c4, c6 = num(t.S3), num(t.S5), num(t.C2), num(t.C4), num(t.C6)
+    t = KERNEL
+    s3, s5, c2, c4, c6 = num(t.s3), num(t.s5), num(t.c2), num(t.c4), num(t.c6)
     return f"""\
 _ax = -{x} if {x} < 0.0 else {x}
 _q = -1
@@ -307,12 +307,12 @@ if _ax <= 0.7853981633974483:
         _y1 = 0.0
         _q = 0
 elif _ax < 1.6e6:
-    _fk = (_ax * {num(t.TWO_OVER_PI)} + 6755399441055744.0) - 6755399441055744.0
-    _t1 = _ax - _fk * {num(t.PIO2_1)}
-    _w = _fk * {num(t.PIO2_2)}
+    _fk = (_ax * {num(t.two_over_pi)} + 6755399441055744.0) - 6755399441055744.0
+    _t1 = _ax - _fk * {num(t.pio2_1)}
+    _w = _fk * {num(t.pio2_2)}
     _y0 = _t1 - _w
     _bb = _y0 - _t1
-    _y1 = ((_t1 - (_y0 - _bb)) - (_w + _bb)) - _fk * {num(t.PIO2_3)}
+    _y1 = ((_t1 - (_y0 - _bb)) - (_w + _bb)) - _fk * {num(t.pio2_3)}
     _r = _y0 + _y1
     _y1 = _y1 - (_r - _y0)
     _y0 = _r
@@ -1032,8 +1032,8 @@ def namespace() -> dict:
         "isfinite": isfinite,
         "sin": smath.sin,
         "atan": smath.atan,
-        "AT": trig_tables.ATAN_TABLE,
-        "SC": trig_tables.SC_TABLE,
+        "AT": KERNEL.atan_table,
+        "SC": KERNEL.sincos_table,
         "ceil": ceil,
         "gearbox_update": gearbox.update,
         "pu_torque": powertrain.torque,

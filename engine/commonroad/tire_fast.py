@@ -26,8 +26,7 @@ from collections.abc import Callable
 from math import isfinite, sqrt
 from typing import NamedTuple
 
-from engine.smath import _tables_trig as tables
-from engine.smath.trig import FAST_SC_TABLE, FAST_TRIG_MAX, atan_fast, cos_fast, sin_fast
+from engine.smath.trig import FAST_TRIG_MAX, KERNEL, atan_fast, cos_fast, sin_fast
 
 from .params import TireParams
 from .tire import WeightSeries, weight_series_x, weight_series_y
@@ -47,7 +46,7 @@ def num(x: float) -> str:
 
 def _atan(dst: str, x: str) -> list[str]:
     """``dst = atan_fast(x)`` inlined (``engine.smath.trig.atan_fast``)."""
-    a3, a5, a7 = num(tables.A3), num(tables.A5), num(tables.A7)
+    a3, a5, a7 = num(KERNEL.a3), num(KERNEL.a5), num(KERNEL.a7)
     return [
         f"_ax = -{x} if {x} < 0.0 else {x}",
         "if _ax <= 1.0:",
@@ -73,8 +72,8 @@ def _atan(dst: str, x: str) -> list[str]:
 def _sin_or_cos(dst: str, x: str, fn: str) -> list[str]:
     """``dst = sin_fast(x)`` or ``cos_fast(x)`` inlined (``engine.smath.trig``) on the table's
     range; every other argument calls the function itself."""
-    s3, s5 = num(tables.S3), num(tables.S5)
-    c2, c4, c6 = num(tables.C2), num(tables.C4), num(tables.C6)
+    s3, s5 = num(KERNEL.s3), num(KERNEL.s5)
+    c2, c4, c6 = num(KERNEL.c2), num(KERNEL.c4), num(KERNEL.c6)
     tiny = "1.4901161193847656e-08" if fn == "sin" else "7.450580596923828e-09"
     lines = [
         f"_ax = -{x} if {x} < 0.0 else {x}",
@@ -182,10 +181,9 @@ def source(p: TireParams) -> str:
 def namespace() -> dict:
     """The names the generated text uses besides its own locals."""
     return {
-        "AT": tables.ATAN_TABLE,
-        "SC": tables.SC_TABLE,
+        "AT": KERNEL.atan_table,
         "atan_fast": atan_fast,
-        "FSC": FAST_SC_TABLE,
+        "FSC": KERNEL.fast_sincos_table,
         "sin_fast": sin_fast,
         "cos_fast": cos_fast,
         "sqrt": sqrt,

@@ -54,6 +54,7 @@ self-test battery.
 from __future__ import annotations
 
 from math import copysign, sqrt
+from typing import NamedTuple
 
 from engine.floatbits import float_bits
 
@@ -912,3 +913,43 @@ def sincos_fast(x: float) -> tuple[float, float]:
         s = sh + (ch * d + (sl + sh * cm + ch * sp))
         return (-s if x < 0.0 else s), ch + (cl + ch * cm - sh * (d + sp))
     return sin_fast(x), cos_fast(x)
+
+
+class KernelConstants(NamedTuple):
+    """The tables and coefficients the kernels above use, for code generators that inline
+    them operation for operation (``engine.fastpath``, ``engine.commonroad.tire_fast``)."""
+
+    atan_table: tuple  # (c, atan c hi, lo, pi/2 - atan c hi, lo) for c = k/256
+    sincos_table: tuple  # (a, sin a hi, lo, cos a hi, lo, cos a Veltkamp-high, rest) for a = k/256
+    fast_sincos_table: tuple  # FAST_SC_TABLE
+    a3: float  # atan polynomial
+    a5: float
+    a7: float
+    s3: float  # sin d - d = d z (s3 + z s5)
+    s5: float
+    c2: float  # cos d - 1 = z (c2 + z (c4 + z c6))
+    c4: float
+    c6: float
+    two_over_pi: float  # Cody-Waite reduction
+    pio2_1: float
+    pio2_2: float
+    pio2_3: float
+
+
+KERNEL = KernelConstants(
+    atan_table=_AT,
+    sincos_table=_SC,
+    fast_sincos_table=FAST_SC_TABLE,
+    a3=_A3,
+    a5=_A5,
+    a7=_A7,
+    s3=_S3,
+    s5=_S5,
+    c2=_C2,
+    c4=_C4,
+    c6=_C6,
+    two_over_pi=_TWO_OVER_PI,
+    pio2_1=_PIO2_1,
+    pio2_2=_PIO2_2,
+    pio2_3=_PIO2_3,
+)
