@@ -395,25 +395,28 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
             k.inv_yaw * (sumN + k.xz_phi * sumL),
         ]
 
-    f.append(x[7])
-    f.append(k.inv_roll * (k.xz_z * sumN + sumL))
-    f.append(x[9])
-    f.append(k.inv_I_y_s * sumM_s)
-    f.append(k.inv_m_s * sumY_s - r_vx)
-    f.append(x[12])
-    f.append(g - k.inv_m_s * sumZ_s)
-
-    f.append(x[14])
-    f.append(k.inv_I_uf * sumL_uf)
-    f.append(k.inv_m_uf * sumY_uf - r_vx)
-    f.append(x[17])
-    f.append(g - k.inv_m_uf * sumZ_uf)
-
-    f.append(x[19])
-    f.append(k.inv_I_ur * sumL_ur)
-    f.append(k.inv_m_ur * sumY_ur - r_vx)
-    f.append(x[22])
-    f.append(g - k.inv_m_ur * sumZ_ur)
+    f += [
+        # sprung mass: roll, pitch, lateral, heave
+        x[7],
+        k.inv_roll * (k.xz_z * sumN + sumL),
+        x[9],
+        k.inv_I_y_s * sumM_s,
+        k.inv_m_s * sumY_s - r_vx,
+        x[12],
+        g - k.inv_m_s * sumZ_s,
+        # front unsprung mass: roll, lateral, heave
+        x[14],
+        k.inv_I_uf * sumL_uf,
+        k.inv_m_uf * sumY_uf - r_vx,
+        x[17],
+        g - k.inv_m_uf * sumZ_uf,
+        # rear unsprung mass
+        x[19],
+        k.inv_I_ur * sumL_ur,
+        k.inv_m_ur * sumY_ur - r_vx,
+        x[22],
+        g - k.inv_m_ur * sumZ_ur,
+    ]
 
     if u1 > 0.0:
         T_B = 0.0
@@ -428,13 +431,15 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     te_f = k.drive_f * T_E
     tb_r = k.brake_r * T_B
     te_r = k.drive_r * T_E
-    f.append(inv_I_y_w * (neg_R_w * F_x_LF + tb_f + te_f) if x[23] >= 0.0 else 0.0)
-    f.append(inv_I_y_w * (neg_R_w * F_x_RF + tb_f + te_f) if x[24] >= 0.0 else 0.0)
-    f.append(inv_I_y_w * (neg_R_w * F_x_LR + tb_r + te_r) if x[25] >= 0.0 else 0.0)
-    f.append(inv_I_y_w * (neg_R_w * F_x_RR + tb_r + te_r) if x[26] >= 0.0 else 0.0)
-
-    f.append(dot_delta_y_f)
-    f.append(dot_delta_y_r)
+    f += [
+        # wheel spins, then the compliant joints
+        inv_I_y_w * (neg_R_w * F_x_LF + tb_f + te_f) if x[23] >= 0.0 else 0.0,
+        inv_I_y_w * (neg_R_w * F_x_RF + tb_f + te_f) if x[24] >= 0.0 else 0.0,
+        inv_I_y_w * (neg_R_w * F_x_LR + tb_r + te_r) if x[25] >= 0.0 else 0.0,
+        inv_I_y_w * (neg_R_w * F_x_RR + tb_r + te_r) if x[26] >= 0.0 else 0.0,
+        dot_delta_y_f,
+        dot_delta_y_r,
+    ]
     extra = (
         (s_lf, s_rf, s_lr, s_rr),
         (alpha_LF, alpha_RF, alpha_LR, alpha_RR),
