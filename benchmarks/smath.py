@@ -10,7 +10,8 @@ disturbed by other processes on a shared machine. The bare loop
 (``for x in xs: pass``) is timed too and subtracted, so a number is the cost
 of one call, call overhead included (a Python-level call costs ~30-50 ns more
 than a C builtin's, which is part of the price). ``ratio`` is strict / libm.
-``atan_fast`` (ADR 0175, not in the self-test) is timed against ``math.atan``.
+``atan_fast`` (ADR 0175), ``sin_fast`` and ``cos_fast`` (ADR 0178), not in the self-test,
+are timed against ``math.atan``, ``math.sin`` and ``math.cos``.
 """
 
 from __future__ import annotations
@@ -42,8 +43,14 @@ RANGES = {
 }
 N_ARGS = 256
 #: entry points outside ``smath.FUNCTIONS`` (not in the self-test), with their libm counterpart
-EXTRA = {"atan_fast": (smath.trig.atan_fast, 1, "atan")}
+EXTRA = {
+    "atan_fast": (smath.trig.atan_fast, 1, "atan"),
+    "sin_fast": (smath.trig.sin_fast, 1, "sin"),
+    "cos_fast": (smath.trig.cos_fast, 1, "cos"),
+}
 RANGES["atan_fast"] = RANGES["atan"]
+RANGES["sin_fast"] = RANGES["sin"]
+RANGES["cos_fast"] = RANGES["cos"]
 
 
 def libm(name: str):

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from math import ceil, isfinite, sqrt
 
 from engine import assists, differential, gearbox, powertrain, smath
+from engine.smath.trig import KERNEL
 from engine.telemetry import Derived
 from engine.vehicle_layout import (
     I_AX,
@@ -228,8 +229,7 @@ if fz{i} > 0.0:
     if rho < 1e-9:
         shp = {c}
     else:
-        shp = sin({c} * atan(rho - {e} * (rho - atan(rho)))) / rho
-    sfx{i} = dx * shp * phx
+{shape}    sfx{i} = dx * shp * phx
     sfy{i} = dy * shp * phy
     abs_v = v_x{i} if v_x{i} >= 0.0 else -v_x{i}
     if rho >= {rho_tol}:
@@ -253,6 +253,110 @@ else:
     dg{i} = {a}
     cap{i} = caps{i}
 """
+
+
+# The tire's shape function sin(C atan(rho - E (rho - atan rho)))/rho with the strict atan
+# and sin inlined, operation for operation as engine.smath.trig computes them (the same
+# bits, without twelve calls per substep); a tiny, huge or non-finite argument, or one
+# within 2**-30 of a multiple of pi/2, calls the function itself.
+def _strict_atan(dst: str, x: str) -> str:
+    """``dst = atan(x)`` (``engine.smath.trig.atan``) as source text."""
+    a3, a5, a7 = num(KERNEL.a3), num(KERNEL.a5), num(KERNEL.a7)
+    return f"""\
+_ax = -{x} if {x} < 0.0 else {x}
+if 7.450580596923828e-09 <= _ax <= 1.0:
+    _c, _ah, _al, _bh, _bl = AT[int(_ax * 256.0 + 0.49999999999999994)]
+    _n = _ax - _c
+    _xh = (_ax + 34359738368.0) - 34359738368.0
+    _dh = 1.0 + _xh * _c
+    _rh = _n / _dh
+    _cc = 134217729.0 * _rh
+    _rhh = _cc - (_cc - _rh)
+    _p = _rh * _dh
+    _dl = (_ax - _xh) * _c
+    _t = (((_n - _p) - ((_rhh * _dh - _p) + (_rh - _rhh) * _dh)) - _rh * _dl) / (_dh + _dl)
+    _r1 = _rh + _t
+    _z = _r1 * _r1
+    _s = _ah + _rh
+    _s = _s + ((_rh - (_s - _ah)) + _al + _t + _r1 * _z * ({a3} + _z * ({a5} + _z * {a7})))
+    {dst} = -_s if {x} < 0.0 else _s
+elif 1.0 < _ax < 1.152921504606847e18:
+    _c, _ah, _al, _bh, _bl = AT[int(256.0 / _ax + 0.49999999999999994)]
+    _w = 513.0 * _ax
+    _hh = _w - (_w - _ax)
+    _r = ((1.0 - _c * _hh) - _c * (_ax - _hh)) / (_ax + _c)
+    _z = _r * _r
+    _s = _bh - _r
+    _s = _s + (((_bh - _s) - _r) + _bl - _r * _z * ({a3} + _z * ({a5} + _z * {a7})))
+    {dst} = -_s if {x} < 0.0 else _s
+else:
+    {dst} = atan({x})
+"""
+
+
+def _strict_sin(dst: str, x: str) -> str:
+    """``dst = sin(x)`` (``engine.smath.trig.sin``) on its common path as source text."""
+    t = KERNEL
+    s3, s5, c2, c4, c6 = num(t.s3), num(t.s5), num(t.c2), num(t.c4), num(t.c6)
+    return f"""\
+_ax = -{x} if {x} < 0.0 else {x}
+_q = -1
+if _ax <= 0.7853981633974483:
+    if _ax >= 1.4901161193847656e-08:
+        _y0 = _ax
+        _y1 = 0.0
+        _q = 0
+elif _ax < 1.6e6:
+    _fk = (_ax * {num(t.two_over_pi)} + 6755399441055744.0) - 6755399441055744.0
+    _t1 = _ax - _fk * {num(t.pio2_1)}
+    _w = _fk * {num(t.pio2_2)}
+    _y0 = _t1 - _w
+    _bb = _y0 - _t1
+    _y1 = ((_t1 - (_y0 - _bb)) - (_w + _bb)) - _fk * {num(t.pio2_3)}
+    _r = _y0 + _y1
+    _y1 = _y1 - (_r - _y0)
+    _y0 = _r
+    if not -9.313225746154785e-10 < _r < 9.313225746154785e-10:
+        _q = int(_fk) & 3
+        if _y0 < 0.0:
+            _y0 = -_y0
+            _y1 = -_y1
+            if not _q & 1:
+                _q ^= 2
+if _q < 0:
+    {dst} = sin({x})
+else:
+    _a, _sh, _sl, _ch, _cl, _chh, _cx = SC[int(_y0 * 256.0 + 0.49999999999999994)]
+    _d = _y0 - _a
+    _z = _d * _d
+    _sp = _d * _z * ({s3} + _z * {s5}) + _y1
+    _cm = _z * ({c2} + _z * ({c4} + _z * {c6}))
+    if _q & 1:
+        _p = _sh * _d
+        _s = _ch - _p
+        _s = _s + (((_ch - _s) - _p) + _cl + _ch * _cm - _sh * _sp - _sl * _d)
+    else:
+        _dh = 134217729.0 * _d
+        _dh = _dh - (_dh - _d)
+        _p = _chh * _dh
+        _s = _sh + _p
+        _s = _s + ((_p - (_s - _sh)) + _chh * (_d - _dh) + _cx * _d + _sl + _sh * _cm + _ch * _sp)
+    if _q & 2:
+        _s = -_s
+    {dst} = -_s if {x} < 0.0 else _s
+"""
+
+
+# Formatted into TIRE per wheel ({c}, {e} its constants); braces of the text are doubled.
+SHAPE = (
+    (_strict_atan("_at1", "rho") + "_mw = rho - {e} * (rho - _at1)\n" + _strict_atan("_at2", "_mw"))
+    .replace("{", "{{")
+    .replace("}", "}}")
+    .replace("{{e}}", "{e}")
+    + "_mv = {c} * _at2\n"
+    + _strict_sin("_sv", "_mv").replace("{", "{{").replace("}", "}}")
+    + "shp = _sv / rho\n"
+)
 
 ASSISTS = """\
 # assists
@@ -823,7 +927,9 @@ def source(sim: object) -> str:
         s_r=num(sim.static_loads[2]),
     )
     for i in WHEELS:
-        sub += TIRE.format(**wheel_k[i])
+        sub += TIRE.format(
+            **wheel_k[i], shape=_indent(SHAPE.format(c=wheel_k[i]["c"], e=wheel_k[i]["e"]), 8)
+        )
     abs_k = {
         "abs_target": num(ak.abs.slip_target),
         "abs_slope": num(ak.abs.slope),
@@ -926,6 +1032,8 @@ def namespace() -> dict:
         "isfinite": isfinite,
         "sin": smath.sin,
         "atan": smath.atan,
+        "AT": KERNEL.atan_table,
+        "SC": KERNEL.sincos_table,
         "ceil": ceil,
         "gearbox_update": gearbox.update,
         "pu_torque": powertrain.torque,

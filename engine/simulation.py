@@ -77,7 +77,15 @@ from engine.errors import DefinitionError, SkidpadError
 from engine.floatbits import float_bits
 from engine.inputs import CHANNELS, DEFAULTS, INPUT_VERSION, normalise_inputs, validate_inputs
 from engine.state import NonFiniteStateError, StepArithmeticError
-from engine.telemetry import DERIVED_FLOATS, DERIVED_ZERO, Derived, Telemetry, build_telemetry
+from engine.telemetry import (
+    DERIVED_FLOATS,
+    DERIVED_ZERO,
+    Derived,
+    LazyTelemetry,
+    Telemetry,
+    build_telemetry,
+    capture,
+)
 from engine.ticks import substeps_in_step
 from engine.vehicle_layout import (  # noqa: E402,F401  (re-exported for callers)
     I_AX,
@@ -409,8 +417,9 @@ class Simulation:
         """Substeps in host step ``k`` (:mod:`engine.ticks`)."""
         return substeps_in_step(k, self.host_hz, self.substep_hz)
 
-    def step(self, inputs: Sequence | Mapping, probe: object = None) -> Telemetry:
-        """Advance one host step with ``inputs`` (CHANNELS order or a dict); return telemetry.
+    def step(self, inputs: Sequence | Mapping, probe: object = None) -> LazyTelemetry:
+        """Advance one host step with ``inputs`` (CHANNELS order or a dict); return telemetry
+        (assembled when first read: engine.telemetry.LazyTelemetry).
 
         A ``probe`` sees every stage's values and every substep's state; the stages
         report to it, so a probed step runs the readable path.
@@ -445,7 +454,7 @@ class Simulation:
             omega = tuple(self.state[i] for i in I_OMEGA)
             external.close_step(self.host_link, self.step_count, omega, 1.0 / self.host_hz)
         self.step_count += 1
-        return self.telemetry()
+        return LazyTelemetry(capture(self))
 
     def _run_stages(self, host: HostInputs, n: int) -> None:
         for _ in range(n):

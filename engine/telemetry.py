@@ -36,7 +36,7 @@ assist's factor on the steer input, 1 when it does not act).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import FrozenInstanceError, dataclass, fields
 from math import sqrt
 from typing import NamedTuple
 
@@ -221,10 +221,48 @@ DERIVED_FLOATS = 56
 DERIVED_ZERO = Derived.from_flat([0.0] * DERIVED_FLOATS)
 
 
+class TelemetrySource(NamedTuple):
+    """What one host step's telemetry is assembled from, captured as the step ends.
+
+    Everything in it is immutable (the state is copied), so assembling it later gives what
+    assembling it at once would have given, whatever the simulation does in between.
+    """
+
+    step: int  # host steps done
+    tick: int  # substeps done
+    substep_hz: int
+    state: tuple  # the state vector after the step (engine.vehicle_layout)
+    derived: Derived  # the last substep's derived values
+    delta: float  # the reference steering angle (rad) and the per-wheel angles of the
+    angles: tuple  # steering geometry the last substep used: ((δ, cos δ, sin δ) per wheel)
+    radii: tuple  # wheel radii (m), FL FR RL RR
+
+
+def capture(sim) -> TelemetrySource:  # noqa: ANN001  (engine.simulation.Simulation)
+    """The source of the telemetry after the simulation's last host step (cheap: a copy of
+    the state and references to immutable values)."""
+    g = sim.geometry
+    return TelemetrySource(
+        sim.step_count,
+        sim.tick,
+        sim.substep_hz,
+        tuple(sim.state),
+        sim.derived,
+        g.delta,
+        g.angles,
+        sim.radii,
+    )
+
+
 def build_telemetry(sim) -> Telemetry:  # noqa: ANN001  (engine.simulation.Simulation)
-    """Assemble telemetry from the simulation's state and last-substep derived values."""
-    st = sim.state
-    d = sim.derived
+    """Telemetry from the simulation's state and last-substep derived values."""
+    return assemble(capture(sim))
+
+
+def assemble(src: TelemetrySource) -> Telemetry:
+    """Assemble telemetry from a captured source."""
+    st = src.state
+    d = src.derived
     vx = st[I_VX]
     vy = st[I_VY]
     o = I_OMEGA
@@ -234,14 +272,14 @@ def build_telemetry(sim) -> Telemetry:  # noqa: ANN001  (engine.simulation.Simul
     for i in range(4):
         v_x = d.v_x[i]
         den = max(abs(v_x), V_REG)
-        slip_ratio[i] = (sim.wheels[i].radius * omega[i] - v_x) / den
+        slip_ratio[i] = (src.radii[i] * omega[i] - v_x) / den
         slip_angle[i] = -smath.atan(d.v_sy[i] / den)
-    ha = sim.geometry.angles
+    ha = src.angles
     ux, uy = I_UX, I_UY
     return Telemetry(
-        step=sim.step_count,
-        tick=sim.tick,
-        time_s=sim.tick / sim.substep_hz,
+        step=src.step,
+        tick=src.tick,
+        time_s=src.tick / src.substep_hz,
         x=st[I_X],
         y=st[I_Y],
         yaw=st[I_YAW],
@@ -256,7 +294,7 @@ def build_telemetry(sim) -> Telemetry:  # noqa: ANN001  (engine.simulation.Simul
         yaw_accel=d.dr,
         roll=st[I_ROLL],
         pitch=st[I_PITCH],
-        steer_angle=sim.geometry.delta,
+        steer_angle=src.delta,
         throttle=st[I_THROTTLE],
         fz=d.fz,
         fx=d.fx,
@@ -293,3 +331,50 @@ def build_telemetry(sim) -> Telemetry:  # noqa: ANN001  (engine.simulation.Simul
         esc_wheel=d.esc_wheel,
         steer_assist_scale=d.steer_assist_scale,
     )
+
+
+class LazyTelemetry:
+    """What ``Simulation.step`` returns: that step's :class:`Telemetry`, assembled on first read.
+
+    Reading any field (``tel.speed``), ``as_dict()``, ``resolve()`` or comparing with ``==``
+    assembles it once from the :class:`TelemetrySource` captured when the step ended, so the
+    values are those after that step even when it is read steps later. A caller that never
+    reads the telemetry (a replay verifier, a benchmark) pays only for the capture.
+    """
+
+    __slots__ = ("source", "built")
+
+    source: TelemetrySource
+    built: Telemetry | None
+
+    def __init__(self, source: TelemetrySource) -> None:
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "built", None)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def resolve(self) -> Telemetry:
+        """The telemetry itself (assembled on the first call)."""
+        built = self.built
+        if built is None:
+            built = assemble(self.source)
+            object.__setattr__(self, "built", built)
+        return built
+
+    def __getattr__(self, name: str):  # noqa: ANN204  (a Telemetry field)
+        if name in LazyTelemetry.__slots__:  # not yet set (copy, unpickling): no recursion
+            raise AttributeError(name)
+        return getattr(self.resolve(), name)
+
+    def as_dict(self) -> dict:
+        """Telemetry as a plain dict (tuples become lists)."""
+        return self.resolve().as_dict()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LazyTelemetry):
+            other = other.resolve()
+        return self.resolve() == other
+
+    def __repr__(self) -> str:
+        return repr(self.resolve())

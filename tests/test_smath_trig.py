@@ -436,3 +436,46 @@ def test_atan_fast_special_values_and_not_hashed() -> None:
         assert _same(trig.atan_fast(x), smath.atan(x)), x
     assert math.isnan(trig.atan_fast(NAN))
     assert trig.atan_fast not in [fn for fn, _arity in smath.FUNCTIONS.values()]
+
+
+# ----------------------------------------------------------------------------- sin_fast, cos_fast
+
+SINCOS_FAST_BOUND = 1.5  # ulp, where the result is at least 1/64 (ADR 0178)
+SINCOS_FAST_ABS = 2.0**-53  # absolute, everywhere in the table's range (ADR 0178)
+
+
+def test_sin_cos_fast_accuracy() -> None:
+    """On the table's range: below 1.5 ulp where the result is at least 1/64 (and for small
+    sine arguments, which the cell around 0 serves), within 2**-53 absolute everywhere."""
+    r = SplitMix64(0xFA5C)
+    pts = [trig.FAST_TRIG_MAX * (2.0 * r.unit() - 1.0) for _ in range(4000)]
+    pts += [2.0**-7 * (2.0 * r.unit() - 1.0) for _ in range(1000)]
+    pts += [k / 256.0 + d for k in range(0, 1600, 7) for d in (-1e-16, 0.0, 1e-16)]
+    for x in pts:
+        if not abs(x) < trig.FAST_TRIG_MAX:
+            continue
+        s, c = trig.sincos_fast(x)
+        assert _same(s, trig.sin_fast(x)) and _same(c, trig.cos_fast(x)), x
+        for name, got in (("sin", s), ("cos", c)):
+            want = exact(name, x)
+            err = abs(mpmath.mpf(got) - want)
+            assert err <= SINCOS_FAST_ABS, f"{name}_fast({x.hex()}): {float(err):.3g} absolute"
+            if abs(want) >= 1.0 / 64.0 or (name == "sin" and abs(x) < 2.0**-7):
+                e = ulp_error(got, want)
+                assert e < SINCOS_FAST_BOUND, f"{name}_fast({x.hex()}) = {got!r}: {e:.3f} ulp"
+        assert _same(trig.sin_fast(-x), -s) and _same(trig.cos_fast(-x), c), x
+
+
+def test_sin_cos_fast_outside_the_table_and_not_hashed() -> None:
+    """Beyond the table, tiny and special arguments: exactly the strict functions."""
+    for x in (0.0, -0.0, TRUE_MIN, -1e-310, 1e-9, 6.25, -7.0, 1e6, DBL_MAX, INF, -INF, NAN):
+        for fast, strict in ((trig.sin_fast, smath.sin), (trig.cos_fast, smath.cos)):
+            try:
+                want = strict(x)
+            except ValueError:
+                with pytest.raises(ValueError):
+                    fast(x)
+                continue
+            assert _same(fast(x), want) or (math.isnan(want) and math.isnan(fast(x))), x
+    listed = [fn for fn, _arity in smath.FUNCTIONS.values()]
+    assert trig.sin_fast not in listed and trig.cos_fast not in listed

@@ -122,3 +122,24 @@ def test_telemetry_is_a_read_only_snapshot() -> None:
     before = tel.as_dict()
     sim.step((0.0, 1.0, 0.1, 0.0))
     assert tel.as_dict() == before
+
+
+def test_step_telemetry_is_assembled_when_read_with_the_values_of_its_step() -> None:
+    """``step`` returns its telemetry unassembled; read steps later (a restore and a
+    direct state write in between), it is what ``telemetry()`` gave right after the step."""
+    sim = Simulation(load_preset("sportsRwd"), initial={"speed_mps": 15.0})
+    tel = sim.step((0.6, 0.0, 0.3, 0.0))
+    assert tel.built is None  # nothing assembled for a caller that does not read it
+    eager = sim.telemetry()
+    snap = sim.snapshot()
+    for _ in range(5):
+        sim.step((0.0, 0.5, -0.2, 0.0))
+    sim.restore(snap)
+    sim.state[0] += 100.0
+    assert tel.built is None
+    assert tel == eager and eager == tel.resolve()
+    assert tel.as_dict() == eager.as_dict()
+    assert tel.x == eager.x and tel.slip_angle == eager.slip_angle and tel.step == 1
+    assert tel.resolve() is tel.resolve()  # assembled once
+    with pytest.raises(AttributeError):
+        tel.no_such_field  # noqa: B018

@@ -32,13 +32,14 @@ Two defined behaviours where the reference raises ``ZeroDivisionError``
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import NamedTuple
 
-from engine.smath.trig import atan_fast, sincos
+from engine.smath.trig import atan_fast, sincos_fast
 
 from . import ks_cog
 from .constraints import acceleration_constraints, steering_constraints
 from .params import VehicleParams
-from .tire import combined_forces
+from .tire_fast import forces_for
 
 G = 9.81
 LOW_SPEED = 0.1
@@ -91,6 +92,81 @@ def _nonzero(d: float) -> float:
     return WHEEL_SPEED_FLOOR if d == 0.0 else d
 
 
+class MBConstants(NamedTuple):
+    """Vehicle constants of the equations, formed once per parameter set, each grouped
+    exactly as the equations group it (so every use gives the bits of forming it there)."""
+
+    static_f: float  # m_s g b / (2 (a + b)): static spring force per front wheel [N]
+    static_r: float  # m_s g a / (2 (a + b))
+    inv_m: float  # 1/m
+    inv_yaw: float  # 1/(I_z - I_xz^2/I_Phi)
+    xz_phi: float  # I_xz/I_Phi
+    inv_roll: float  # 1/(I_Phi - I_xz^2/I_z)
+    xz_z: float  # I_xz/I_z
+    inv_I_y_s: float
+    inv_m_s: float
+    inv_I_uf: float
+    inv_m_uf: float
+    inv_I_ur: float
+    inv_m_ur: float
+    inv_I_y_w: float
+    m_R_w: float  # m R_w: torque [N m] per unit acceleration
+    neg_R_w: float  # -R_w
+    brake_f: float  # 0.5 T_sb: each front wheel's share of the brake torque
+    drive_f: float  # 0.5 T_se
+    brake_r: float  # 0.5 (1 - T_sb)
+    drive_r: float  # 0.5 (1 - T_se)
+
+
+def constants(p: VehicleParams) -> MBConstants:
+    """The :class:`MBConstants` of ``p``."""
+    pa, pb = p.a, p.b
+    I_z, I_xz, I_Phi = p.I_z, p.I_xz_s, p.I_Phi_s
+    return MBConstants(
+        static_f=p.m_s * G * pb / (2.0 * (pa + pb)),
+        static_r=p.m_s * G * pa / (2.0 * (pa + pb)),
+        inv_m=1.0 / p.m,
+        inv_yaw=1.0 / (I_z - (I_xz * I_xz) / I_Phi),
+        xz_phi=I_xz / I_Phi,
+        inv_roll=1.0 / (I_Phi - (I_xz * I_xz) / I_z),
+        xz_z=I_xz / I_z,
+        inv_I_y_s=1.0 / p.I_y_s,
+        inv_m_s=1.0 / p.m_s,
+        inv_I_uf=1.0 / p.I_uf,
+        inv_m_uf=1.0 / p.m_uf,
+        inv_I_ur=1.0 / p.I_ur,
+        inv_m_ur=1.0 / p.m_ur,
+        inv_I_y_w=1.0 / p.I_y_w,
+        m_R_w=p.m * p.R_w,
+        neg_R_w=-p.R_w,
+        brake_f=0.5 * p.T_sb,
+        drive_f=0.5 * p.T_se,
+        brake_r=0.5 * (1.0 - p.T_sb),
+        drive_r=0.5 * (1.0 - p.T_se),
+    )
+
+
+class _Entry(NamedTuple):
+    params: VehicleParams
+    constants: MBConstants
+
+
+_RECENT: list[_Entry] = []
+CACHE_SIZE = 8
+
+
+def constants_for(p: VehicleParams) -> MBConstants:
+    """``constants(p)``, formed once per ``VehicleParams`` object (a memo of a pure function,
+    compared by identity: which entries it holds never changes a result)."""
+    for entry in _RECENT:
+        if entry.params is p:
+            return entry.constants
+    k = constants(p)
+    _RECENT.insert(0, _Entry(p, k))
+    del _RECENT[CACHE_SIZE:]
+    return k
+
+
 def derivatives(x: Sequence[float], u: Sequence[float], p: VehicleParams) -> list:
     """Right-hand side of the MB equations."""
     return derivatives_ext(x, u, p)[0]
@@ -101,6 +177,7 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     atan = atan_fast
     g = G
     tp = p.tire
+    k = constants_for(p)
     R_w = p.R_w
     T_f = p.T_f
     T_r = p.T_r
@@ -117,10 +194,10 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     r = x[5]
     delta = x[2]
 
-    s13, c13 = sincos(x[13])
-    s18, c18 = sincos(x[18])
-    sd, cd = sincos(delta)
-    s6, c6 = sincos(x[6])
+    s13, c13 = sincos_fast(x[13])
+    s18, c18 = sincos_fast(x[18])
+    sd, cd = sincos_fast(delta)
+    s6, c6 = sincos_fast(x[6])
 
     # Repeated subexpressions are formed once, each exactly as the reference groups it
     # (left to right), so every value keeps its bits.
@@ -206,10 +283,12 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     gamma_RR = x[6] - p.D_r * z_SRR - p.E_r * (z_SRR * z_SRR)
 
     # tire forces: pure slip, then combined slip
-    F_x_LF, F_y_LF = combined_forces(s_lf, alpha_LF, gamma_LF, F_z_LF, tp)
-    F_x_RF, F_y_RF = combined_forces(s_rf, alpha_RF, gamma_RF, F_z_RF, tp)
-    F_x_LR, F_y_LR = combined_forces(s_lr, alpha_LR, gamma_LR, F_z_LR, tp)
-    F_x_RR, F_y_RR = combined_forces(s_rr, alpha_RR, gamma_RR, F_z_RR, tp)
+    # tire.combined_forces specialised to this tire (tire_fast, the same bits)
+    combined_forces = forces_for(tp)
+    F_x_LF, F_y_LF = combined_forces(s_lf, alpha_LF, gamma_LF, F_z_LF)
+    F_x_RF, F_y_RF = combined_forces(s_rf, alpha_RF, gamma_RF, F_z_RF)
+    F_x_LR, F_y_LR = combined_forces(s_lr, alpha_LR, gamma_LR, F_z_LR)
+    F_x_RR, F_y_RR = combined_forces(s_rr, alpha_RR, gamma_RR, F_z_RR)
 
     # compliant joint equations
     dot_delta_z_f = x[17] - x[12]
@@ -217,8 +296,8 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     dot_delta_y_f = vy_f - x[15]
     dot_delta_y_r = vy_r - x[20]
 
-    s_phi_f, c_phi_f = sincos(delta_phi_f)
-    s_phi_r, c_phi_r = sincos(delta_phi_r)
+    s_phi_f, c_phi_f = sincos_fast(delta_phi_f)
+    s_phi_r, c_phi_r = sincos_fast(delta_phi_r)
     h_af = p.h_raf - R_w
     h_ar = p.h_rar - R_w
     delta_f = delta_z_f * s6 - x[27] * c6 - h_af * s_phi_f
@@ -240,8 +319,8 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     F_RAR = delta_r * p.K_ras + dot_delta_r * p.K_rad
 
     # suspension forces (bump stops and squat/lift neglected)
-    static_f = p.m_s * g * pb / (2.0 * (pa + pb))
-    static_r = p.m_s * g * pa / (2.0 * (pa + pb))
+    static_f = k.static_f
+    static_r = k.static_r
     F_SLF = static_f - z_SLF * p.K_sf - dz_SLF * p.K_sdf + delta_phi_f * p.K_tsf / T_f
     F_SRF = static_f - z_SRF * p.K_sf - dz_SRF * p.K_sdf - delta_phi_f * p.K_tsf / T_f
     F_SLR = static_r - z_SLR * p.K_sr - dz_SLR * p.K_sdr + delta_phi_r * p.K_tsr / T_r
@@ -300,75 +379,67 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     sumY_uf = Fy_f * cd + Fx_f * sd - F_RAF * c6 - F_S_f * s6
     sumY_ur = Fy_r - F_RAR * c6 - F_S_r * s6
 
-    I_z = p.I_z
-    I_xz = p.I_xz_s
-    I_Phi = p.I_Phi_s
     if low:
         f = ks_cog.derivatives_constrained(x, (u0, u1), p)
         dd_psi, _ = ks_cog.low_speed_rates(delta, vx, x[6], u0, u1, p)
         f.append(dd_psi)
     else:
         # vel cos(beta + psi) with beta = atan(vy/vx), vx > 0: vx cos psi - vy sin psi
-        s_psi, c_psi = sincos(x[4])
+        s_psi, c_psi = sincos_fast(x[4])
         f = [
             vx * c_psi - vy * s_psi,
             vx * s_psi + vy * c_psi,
             u0,
-            1.0 / p.m * sumX + r * vy,
+            k.inv_m * sumX + r * vy,
             r,
-            1.0 / (I_z - (I_xz * I_xz) / I_Phi) * (sumN + I_xz / I_Phi * sumL),
+            k.inv_yaw * (sumN + k.xz_phi * sumL),
         ]
 
-    m_s = p.m_s
-    f.append(x[7])
-    f.append(1.0 / (I_Phi - (I_xz * I_xz) / I_z) * (I_xz / I_z * sumN + sumL))
-    f.append(x[9])
-    f.append(1.0 / p.I_y_s * sumM_s)
-    f.append(1.0 / m_s * sumY_s - r_vx)
-    f.append(x[12])
-    f.append(g - 1.0 / m_s * sumZ_s)
-
-    f.append(x[14])
-    f.append(1.0 / p.I_uf * sumL_uf)
-    f.append(1.0 / p.m_uf * sumY_uf - r_vx)
-    f.append(x[17])
-    f.append(g - 1.0 / p.m_uf * sumZ_uf)
-
-    f.append(x[19])
-    f.append(1.0 / p.I_ur * sumL_ur)
-    f.append(1.0 / p.m_ur * sumY_ur - r_vx)
-    f.append(x[22])
-    f.append(g - 1.0 / p.m_ur * sumZ_ur)
+    f += [
+        # sprung mass: roll, pitch, lateral, heave
+        x[7],
+        k.inv_roll * (k.xz_z * sumN + sumL),
+        x[9],
+        k.inv_I_y_s * sumM_s,
+        k.inv_m_s * sumY_s - r_vx,
+        x[12],
+        g - k.inv_m_s * sumZ_s,
+        # front unsprung mass: roll, lateral, heave
+        x[14],
+        k.inv_I_uf * sumL_uf,
+        k.inv_m_uf * sumY_uf - r_vx,
+        x[17],
+        g - k.inv_m_uf * sumZ_uf,
+        # rear unsprung mass
+        x[19],
+        k.inv_I_ur * sumL_ur,
+        k.inv_m_ur * sumY_ur - r_vx,
+        x[22],
+        g - k.inv_m_ur * sumZ_ur,
+    ]
 
     if u1 > 0.0:
         T_B = 0.0
-        T_E = p.m * R_w * u1
+        T_E = k.m_R_w * u1
     else:
-        T_B = p.m * R_w * u1
+        T_B = k.m_R_w * u1
         T_E = 0.0
-    I_y_w = p.I_y_w
-    tsb = p.T_sb
-    tse = p.T_se
     # operation order as in the reference (bit parity)
-    f.append(
-        1.0 / I_y_w * (-R_w * F_x_LF + 0.5 * tsb * T_B + 0.5 * tse * T_E) if x[23] >= 0.0 else 0.0
-    )
-    f.append(
-        1.0 / I_y_w * (-R_w * F_x_RF + 0.5 * tsb * T_B + 0.5 * tse * T_E) if x[24] >= 0.0 else 0.0
-    )
-    f.append(
-        1.0 / I_y_w * (-R_w * F_x_LR + 0.5 * (1.0 - tsb) * T_B + 0.5 * (1.0 - tse) * T_E)
-        if x[25] >= 0.0
-        else 0.0
-    )
-    f.append(
-        1.0 / I_y_w * (-R_w * F_x_RR + 0.5 * (1.0 - tsb) * T_B + 0.5 * (1.0 - tse) * T_E)
-        if x[26] >= 0.0
-        else 0.0
-    )
-
-    f.append(dot_delta_y_f)
-    f.append(dot_delta_y_r)
+    inv_I_y_w = k.inv_I_y_w
+    neg_R_w = k.neg_R_w
+    tb_f = k.brake_f * T_B
+    te_f = k.drive_f * T_E
+    tb_r = k.brake_r * T_B
+    te_r = k.drive_r * T_E
+    f += [
+        # wheel spins, then the compliant joints
+        inv_I_y_w * (neg_R_w * F_x_LF + tb_f + te_f) if x[23] >= 0.0 else 0.0,
+        inv_I_y_w * (neg_R_w * F_x_RF + tb_f + te_f) if x[24] >= 0.0 else 0.0,
+        inv_I_y_w * (neg_R_w * F_x_LR + tb_r + te_r) if x[25] >= 0.0 else 0.0,
+        inv_I_y_w * (neg_R_w * F_x_RR + tb_r + te_r) if x[26] >= 0.0 else 0.0,
+        dot_delta_y_f,
+        dot_delta_y_r,
+    ]
     extra = (
         (s_lf, s_rf, s_lr, s_rr),
         (alpha_LF, alpha_RF, alpha_LR, alpha_RR),

@@ -36,11 +36,11 @@ from collections.abc import Sequence
 from math import isfinite, sqrt
 
 from engine import smath
-from engine.smath.trig import atan_fast, sincos
+from engine.smath.trig import atan_fast, sincos_fast
 
 from .constraints import acceleration_constraints, steering_constraints
 from .params import VehicleParams
-from .tire import combined_forces
+from .tire_fast import forces_for
 
 STATE_NAMES = ("x", "y", "delta", "v", "psi", "yaw_rate", "beta", "omega_f", "omega_r")
 G = 9.81
@@ -73,8 +73,8 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     v = x[3]
     r = x[5]
     beta = x[6]
-    sb, cb = sincos(beta)
-    sd, cd = sincos(delta)
+    sb, cb = sincos_fast(beta)
+    sd, cd = sincos_fast(delta)
 
     if v > v_min:
         alpha_f = atan((v * sb + r * lf) / (v * cb)) - delta
@@ -92,8 +92,10 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     s_f = 1.0 - p.R_w * x[7] / max(u_wf, v_min)
     s_r = 1.0 - p.R_w * x[8] / max(u_wr, v_min)
 
-    F_xf, F_yf = combined_forces(s_f, alpha_f, 0.0, F_zf, tp)
-    F_xr, F_yr = combined_forces(s_r, alpha_r, 0.0, F_zr, tp)
+    # tire.combined_forces specialised to this tire (tire_fast, the same bits)
+    combined_forces = forces_for(tp)
+    F_xf, F_yf = combined_forces(s_f, alpha_f, 0.0, F_zf)
+    F_xr, F_yr = combined_forces(s_r, alpha_r, 0.0, F_zr)
 
     if u1 > 0.0:
         T_B = 0.0
@@ -102,7 +104,7 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
         T_B = m * p.R_w * u1
         T_E = 0.0
 
-    sdb, cdb = sincos(delta - beta)
+    sdb, cdb = sincos_fast(delta - beta)
     d_v = 1.0 / m * (-F_yf * sdb + F_yr * sb + F_xr * cb + F_xf * cdb)
     dd_psi = 1.0 / I * (F_yf * cd * lf - F_yr * lr + F_xf * sd * lf)
     if v > v_min:
@@ -142,7 +144,7 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
         d_beta_ks = (lr * u0) / (l_wb * (cd * cd) * (1.0 + q * q))
         dd_psi_ks = 1.0 / l_wb * (u1 * cb * t - v * sb * d_beta_ks * t + v * cb * u0 / (cd * cd))
 
-    sp, cp = sincos(beta + x[4])
+    sp, cp = sincos_fast(beta + x[4])
     f = [
         v * cp,
         v * sp,

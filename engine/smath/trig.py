@@ -43,11 +43,18 @@ error")``; ``atan2`` handles every ±0/±inf combination exactly as ``math.atan2
 Fast kernels for callers that know their argument is small: ``sin_small``,
 ``cos_small`` and ``sincos_small`` are valid ONLY for ``|x| <= pi/4`` (no
 reduction, no special-value checks); ``sincos`` does one reduction for both.
+
+Fast variants, NOT in ``FUNCTIONS`` (ADR 0175, 0178): ``atan_fast`` (below 1.5 ulp) and
+``sin_fast``/``cos_fast``/``sincos_fast`` (a double-double table of the strict ``sin``/``cos``
+on a 2**-7 grid up to ``FAST_TRIG_MAX``, no reduction, no exact products; see ``sin_fast``) serve
+models whose tolerance is far wider than an ulp (the CommonRoad tire and MB) and never the
+self-test battery.
 """
 
 from __future__ import annotations
 
 from math import copysign, sqrt
+from typing import NamedTuple
 
 from engine.floatbits import float_bits
 
@@ -62,6 +69,9 @@ __all__ = [
     "atan",
     "atan2",
     "atan_fast",
+    "sin_fast",
+    "cos_fast",
+    "sincos_fast",
     "sincos",
     "sin_small",
     "cos_small",
@@ -820,3 +830,126 @@ def acos(x: float) -> float:
     if ax != ax:
         return x
     raise ValueError(_DOMAIN)
+
+
+#: ``sin_fast``/``cos_fast`` use their table for ``|x| <`` this, the strict functions beyond.
+FAST_TRIG_MAX = 6.25
+
+
+def _table_entry(a: float) -> tuple[float, float, float, float]:
+    """``(sin hi, sin lo, cos hi, cos lo)`` of ``a >= 0`` as normalised double-doubles, from
+    the strict reduction and kernels (about 2**-100 relative: the same bits everywhere)."""
+    if a <= 0.7853981633974483:
+        q, y0, y1 = 0, a, 0.0
+    else:
+        q, y0, y1 = _reduce(a)
+    neg = y0 < 0.0
+    if neg:
+        y0, y1 = -y0, -y1
+    if y0 == 0.0:
+        sh, sl, ch, cl = 0.0, 0.0, 1.0, 0.0
+    else:
+        sh, sl, ch, cl = _ksincos(y0, y1)
+    if neg:
+        sh, sl = -sh, -sl
+    for _ in range(q):  # a = y + q pi/2: (sin, cos) -> (cos, -sin) per quarter turn
+        sh, sl, ch, cl = ch, cl, -sh, -sl
+    s = sh + sl
+    c = ch + cl
+    return s, sl - (s - sh), c, cl - (c - ch)
+
+
+#: (sin a hi, sin a lo, cos a hi, cos a lo) for a = k/128, k = 0..800 (``_table_entry``).
+FAST_SC_TABLE = _FSC = tuple(_table_entry(k * 0.0078125) for k in range(801))
+
+
+def sin_fast(x: float) -> float:
+    """sine of x (radians), below 1.5 ulp where the result is at least 1/64 and within
+    ``2**-53`` absolute everywhere on the table's range (ADR 0178).
+
+    For ``|x| < FAST_TRIG_MAX``: ``x = a + d`` with ``a = k/128`` the nearest grid point
+    (``d`` exact, ``|d| <= 2**-8``), ``sin x = sh + (ch d + (sl + sh (cos d - 1) + ch (sin d -
+    d)))`` with the table's double-double ``sin a = sh + sl``, ``cos a = ch + cl`` and the
+    kernels' polynomials, the small part summed in plain doubles and added once. About half
+    the cost of ``sin`` (no reduction, no exact products). Beyond, and for tiny, infinite or
+    nan ``x``, it is ``sin`` (same special values). Not in ``FUNCTIONS`` (ADR 0178).
+    """
+    ax = -x if x < 0.0 else x
+    if 1.4901161193847656e-08 <= ax < 6.25:
+        k = int(ax * 128.0 + 0.5)
+        sh, sl, ch, cl = _FSC[k]
+        d = ax - k * 0.0078125  # exact (Sterbenz for k >= 1)
+        z = d * d
+        cm = z * (_C2 + z * (_C4 + z * _C6))
+        s = sh + (ch * d + (sl + sh * cm + ch * (d * z * (_S3 + z * _S5))))
+        return -s if x < 0.0 else s
+    return sin(x)
+
+
+def cos_fast(x: float) -> float:
+    """cosine of x (radians): ``ch + (cl + ch (cos d - 1) - sh (d + (sin d - d)))`` on the
+    grid of ``sin_fast`` (same accuracy); ``cos`` elsewhere. Not in ``FUNCTIONS`` (ADR 0178)."""
+    ax = -x if x < 0.0 else x
+    if 7.450580596923828e-09 <= ax < 6.25:
+        k = int(ax * 128.0 + 0.5)
+        sh, sl, ch, cl = _FSC[k]
+        d = ax - k * 0.0078125
+        z = d * d
+        cm = z * (_C2 + z * (_C4 + z * _C6))
+        return ch + (cl + ch * cm - sh * (d + d * z * (_S3 + z * _S5)))
+    return cos(x)
+
+
+def sincos_fast(x: float) -> tuple[float, float]:
+    """``(sin_fast(x), cos_fast(x))`` with one table lookup, the same bits as the two calls."""
+    ax = -x if x < 0.0 else x
+    if 1.4901161193847656e-08 <= ax < 6.25:
+        k = int(ax * 128.0 + 0.5)
+        sh, sl, ch, cl = _FSC[k]
+        d = ax - k * 0.0078125
+        z = d * d
+        cm = z * (_C2 + z * (_C4 + z * _C6))
+        sp = d * z * (_S3 + z * _S5)
+        s = sh + (ch * d + (sl + sh * cm + ch * sp))
+        return (-s if x < 0.0 else s), ch + (cl + ch * cm - sh * (d + sp))
+    return sin_fast(x), cos_fast(x)
+
+
+class KernelConstants(NamedTuple):
+    """The tables and coefficients the kernels above use, for code generators that inline
+    them operation for operation (``engine.fastpath``, ``engine.commonroad.tire_fast``)."""
+
+    atan_table: tuple  # (c, atan c hi, lo, pi/2 - atan c hi, lo) for c = k/256
+    sincos_table: tuple  # (a, sin a hi, lo, cos a hi, lo, cos a Veltkamp-high, rest) for a = k/256
+    fast_sincos_table: tuple  # FAST_SC_TABLE
+    a3: float  # atan polynomial
+    a5: float
+    a7: float
+    s3: float  # sin d - d = d z (s3 + z s5)
+    s5: float
+    c2: float  # cos d - 1 = z (c2 + z (c4 + z c6))
+    c4: float
+    c6: float
+    two_over_pi: float  # Cody-Waite reduction
+    pio2_1: float
+    pio2_2: float
+    pio2_3: float
+
+
+KERNEL = KernelConstants(
+    atan_table=_AT,
+    sincos_table=_SC,
+    fast_sincos_table=FAST_SC_TABLE,
+    a3=_A3,
+    a5=_A5,
+    a7=_A7,
+    s3=_S3,
+    s5=_S5,
+    c2=_C2,
+    c4=_C4,
+    c6=_C6,
+    two_over_pi=_TWO_OVER_PI,
+    pio2_1=_PIO2_1,
+    pio2_2=_PIO2_2,
+    pio2_3=_PIO2_3,
+)

@@ -1,0 +1,225 @@
+"""The CommonRoad tire specialised to one vehicle, as code: ``combined_forces`` made fast.
+
+:func:`source` writes one function, ``forces(kappa, alpha, gamma, F_z) -> (F_x, F_y)``,
+that performs the operations of :func:`engine.commonroad.tire.combined_forces` (the
+readable chain, which stays the source of truth) for one ``TireParams``, in the same order,
+so both give the same bits; what differs is only the layout:
+
+* every coefficient is folded into the text as the ``repr`` of its float (which reads back
+  to the same double), the combined-slip weights' Taylor coefficients likewise
+  (``tire.weight_series``), and the weights at the shift are the Horner polynomial written
+  out (or the direct formula where the vehicle's shift is too large for the series);
+* the kernels are inlined: ``atan_fast`` whole, ``sin_fast`` and ``cos_fast`` on their
+  table's range, copied operation for operation from ``engine.smath.trig``; every other
+  argument (tiny, beyond the table, not finite) calls the function itself, so the result is
+  the same in every case.
+
+The text is built only from fixed templates and numbers rendered by :func:`num`, never from a
+definition's strings. ``tests/test_commonroad_tire.py`` holds ``forces`` bit-equal to the
+readable chain for every vehicle on random and edge inputs and lints the generated text with
+the strict-float lint; MB and STD call ``forces_for(p.tire)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from math import isfinite, sqrt
+from typing import NamedTuple
+
+from engine.smath.trig import FAST_TRIG_MAX, KERNEL, atan_fast, cos_fast, sin_fast
+
+from .params import TireParams
+from .tire import WeightSeries, weight_series_x, weight_series_y
+
+#: the compiled ``forces`` of recently used tires, compared by identity (most recent first)
+CACHE_SIZE = 8
+
+
+def num(x: float) -> str:
+    """A float as source text that reads back to the same double (negatives parenthesised)."""
+    v = float(x)
+    if not isfinite(v):
+        raise ValueError(f"tire coefficient {v!r} is not finite")
+    text = repr(v)
+    return f"({text})" if text.startswith("-") else text
+
+
+def _atan(dst: str, x: str) -> list[str]:
+    """``dst = atan_fast(x)`` inlined (``engine.smath.trig.atan_fast``)."""
+    a3, a5, a7 = num(KERNEL.a3), num(KERNEL.a5), num(KERNEL.a7)
+    return [
+        f"_ax = -{x} if {x} < 0.0 else {x}",
+        "if _ax <= 1.0:",
+        "    if _ax < 7.450580596923828e-09:",
+        f"        {dst} = {x}",
+        "    else:",
+        "        _c, _ah, _al, _bh, _bl = AT[int(_ax * 256.0 + 0.49999999999999994)]",
+        "        _r = (_ax - _c) / (1.0 + _ax * _c)",
+        "        _z = _r * _r",
+        f"        _s = _ah + (_r + (_al + _r * _z * ({a3} + _z * ({a5} + _z * {a7}))))",
+        f"        {dst} = -_s if {x} < 0.0 else _s",
+        "elif _ax < 1.152921504606847e18:",
+        "    _c, _ah, _al, _bh, _bl = AT[int(256.0 / _ax + 0.49999999999999994)]",
+        "    _r = (1.0 - _c * _ax) / (_ax + _c)",
+        "    _z = _r * _r",
+        f"    _s = _bh - (_r - (_bl - _r * _z * ({a3} + _z * ({a5} + _z * {a7}))))",
+        f"    {dst} = -_s if {x} < 0.0 else _s",
+        "else:",
+        f"    {dst} = atan_fast({x})",
+    ]
+
+
+def _sin_or_cos(dst: str, x: str, fn: str) -> list[str]:
+    """``dst = sin_fast(x)`` or ``cos_fast(x)`` inlined (``engine.smath.trig``) on the table's
+    range; every other argument calls the function itself."""
+    s3, s5 = num(KERNEL.s3), num(KERNEL.s5)
+    c2, c4, c6 = num(KERNEL.c2), num(KERNEL.c4), num(KERNEL.c6)
+    tiny = "1.4901161193847656e-08" if fn == "sin" else "7.450580596923828e-09"
+    lines = [
+        f"_ax = -{x} if {x} < 0.0 else {x}",
+        f"if {tiny} <= _ax < {num(FAST_TRIG_MAX)}:",
+        "    _k = int(_ax * 128.0 + 0.5)",
+        "    _sh, _sl, _ch, _cl = FSC[_k]",
+        "    _d = _ax - _k * 0.0078125",
+        "    _z = _d * _d",
+    ]
+    if fn == "sin":
+        lines += [
+            f"    _s = _sh + (_ch * _d + (_sl + _sh * (_z * ({c2} + _z * ({c4} + _z * {c6})))"
+            f" + _ch * (_d * _z * ({s3} + _z * {s5}))))",
+            f"    {dst} = -_s if {x} < 0.0 else _s",
+        ]
+    else:
+        lines.append(
+            f"    {dst} = _ch + (_cl + _ch * (_z * ({c2} + _z * ({c4} + _z * {c6}))) - _sh * "
+            f"(_d + _d * _z * ({s3} + _z * {s5})))"
+        )
+    lines += ["else:", f"    {dst} = {fn}_fast({x})"]
+    return lines
+
+
+def _magic(dst: str, b: str, E: float, C: float, trig: str, shift: str = "") -> list[str]:
+    """``dst = trig(C atan(b - E (b - atan b)) + shift)`` with ``b`` a name."""
+    inner = f"{num(C)} * _m2" + (f" + {shift}" if shift else "")
+    return [
+        *_atan("_m1", b),
+        f"_mw = {b} - {num(E)} * ({b} - _m1)",
+        *_atan("_m2", "_mw"),
+        f"_mv = {inner}",
+        *_sin_or_cos(dst, "_mv", trig),
+    ]
+
+
+def _weight(dst: str, s: str, C: float, E: float, series: WeightSeries) -> list[str]:
+    """``dst = tire.shift_weight(s, C, E, series)`` written out."""
+    if series is None:
+        return _magic(dst, s, E, C, "cos")
+    horner = num(series[-1])
+    for c in reversed(series[:-1]):
+        horner = f"{num(c)} + _wz * ({horner})"
+    return [f"_wz = {s} * {s}", f"{dst} = {horner}"]
+
+
+def source(p: TireParams) -> str:
+    """The text of ``forces(kappa, alpha, gamma, F_z)`` for tire ``p``."""
+    n = num
+    body = [
+        "gg = gamma * gamma",
+        "# pure longitudinal",
+        f"D_x = {n(p.p_dx1)} * (1.0 - {n(p.p_dx3)} * gg) * F_z",
+        f"bk = (F_z * {n(p.p_kx1)}) / ({n(p.p_cx1)} * D_x) * (-kappa + {n(p.p_hx1)})",
+        *_magic("s_x", "bk", p.p_ex1, p.p_cx1, "sin", f"F_z * {n(p.p_vx1)}"),
+        "F0_x = D_x * s_x",
+        "# pure lateral",
+        "if gamma > 0.0:",
+        "    sg = 1.0",
+        "elif gamma < 0.0:",
+        "    sg = -1.0",
+        "else:",
+        "    sg = 0.0",
+        "ag = abs(gamma)",
+        f"mu_y = {n(p.p_dy1)} * (1.0 - {n(p.p_dy3)} * gg)",
+        "D_y = mu_y * F_z",
+        f"ba = (F_z * {n(p.p_ky1)}) / ({n(p.p_cy1)} * D_y) * (alpha + sg * ({n(p.p_hy1)} + "
+        f"{n(p.p_hy3)} * ag))",
+        *_magic("s_y", "ba", p.p_ey1, p.p_cy1, "sin"),
+        f"F0_y = D_y * s_y + sg * F_z * ({n(p.p_vy1)} + {n(p.p_vy3)} * ag)",
+        "# combined longitudinal",
+        f"u = {n(p.r_bx2)} * kappa",
+        f"B = {n(p.r_bx1)} / sqrt(1.0 + u * u)",
+        f"ba = B * (alpha + {n(p.r_hx1)})",
+        f"bs = B * {n(p.r_hx1)}",
+        *_weight("w_x", "bs", p.r_cx1, p.r_ex1, weight_series_x(p)),
+        *_magic("k_x", "ba", p.r_ex1, p.r_cx1, "cos"),
+        "F_x = F0_x / w_x * k_x",
+        "# combined lateral",
+        f"u = {n(p.r_by2)} * (alpha - {n(p.r_by3)})",
+        f"B = {n(p.r_by1)} / sqrt(1.0 + u * u)",
+        f"bs = B * {n(p.r_hy1)}",
+        *_weight("w_y", "bs", p.r_cy1, p.r_ey1, weight_series_y(p)),
+        "D = F0_y / w_y",
+        f"u = {n(p.r_vy4)} * alpha",
+        f"D_v = mu_y * F_z * ({n(p.r_vy1)} + {n(p.r_vy3)} * gamma) / sqrt(1.0 + u * u)",
+        f"vk = {n(p.r_vy6)} * kappa",
+        *_atan("_v1", "vk"),
+        f"_v2 = {n(p.r_vy5)} * _v1",
+        *_sin_or_cos("s_v", "_v2", "sin"),
+        "S_v = D_v * s_v",
+        f"bk = B * (kappa + {n(p.r_hy1)})",
+        *_magic("k_y", "bk", p.r_ey1, p.r_cy1, "cos"),
+        "return F_x, D * k_y + S_v",
+    ]
+    head = [
+        '"""Generated by engine.commonroad.tire_fast: tire.combined_forces for one tire."""',
+        "",
+        "",
+        "def forces(kappa, alpha, gamma, F_z):",
+    ]
+    return "\n".join(head + ["    " + line for line in body]) + "\n"
+
+
+def namespace() -> dict:
+    """The names the generated text uses besides its own locals."""
+    return {
+        "AT": KERNEL.atan_table,
+        "atan_fast": atan_fast,
+        "FSC": KERNEL.fast_sincos_table,
+        "sin_fast": sin_fast,
+        "cos_fast": cos_fast,
+        "sqrt": sqrt,
+    }
+
+
+def build(p: TireParams, text: str | None = None) -> Callable[[float, float, float, float], tuple]:
+    """Compile ``forces`` for ``p`` from :func:`source` (or from ``text``, a variant of it:
+    the planted-difference test perturbs one line)."""
+    if text is None:
+        text = source(p)
+    names = namespace()
+    # The generated text is linted by the strict-float lint in tests/test_commonroad_tire.py.
+    code = compile(text, "<commonroad tire>", "exec")  # strict: allow dynamic-code -- generated
+    exec(code, names)  # strict: allow dynamic-code -- the generated tire, linted
+    return names["forces"]
+
+
+class _Entry(NamedTuple):
+    params: TireParams
+    forces: Callable[[float, float, float, float], tuple]
+
+
+_RECENT: list[_Entry] = []
+
+
+def forces_for(p: TireParams) -> Callable[[float, float, float, float], tuple]:
+    """The compiled ``forces`` of tire ``p``, built once per ``TireParams`` object.
+
+    A memo of a pure function (compared by identity, so a lookup costs no hashing of 32
+    floats): which entries it holds never changes a result.
+    """
+    for entry in _RECENT:
+        if entry.params is p:
+            return entry.forces
+    fn = build(p)
+    _RECENT.insert(0, _Entry(p, fn))
+    del _RECENT[CACHE_SIZE:]
+    return fn
