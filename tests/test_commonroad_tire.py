@@ -141,11 +141,11 @@ def test_generated_text_holds_only_numbers_and_templates() -> None:
 
 
 @pytest.mark.parametrize("vid", [1, 2, 3])
-def test_weight_series_matches_the_weight(vid: int) -> None:
+def test_weight_series_matches_the_weight(vid: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """The combined-slip weight at the shift by its series stays below half an ulp of the
     true value (mpmath, 120 bits) over the whole range of the shift."""
     p = load_vehicle(vid).tire
-    mpmath.mp.prec = 120
+    monkeypatch.setattr(mpmath.mp, "prec", 120)  # restored after the test: others share mp
     for C, E, B1, S, w in (
         (p.r_cx1, p.r_ex1, p.r_bx1, p.r_hx1, tire.weight_series_x(p)),
         (p.r_cy1, p.r_ey1, p.r_by1, p.r_hy1, tire.weight_series_y(p)),

@@ -39,6 +39,7 @@ HARD_REDUCTION = 6381956970095103.0 * 2.0**797  # closest double to a multiple o
 
 # ----------------------------------------------------------------------------- PRNG
 
+
 class SplitMix64(_ProjectSplitMix64):
     """The project generator (engine.prng) plus this test's own draws."""
 
@@ -66,8 +67,12 @@ def _nudge(x: float, k: int) -> float:
 # ----------------------------------------------------------------------------- oracle
 
 _REF = {
-    "sin": mpmath.sin, "cos": mpmath.cos, "tan": mpmath.tan,
-    "asin": mpmath.asin, "acos": mpmath.acos, "atan": mpmath.atan,
+    "sin": mpmath.sin,
+    "cos": mpmath.cos,
+    "tan": mpmath.tan,
+    "asin": mpmath.asin,
+    "acos": mpmath.acos,
+    "atan": mpmath.atan,
 }
 
 
@@ -122,6 +127,7 @@ def check_points(name: str, points: list[tuple[float, ...]]) -> tuple[float, flo
 
 # ----------------------------------------------------------------------------- points
 
+
 def near_pio2_multiples() -> list[float]:
     """The doubles nearest k*pi/2 (and their neighbours) for small and huge k."""
     pts = []
@@ -141,18 +147,58 @@ def near_pio2_multiples() -> list[float]:
                 pts.append(float(k * pio2 + (mpf(-1) ** (i + j)) * mpf(1.37) * mpf(2) ** -j))
     pts += [HARD_REDUCTION, _nudge(HARD_REDUCTION, 1), _nudge(HARD_REDUCTION, -1)]
     # other hard cases for the 2**-30 switch to Payne-Hanek at moderate size
-    pts += [float.fromhex("0x1.921fb54442d18p+0"), float.fromhex("0x1.921fb54442d18p+1"),
-            float.fromhex("0x1.2d97c7f3321d2p+2"), float.fromhex("0x1.921fb54442d18p+2"),
-            float.fromhex("0x1.f6a7a2955385ep+2"), float.fromhex("0x1.6a6d2c0e2da18p+20")]
+    pts += [
+        float.fromhex("0x1.921fb54442d18p+0"),
+        float.fromhex("0x1.921fb54442d18p+1"),
+        float.fromhex("0x1.2d97c7f3321d2p+2"),
+        float.fromhex("0x1.921fb54442d18p+2"),
+        float.fromhex("0x1.f6a7a2955385ep+2"),
+        float.fromhex("0x1.6a6d2c0e2da18p+20"),
+    ]
     return pts + [-p for p in pts[::5]]
 
 
-EDGE = [0.0, -0.0, TRUE_MIN, -TRUE_MIN, 1e-310, -1e-310, DBL_MIN, -DBL_MIN, 1e-300,
-        2.0**-27, 2.0**-26, _nudge(2.0**-26, -1), _nudge(2.0**-27, -1), 1e-8, 1e-5,
-        0.00390625, 0.001953125, _nudge(0.001953125, -1), 0.5, 0.7853981633974483,
-        _nudge(0.7853981633974483, 1), 1.0, -1.0, 2.0, 3.0, 10.0, 100.0, 1e6, 1.6e6,
-        _nudge(1.6e6, -1), 1e10, 1e22, 2.0**60, 1e100, 1e300, -1e300, 1.5e308, DBL_MAX,
-        -DBL_MAX]
+EDGE = [
+    0.0,
+    -0.0,
+    TRUE_MIN,
+    -TRUE_MIN,
+    1e-310,
+    -1e-310,
+    DBL_MIN,
+    -DBL_MIN,
+    1e-300,
+    2.0**-27,
+    2.0**-26,
+    _nudge(2.0**-26, -1),
+    _nudge(2.0**-27, -1),
+    1e-8,
+    1e-5,
+    0.00390625,
+    0.001953125,
+    _nudge(0.001953125, -1),
+    0.5,
+    0.7853981633974483,
+    _nudge(0.7853981633974483, 1),
+    1.0,
+    -1.0,
+    2.0,
+    3.0,
+    10.0,
+    100.0,
+    1e6,
+    1.6e6,
+    _nudge(1.6e6, -1),
+    1e10,
+    1e22,
+    2.0**60,
+    1e100,
+    1e300,
+    -1e300,
+    1.5e308,
+    DBL_MAX,
+    -DBL_MAX,
+]
 
 
 def trig_points(seed: int, n_random: int) -> list[tuple[float]]:
@@ -175,9 +221,30 @@ def trig_points(seed: int, n_random: int) -> list[tuple[float]]:
 
 def unit_points(seed: int, n_random: int) -> list[tuple[float]]:
     r = SplitMix64(seed)
-    pts = [0.0, -0.0, TRUE_MIN, -1e-310, DBL_MIN, 1e-300, 2.0**-26, _nudge(2.0**-26, -1),
-           1e-8, 0.5, -0.5, 0.7071067811865476, 0.7071067811865475, _nudge(1.0, -1),
-           _nudge(1.0, -2), -_nudge(1.0, -1), 1.0, -1.0, 0.99, 0.999999, 1e-3, 0.125]
+    pts = [
+        0.0,
+        -0.0,
+        TRUE_MIN,
+        -1e-310,
+        DBL_MIN,
+        1e-300,
+        2.0**-26,
+        _nudge(2.0**-26, -1),
+        1e-8,
+        0.5,
+        -0.5,
+        0.7071067811865476,
+        0.7071067811865475,
+        _nudge(1.0, -1),
+        _nudge(1.0, -2),
+        -_nudge(1.0, -1),
+        1.0,
+        -1.0,
+        0.99,
+        0.999999,
+        1e-3,
+        0.125,
+    ]
     for _ in range(n_random):
         pts.append(r.uniform(-1.0, 1.0))
     for _ in range(n_random // 2):
@@ -194,8 +261,20 @@ def unit_points(seed: int, n_random: int) -> list[tuple[float]]:
 
 def atan_points(seed: int, n_random: int) -> list[tuple[float]]:
     r = SplitMix64(seed)
-    pts = list(EDGE) + [INF, -INF, 2.0**60, _nudge(2.0**60, -1), 1.0, _nudge(1.0, 1),
-                        _nudge(1.0, -1), 255.9, 256.1, 512.0, 1e16, 1e17]
+    pts = list(EDGE) + [
+        INF,
+        -INF,
+        2.0**60,
+        _nudge(2.0**60, -1),
+        1.0,
+        _nudge(1.0, 1),
+        _nudge(1.0, -1),
+        255.9,
+        256.1,
+        512.0,
+        1e16,
+        1e17,
+    ]
     for _ in range(n_random):
         pts.append(r.finite_double())
     for _ in range(n_random):
@@ -229,6 +308,7 @@ def atan2_points(seed: int, n_random: int) -> list[tuple[float, float]]:
 # accumulated error. Every point must be < 1 ulp (docs/architecture.md §3); the tests hold the
 # implementation to its own, tighter bound so a lost bit anywhere shows up.
 DESIGN_BOUND = 0.51
+
 
 @pytest.mark.parametrize("name", ["sin", "cos", "tan"])
 def test_trig_accuracy(name: str) -> None:
@@ -264,14 +344,27 @@ def test_hardest_reduction_case_is_accurate() -> None:
 
 
 def test_known_values_correctly_rounded() -> None:
-    cases = [("sin", 1.0), ("cos", 1.0), ("tan", 1.0), ("sin", 1e22), ("cos", 1e22),
-             ("atan", 1.0), ("asin", 0.5), ("acos", 0.5), ("asin", 1.0), ("acos", -1.0),
-             ("sin", DBL_MAX), ("cos", DBL_MAX), ("tan", DBL_MAX)]
+    cases = [
+        ("sin", 1.0),
+        ("cos", 1.0),
+        ("tan", 1.0),
+        ("sin", 1e22),
+        ("cos", 1e22),
+        ("atan", 1.0),
+        ("asin", 0.5),
+        ("acos", 0.5),
+        ("asin", 1.0),
+        ("acos", -1.0),
+        ("sin", DBL_MAX),
+        ("cos", DBL_MAX),
+        ("tan", DBL_MAX),
+    ]
     for name, x in cases:
         assert getattr(smath, name)(x) == rounds_to(exact(name, x)), (name, x)
 
 
 # ----------------------------------------------------------------------------- special values
+
 
 def _same(a: float, b: float) -> bool:
     if a != a:
@@ -279,8 +372,27 @@ def _same(a: float, b: float) -> bool:
     return struct.pack("<d", a) == struct.pack("<d", b)
 
 
-SPECIAL = [0.0, -0.0, INF, -INF, NAN, 1.0, -1.0, 2.0, -2.0, TRUE_MIN, -TRUE_MIN, DBL_MAX,
-           -DBL_MAX, 0.5, -0.5, 1e-310, -1e-310, 3.0, -3.0]
+SPECIAL = [
+    0.0,
+    -0.0,
+    INF,
+    -INF,
+    NAN,
+    1.0,
+    -1.0,
+    2.0,
+    -2.0,
+    TRUE_MIN,
+    -TRUE_MIN,
+    DBL_MAX,
+    -DBL_MAX,
+    0.5,
+    -0.5,
+    1e-310,
+    -1e-310,
+    3.0,
+    -3.0,
+]
 
 
 def test_atan2_special_cases_match_math() -> None:
@@ -337,6 +449,7 @@ def test_odd_functions_are_odd() -> None:
 
 # ----------------------------------------------------------------------------- internals
 
+
 def test_fast_kernels_equal_full_functions() -> None:
     r = SplitMix64(7)
     pts = [0.0, -0.0, 1e-310, 2.0**-27, 2.0**-26, 0.7853981633974483, -0.7853981633974483]
@@ -371,7 +484,8 @@ def test_sincos_equals_sin_and_cos() -> None:
 
 
 def test_cody_waite_agrees_with_payne_hanek() -> None:
-    """Both reductions give the same r (to 2**-100 relative) wherever Cody-Waite is used."""
+    """Both reductions give the same quadrant and r (within Cody-Waite's 2**-97) wherever
+    Cody-Waite is used."""
     r = SplitMix64(9)
     pts = [r.uniform(0.79, 1.6e6) for _ in range(1500)] + [r.log_uniform(0, 20) for _ in range(500)]
     for x in pts:
@@ -381,8 +495,11 @@ def test_cody_waite_agrees_with_payne_hanek() -> None:
         q1, a0, a1 = trig._reduce(x)
         q2, b0, b1 = trig._reduce_big(x)
         assert q1 == q2, x
-        diff = abs((mpf(a0) + mpf(a1)) - (mpf(b0) + mpf(b1)))
-        assert diff <= abs(mpf(b0)) * mpf(2) ** -100, x
+        # measured at 300 bits whatever precision another test left set; the bound is
+        # ADR 0010's: Cody-Waite's double-double is within 2**-97 absolute of the exact r
+        with mpmath.workprec(300):
+            diff = abs((mpf(a0) + mpf(a1)) - (mpf(b0) + mpf(b1)))
+            assert diff <= mpf(2) ** -97, x
 
 
 def test_payne_hanek_reduction_exact_to_104_bits() -> None:
