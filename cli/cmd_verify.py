@@ -44,6 +44,11 @@ from replay.verify import verify_one
 DEFAULT_BATCH = 4
 
 
+
+def counted(n: int, noun: str) -> str:
+    """``1 claim``, ``2 claims``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="recordings (a folder: its *.json)")
     add_json_flag(p, "the verdicts")
@@ -171,7 +176,8 @@ def format_table(rows: list[dict]) -> str:
         name = printable(Path(r["file"]).name)
         head = f"{name}: {r['verdict']}"
         if r["verdict"] in ("verified", "MISMATCH"):
-            head += f" ({r['claims']} claims, {r['steps']} steps, final {r['final_hash']})"
+            claims = counted(r["claims"], "claim")
+            head += f" ({claims}, {r['steps']} steps, final {r['final_hash']})"
         if r.get("upgraded"):
             head += ", rewritten as version 2"
         lines.append(head)
@@ -269,5 +275,5 @@ def _one_line(line: dict) -> str:
     """A report line for people: the file, its verdict, and what went wrong."""
     head = f"{printable(line['path'])}: {line['verdict']}"
     if line.get("final_hash"):
-        head += f" ({len(line['claims'])} claims, final {line['final_hash']})"
+        head += f" ({counted(len(line['claims']), 'claim')}, final {line['final_hash']})"
     return "\n".join([head, *(f"  {printable(p)}" for p in line["problems"])])
