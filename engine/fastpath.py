@@ -29,6 +29,9 @@ lint (ADR 0130).
 
 from __future__ import annotations
 
+import builtins
+import keyword
+import re
 from collections.abc import Callable
 from math import ceil, isfinite, sqrt
 
@@ -128,6 +131,7 @@ def _indent(text: str, n: int) -> str:
 # ---------------------------------------------------------------------------- templates
 HEAD = """\
 def run(sim, host, n):
+{bind}
     st = sim.state
 {load}
     geo = sim.geometry
@@ -361,7 +365,11 @@ else:
 
 # Formatted into TIRE per wheel ({c}, {e} its constants); braces of the text are doubled.
 SHAPE = (
-    (_strict_atan_nonneg("_at1", "rho") + "_mw = rho - {e} * (rho - _at1)\n" + _strict_atan("_at2", "_mw"))
+    (
+        _strict_atan_nonneg("_at1", "rho")
+        + "_mw = rho - {e} * (rho - _at1)\n"
+        + _strict_atan("_at2", "_mw")
+    )
     .replace("{", "{{")
     .replace("}", "}}")
     .replace("{{e}}", "{e}")
@@ -609,12 +617,13 @@ else:
     prev = -1
     for _ in range({max_iter}):
         modes = 0
-        num = num_e
-        den = {h_over_j}
 {modes}
-        t = num / den
         if modes == prev:
             break
+        num = num_e
+        den = {h_over_j}
+{terms}
+        t = num / den
         prev = modes
     if -c_cap <= t <= c_cap:
         t_c = t
@@ -629,15 +638,20 @@ xd2 = {wt2} * t_out
 xd3 = {wt3} * t_out
 """
 
+# One body's mode (free, or held at +/- its capacity) at the current clutch torque; the
+# solve's sums depend on the modes alone, so when they repeat the clutch torque stands.
 CLUTCH_MODE = """\
 req = {b} + egk{bit} * t
 if not -{c} <= req <= {c}:
     if req > 0.0:
         modes += {bit}
-        tb = {c}
     else:
         modes += {bit2}
-        tb = -{c}
+"""
+
+CLUTCH_TERM = """\
+if modes & {both}:
+    tb = {c} if modes & {bit} else -{c}
     inv = {kj} / {d}
     num -= g * ({b} - tb) * inv
     den += eggk{bit} * inv
@@ -712,6 +726,7 @@ def solve_source(sim: object) -> str:
     eta = num(sim.drive_k.gearbox.efficiency)
     merged = ""
     modes = ""
+    terms = ""
     hoisted = ""
     bit = 1
     for n in dk.driven:
@@ -724,7 +739,8 @@ def solve_source(sim: object) -> str:
             i, j = idx
             merged += f"bm{n} = b{i} + b{j}\ndm{n} = dg{i} + dg{j}\ncm{n} = cap{i} + cap{j}\n"
             b, d, c = f"bm{n}", f"dm{n}", f"cm{n}"
-        modes += CLUTCH_MODE.format(b=b, d=d, c=c, kj=num(kj), bit=str(bit), bit2=str(2 * bit))
+        modes += CLUTCH_MODE.format(b=b, c=c, bit=str(bit), bit2=str(2 * bit))
+        terms += CLUTCH_TERM.format(b=b, d=d, c=c, kj=num(kj), bit=str(bit), both=str(3 * bit))
         # eg·kj and egg·kj are the same products in every iteration: formed once per solve
         hoisted += f"egk{bit} = eg * {num(kj)}\neggk{bit} = egg * {num(kj)}\n"
     out = CLUTCH_SOLVE.format(
@@ -733,6 +749,7 @@ def solve_source(sim: object) -> str:
         max_iter=str(differential.MAX_ITER),
         h_over_j=h_over_j,
         modes=_indent(modes, 8),
+        terms=_indent(terms, 8),
         hoisted=_indent(hoisted.rstrip("\n"), 4),
         wt0=num(dk.weights[0]),
         wt1=num(dk.weights[1]),
@@ -909,6 +926,36 @@ def _wheel_constants(sim: object, i: int) -> dict:
     }
 
 
+# CPython numbers a function's locals in the order they are first bound and reads the 257th
+# and later through an EXTENDED_ARG prefix, which also keeps it out of the interpreter's fused
+# load pairs; the generated run has some 370. Binding the substep's locals first, the most
+# often written ones first, gives the hot ones the short numbers. The names come from the
+# text itself, so only names it assigns are bound (to None, before any use).
+_NAME = re.compile(r"(?<![.\w])([A-Za-z_]\w*)")
+_ASSIGNED = re.compile(r"^\s*([(A-Za-z_][\w, ()]*?)\s*(?:[-+*]?=)(?!=)", re.M)
+_NOT_LOCAL = frozenset(keyword.kwlist) | frozenset(dir(builtins))
+
+
+def _bind_hot_first(body: str, head: str) -> str:
+    """Statements binding the locals of the substep ``body`` (assigned in it or in ``head``)
+    in order of use, most used first."""
+    body = re.sub(r"#.*", "", body)
+    assigned = set()
+    for text in (head, body):
+        for target in _ASSIGNED.findall(text):
+            assigned.update(_NAME.findall(target))
+        for chained in re.findall(r"^\s*((?:[A-Za-z_]\w* = )+)", text, re.M):
+            assigned.update(_NAME.findall(chained))
+    assigned -= {"sim", "host", "n"}
+    counts: dict = {}
+    for name in _NAME.findall(body):
+        if name in assigned and name not in _NOT_LOCAL:
+            counts[name] = counts.get(name, 0) + 1
+    hot = sorted(counts, key=lambda name: (-counts[name], name))
+    lines = [" = ".join(hot[k : k + 12]) + " = None" for k in range(0, len(hot), 12)]
+    return "\n".join("    " + line for line in lines)
+
+
 def source(sim: object) -> str:
     """The source of ``run(sim, host, n)`` for ``sim``'s definition and rates."""
     h = sim.h
@@ -1016,8 +1063,10 @@ def source(sim: object) -> str:
     sub += solve
     sub += "".join(DEFLECT.format(**wheel_k[i]) for i in WHEELS)
     sub += "redo = False\n" + "".join(SLIDE.format(**wheel_k[i]) for i in WHEELS)
-    sub += "if redo:\n" + _indent(solve, 4)
-    sub += _indent("".join(DEFLECT.format(**wheel_k[i]) for i in WHEELS), 4)
+    # a second solve runs only after a damped patch slid: its text does not count for the order
+    rare = "if redo:\n" + _indent(solve, 4)
+    rare += _indent("".join(DEFLECT.format(**wheel_k[i]) for i in WHEELS), 4)
+    sub += rare
     if not dk.motor:
         sub += "if w_e_n < 0.0:\n    w_e_n = 0.0  # an engine does not turn backwards\n"
     store = "".join(f"st[{index}] = {name}\n" for name, index in SLOTS).rstrip("\n")
@@ -1048,7 +1097,10 @@ def source(sim: object) -> str:
     )
     load = "".join(f"    {name} = st[{index}]\n" for name, index in SLOTS)
     return (
-        HEAD.format(load=load.rstrip("\n"))
+        HEAD.format(
+            load=load.rstrip("\n"),
+            bind=_bind_hot_first(sub.replace(rare, ""), HEAD.format(load=load, bind="") + sub),
+        )
         + _indent(sub, 12)
         + TAIL.format(store8=_indent(store, 8), store4=_indent(store, 4))
     )
