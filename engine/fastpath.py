@@ -29,7 +29,6 @@ lint (ADR 0130).
 
 from __future__ import annotations
 
-import builtins
 import keyword
 import re
 from collections.abc import Callable
@@ -929,11 +928,13 @@ def _wheel_constants(sim: object, i: int) -> dict:
 # CPython numbers a function's locals in the order they are first bound and reads the 257th
 # and later through an EXTENDED_ARG prefix, which also keeps it out of the interpreter's fused
 # load pairs; the generated run has some 370. Binding the substep's locals first, the most
-# often written ones first, gives the hot ones the short numbers. The names come from the
+# often named ones first, gives the hot ones the short numbers. The names come from the
 # text itself, so only names it assigns are bound (to None, before any use).
 _NAME = re.compile(r"(?<![.\w])([A-Za-z_]\w*)")
 _ASSIGNED = re.compile(r"^\s*([(A-Za-z_][\w, ()]*?)\s*(?:[-+*]?=)(?!=)", re.M)
-_NOT_LOCAL = frozenset(keyword.kwlist) | frozenset(dir(builtins))
+# (a name the text assigns is local even where it is also a builtin: only keywords are left out,
+# so the text is the same in every Python version)
+_NOT_LOCAL = frozenset(keyword.kwlist)
 
 
 def _bind_hot_first(body: str, head: str) -> str:
