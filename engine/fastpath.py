@@ -29,6 +29,8 @@ lint (ADR 0130).
 
 from __future__ import annotations
 
+import keyword
+import re
 from collections.abc import Callable
 from math import ceil, isfinite, sqrt
 
@@ -128,6 +130,7 @@ def _indent(text: str, n: int) -> str:
 # ---------------------------------------------------------------------------- templates
 HEAD = """\
 def run(sim, host, n):
+{bind}
     st = sim.state
 {load}
     geo = sim.geometry
@@ -210,13 +213,15 @@ if fz3 < 0.0:
 
 TIRE = """\
 # tire_forces, wheel {i}
-hvx = vx - r * {y}
-hvy = vy + r * {x}
+{ry}hvx = vx - {r_y}
+{rx}hvy = vy + {r_x}
 v_x{i} = hvx * c{i} + hvy * s{i}
 v_sy{i} = hvy * c{i} - hvx * s{i}
+abs_v{i} = v_x{i} if v_x{i} >= 0.0 else -v_x{i}
+slip_d{i} = abs_v{i} if abs_v{i} > 0.5 else 0.5
 if fz{i} > 0.0:
     loaded{i} = True
-    scale = {surface} * (1.0 + {pdmu} * (fz{i} * {inv_fz0} - 1.0)) * fz{i}
+    scale = {surface}(1.0 + {pdmu} * (fz{i} * {inv_fz0} - 1.0)) * fz{i}
     dx = {mu_x} * scale
     dy = {mu_y} * scale
     q = fz{i} * {inv_ky2}
@@ -231,7 +236,7 @@ if fz{i} > 0.0:
     else:
 {shape}    sfx{i} = dx * shp * phx
     sfy{i} = dy * shp * phy
-    abs_v = v_x{i} if v_x{i} >= 0.0 else -v_x{i}
+    abs_v = abs_v{i}
     if rho >= {rho_tol}:
         cxd{i} = 0.0
         cyd{i} = 0.0
@@ -241,8 +246,9 @@ if fz{i} > 0.0:
         cyd{i} = {damper_y} * fade
     relax_x{i} = 1.0 / (1.0 + abs_v * {h_sx})
     uyr{i} = 1.0 / (1.0 + abs_v * {h_sy}) * (uy{i} - {h} * v_sy{i})
-    q{i} = cxd{i} * relax_x{i} * {rad}
-    p{i} = sfx{i} + cxd{i} * relax_x{i} * (-v_x{i} - abs_v * ux{i} * {inv_sx})
+    cr = cxd{i} * relax_x{i}
+    q{i} = cr * {rad}
+    p{i} = sfx{i} + cr * (-v_x{i} - abs_v * ux{i} * {inv_sx})
     mzk{i} = {neg_t0} / (1.0 + rho * rho * {inv_rt2})
     b{i} = {a} * w{i} - {rad} * p{i}
     dg{i} = {a} + {rad} * q{i}
@@ -292,6 +298,15 @@ elif 1.0 < _ax < 1.152921504606847e18:
 else:
     {dst} = atan({x})
 """
+
+
+def _strict_atan_nonneg(dst: str, x: str) -> str:
+    """``dst = atan(x)`` for an ``x`` that is not negative (or is NaN), as source text: the
+    sign tests of :func:`_strict_atan` always take the positive side there."""
+    text = _strict_atan(dst, x)
+    signs = (f"_ax = -{x} if {x} < 0.0 else {x}\n", f"{dst} = -_s if {x} < 0.0 else _s\n")
+    assert all(part in text for part in signs)
+    return text.replace(signs[0], f"_ax = {x}\n").replace(signs[1], f"{dst} = _s\n")
 
 
 def _strict_sin(dst: str, x: str) -> str:
@@ -349,7 +364,11 @@ else:
 
 # Formatted into TIRE per wheel ({c}, {e} its constants); braces of the text are doubled.
 SHAPE = (
-    (_strict_atan("_at1", "rho") + "_mw = rho - {e} * (rho - _at1)\n" + _strict_atan("_at2", "_mw"))
+    (
+        _strict_atan_nonneg("_at1", "rho")
+        + "_mw = rho - {e} * (rho - _at1)\n"
+        + _strict_atan("_at2", "_mw")
+    )
     .replace("{", "{{")
     .replace("}", "}}")
     .replace("{{e}}", "{e}")
@@ -435,8 +454,7 @@ if tc_on:
 """
 
 ABS_WHEEL = """\
-av = v_x{i} if v_x{i} >= 0.0 else -v_x{i}
-slip = (v_x{i} - {rad} * w{i}) / (av if av > 0.5 else 0.5)
+slip = (v_x{i} - {rad} * w{i}) / slip_d{i}
 if v_x{i} < 0.0:
     slip = -slip
 if slip > {abs_target}:
@@ -445,8 +463,7 @@ if slip > {abs_target}:
 """
 
 TC_WHEEL = """\
-av = v_x{i} if v_x{i} >= 0.0 else -v_x{i}
-slip = ({rad} * w{i} - v_x{i}) / (av if av > 0.5 else 0.5)
+slip = ({rad} * w{i} - v_x{i}) / slip_d{i}
 if v_x{i} < 0.0:
     slip = -slip
 if slip > worst:
@@ -594,15 +611,18 @@ else:
         t = c_cap if t_e > 0.0 else -c_cap
     eg = {eta} * g
     egg = eg * g
+{hoisted}
+    num_e = w_e + {h_over_j} * t_e
     prev = -1
     for _ in range({max_iter}):
         modes = 0
-        num = w_e + {h_over_j} * t_e
-        den = {h_over_j}
 {modes}
-        t = num / den
         if modes == prev:
             break
+        num = num_e
+        den = {h_over_j}
+{terms}
+        t = num / den
         prev = modes
     if -c_cap <= t <= c_cap:
         t_c = t
@@ -617,18 +637,23 @@ xd2 = {wt2} * t_out
 xd3 = {wt3} * t_out
 """
 
+# One body's mode (free, or held at +/- its capacity) at the current clutch torque; the
+# solve's sums depend on the modes alone, so when they repeat the clutch torque stands.
 CLUTCH_MODE = """\
-req = {b} + eg * {kj} * t
+req = {b} + egk{bit} * t
 if not -{c} <= req <= {c}:
     if req > 0.0:
         modes += {bit}
-        tb = {c}
     else:
         modes += {bit2}
-        tb = -{c}
+"""
+
+CLUTCH_TERM = """\
+if modes & {both}:
+    tb = {c} if modes & {bit} else -{c}
     inv = {kj} / {d}
     num -= g * ({b} - tb) * inv
-    den += egg * {kj} * inv
+    den += eggk{bit} * inv
 """
 
 LSD_SIDE = """\
@@ -700,6 +725,8 @@ def solve_source(sim: object) -> str:
     eta = num(sim.drive_k.gearbox.efficiency)
     merged = ""
     modes = ""
+    terms = ""
+    hoisted = ""
     bit = 1
     for n in dk.driven:
         idx, kj = dk.bodies[n]
@@ -711,13 +738,18 @@ def solve_source(sim: object) -> str:
             i, j = idx
             merged += f"bm{n} = b{i} + b{j}\ndm{n} = dg{i} + dg{j}\ncm{n} = cap{i} + cap{j}\n"
             b, d, c = f"bm{n}", f"dm{n}", f"cm{n}"
-        modes += CLUTCH_MODE.format(b=b, d=d, c=c, kj=num(kj), bit=str(bit), bit2=str(2 * bit))
+        modes += CLUTCH_MODE.format(b=b, c=c, bit=str(bit), bit2=str(2 * bit))
+        terms += CLUTCH_TERM.format(b=b, d=d, c=c, kj=num(kj), bit=str(bit), both=str(3 * bit))
+        # eg·kj and egg·kj are the same products in every iteration: formed once per solve
+        hoisted += f"egk{bit} = eg * {num(kj)}\neggk{bit} = egg * {num(kj)}\n"
     out = CLUTCH_SOLVE.format(
         merged=_indent(merged, 4) if merged else "    pass",
         eta=eta,
         max_iter=str(differential.MAX_ITER),
         h_over_j=h_over_j,
         modes=_indent(modes, 8),
+        terms=_indent(terms, 8),
+        hoisted=_indent(hoisted.rstrip("\n"), 4),
         wt0=num(dk.weights[0]),
         wt1=num(dk.weights[1]),
         wt2=num(dk.weights[2]),
@@ -860,7 +892,8 @@ def _wheel_constants(sim: object, i: int) -> dict:
         "i": str(i),
         "x": num(w.x),
         "y": num(w.y),
-        "surface": num(sim.surface),
+        # 1.0 * x is x for every x: a dry road's factor is left out
+        "surface": "" if sim.surface == 1.0 else f"{num(sim.surface)} * ",
         "pdmu": num(k.load_sensitivity),
         "inv_fz0": num(k.inv_fz0),
         "mu_x": num(k.mu_x),
@@ -890,6 +923,38 @@ def _wheel_constants(sim: object, i: int) -> dict:
         "h": num(sim.h),
         "inv_h": num(sim.inv_h),
     }
+
+
+# CPython numbers a function's locals in the order they are first bound and reads the 257th
+# and later through an EXTENDED_ARG prefix, which also keeps it out of the interpreter's fused
+# load pairs; the generated run has some 370. Binding the substep's locals first, the most
+# often named ones first, gives the hot ones the short numbers. The names come from the
+# text itself, so only names it assigns are bound (to None, before any use).
+_NAME = re.compile(r"(?<![.\w])([A-Za-z_]\w*)")
+_ASSIGNED = re.compile(r"^\s*([(A-Za-z_][\w, ()]*?)\s*(?:[-+*]?=)(?!=)", re.M)
+# (a name the text assigns is local even where it is also a builtin: only keywords are left out,
+# so the text is the same in every Python version)
+_NOT_LOCAL = frozenset(keyword.kwlist)
+
+
+def _bind_hot_first(body: str, head: str) -> str:
+    """Statements binding the locals of the substep ``body`` (assigned in it or in ``head``)
+    in order of use, most used first."""
+    body = re.sub(r"#.*", "", body)
+    assigned = set()
+    for text in (head, body):
+        for target in _ASSIGNED.findall(text):
+            assigned.update(_NAME.findall(target))
+        for chained in re.findall(r"^\s*((?:[A-Za-z_]\w* = )+)", text, re.M):
+            assigned.update(_NAME.findall(chained))
+    assigned -= {"sim", "host", "n"}
+    counts: dict = {}
+    for name in _NAME.findall(body):
+        if name in assigned and name not in _NOT_LOCAL:
+            counts[name] = counts.get(name, 0) + 1
+    hot = sorted(counts, key=lambda name: (-counts[name], name))
+    lines = [" = ".join(hot[k : k + 12]) + " = None" for k in range(0, len(hot), 12)]
+    return "\n".join("    " + line for line in lines)
 
 
 def source(sim: object) -> str:
@@ -926,9 +991,21 @@ def source(sim: object) -> str:
         s_f=num(sim.static_loads[0]),
         s_r=num(sim.static_loads[2]),
     )
+    # r·y and r·x once per distinct lever (the axles share x, the sides often share y)
+    levers: dict = {}
     for i in WHEELS:
+        products = {}
+        for axis in ("x", "y"):
+            key = (axis, wheel_k[i][axis])
+            first = key not in levers
+            if first:
+                levers[key] = f"r{axis}{i}"
+            products["r" + axis] = f"{levers[key]} = r * {wheel_k[i][axis]}\n" if first else ""
+            products["r_" + axis] = levers[key]
         sub += TIRE.format(
-            **wheel_k[i], shape=_indent(SHAPE.format(c=wheel_k[i]["c"], e=wheel_k[i]["e"]), 8)
+            **wheel_k[i],
+            **products,
+            shape=_indent(SHAPE.format(c=wheel_k[i]["c"], e=wheel_k[i]["e"]), 8),
         )
     abs_k = {
         "abs_target": num(ak.abs.slip_target),
@@ -987,8 +1064,10 @@ def source(sim: object) -> str:
     sub += solve
     sub += "".join(DEFLECT.format(**wheel_k[i]) for i in WHEELS)
     sub += "redo = False\n" + "".join(SLIDE.format(**wheel_k[i]) for i in WHEELS)
-    sub += "if redo:\n" + _indent(solve, 4)
-    sub += _indent("".join(DEFLECT.format(**wheel_k[i]) for i in WHEELS), 4)
+    # a second solve runs only after a damped patch slid: its text does not count for the order
+    rare = "if redo:\n" + _indent(solve, 4)
+    rare += _indent("".join(DEFLECT.format(**wheel_k[i]) for i in WHEELS), 4)
+    sub += rare
     if not dk.motor:
         sub += "if w_e_n < 0.0:\n    w_e_n = 0.0  # an engine does not turn backwards\n"
     store = "".join(f"st[{index}] = {name}\n" for name, index in SLOTS).rstrip("\n")
@@ -1019,7 +1098,10 @@ def source(sim: object) -> str:
     )
     load = "".join(f"    {name} = st[{index}]\n" for name, index in SLOTS)
     return (
-        HEAD.format(load=load.rstrip("\n"))
+        HEAD.format(
+            load=load.rstrip("\n"),
+            bind=_bind_hot_first(sub.replace(rare, ""), HEAD.format(load=load, bind="") + sub),
+        )
         + _indent(sub, 12)
         + TAIL.format(store8=_indent(store, 8), store4=_indent(store, 4))
     )

@@ -392,8 +392,8 @@ class Simulation:
         g = self.geometry
         if g is not None and float_bits(steer) == float_bits(g.steer):
             return g
-        delta, angles = steering.host_angles(self.steer_k, steer)
-        tan_d_l = smath.tan(delta) / self.wheelbase if delta != 0.0 else 0.0
+        delta, tan_d, angles = steering.host_angles(self.steer_k, steer)
+        tan_d_l = tan_d / self.wheelbase if delta != 0.0 else 0.0
         self.geometry = SteerGeometry(steer, delta, angles, self.steer_k.jacking * delta, tan_d_l)
         return self.geometry
 

@@ -91,8 +91,10 @@ def _rotate(c: float, s: float, cd: float, sd: float) -> tuple[float, float]:
 
 
 def host_angles(k: tuple, steer: float) -> tuple:
-    """Per-host-step wheel angles: (δ_ref, (δ, cos δ, sin δ) for FL, FR, RL, RR)."""
+    """Per-host-step wheel angles: (δ_ref, tan δ_ref (0.0 when δ_ref is 0.0), (δ, cos δ, sin δ)
+    for FL, FR, RL, RR)."""
     delta = steer * k[0]
+    tan_d = 0.0
     ack, wb, half_t, toe_f, toe_r = k[1], k[2], k[3], k[4], k[8]
     ct_f, st_f = k[9]
     ct_r, st_r = k[10]
@@ -111,7 +113,7 @@ def host_angles(k: tuple, steer: float) -> tuple:
         fl, fr = angles
     rl = (-toe_r, ct_r, -st_r)
     rr = (toe_r, ct_r, st_r)
-    return delta, (fl, fr, rl, rr)
+    return delta, tan_d, (fl, fr, rl, rr)
 
 
 def wheel_frames(host: tuple, dc_fl: float, dc_fr: float) -> WheelFrames:
