@@ -125,7 +125,9 @@ def plant(text: str, target: str) -> str:
     """``text`` with the first assignment ``target = RHS`` (or ``target *= RHS``) made one
     ulp larger."""
     pat = re.compile(rf"^(?P<pad> *){re.escape(target)} (?P<op>\*?=) (?P<rhs>.+)$", re.M)
-    m = pat.search(text)
+    # the first computed value: not the chained ``a = b = ... = None`` that binds the hot
+    # locals first at the top of ``run`` (which names come first depends on the preset)
+    m = next((m for m in pat.finditer(text) if not m["rhs"].endswith("= None")), None)
     assert m, target
     rhs = m["rhs"] if m["op"] == "=" else f"{target} * ({m['rhs']})"
     line = f"{m['pad']}{target} = nextafter({rhs}, inf)"
