@@ -496,29 +496,25 @@ def dumps_four_wheel(rec: Recording) -> str:
 
 FOUR_WHEEL = "four-wheel"
 
+def _four_wheel_format(version: int) -> Format:
+    """The entry of four-wheel format ``version``: every version reads through one loader
+    (which checks the version's own keys) and is written as :data:`FORMAT_VERSION`."""
+    return Format(
+        FORMAT_NAME,
+        version,
+        load=from_four_wheel_document,
+        dump=dumps_four_wheel,
+        model=fourwheel.build_model,
+        family=FOUR_WHEEL,
+        embedded="vehicle definitions",
+        setup=("host_hz", "substep_hz", "steps", "initial"),
+        writes=FORMAT_VERSION,
+    )
+
+
 FORMATS: tuple[Format, ...] = (
-    Format(
-        FORMAT_NAME,
-        1,
-        load=from_four_wheel_document,
-        dump=dumps_four_wheel,
-        model=fourwheel.build_model,
-        family=FOUR_WHEEL,
-        embedded="vehicle definitions",
-        setup=("host_hz", "substep_hz", "steps", "initial"),
-        writes=FORMAT_VERSION,
-    ),
-    Format(
-        FORMAT_NAME,
-        2,
-        load=from_four_wheel_document,
-        dump=dumps_four_wheel,
-        model=fourwheel.build_model,
-        family=FOUR_WHEEL,
-        embedded="vehicle definitions",
-        setup=("host_hz", "substep_hz", "steps", "initial"),
-        writes=FORMAT_VERSION,
-    ),
+    _four_wheel_format(1),
+    _four_wheel_format(2),
     commonroad.FORMAT,
 )
 
