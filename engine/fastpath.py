@@ -34,8 +34,8 @@ import re
 from collections.abc import Callable
 from math import ceil, isfinite, sqrt
 
-from engine import assists, differential, gearbox, powertrain, smath
-from engine.smath.trig import KERNEL
+from engine import assists, differential, gearbox, powertrain
+from engine.smath import inline
 from engine.telemetry import Derived
 from engine.vehicle_layout import (
     I_AX,
@@ -261,121 +261,26 @@ else:
 """
 
 
-# The tire's shape function sin(C atan(rho - E (rho - atan rho)))/rho with the strict atan
-# and sin inlined, operation for operation as engine.smath.trig computes them (the same
-# bits, without twelve calls per substep); a tiny, huge or non-finite argument, or one
-# within 2**-30 of a multiple of pi/2, calls the function itself.
-def _strict_atan(dst: str, x: str) -> str:
-    """``dst = atan(x)`` (``engine.smath.trig.atan``) as source text."""
-    a3, a5, a7 = num(KERNEL.a3), num(KERNEL.a5), num(KERNEL.a7)
-    return f"""\
-_ax = -{x} if {x} < 0.0 else {x}
-if 7.450580596923828e-09 <= _ax <= 1.0:
-    _c, _ah, _al, _bh, _bl = AT[int(_ax * 256.0 + 0.49999999999999994)]
-    _n = _ax - _c
-    _xh = (_ax + 34359738368.0) - 34359738368.0
-    _dh = 1.0 + _xh * _c
-    _rh = _n / _dh
-    _cc = 134217729.0 * _rh
-    _rhh = _cc - (_cc - _rh)
-    _p = _rh * _dh
-    _dl = (_ax - _xh) * _c
-    _t = (((_n - _p) - ((_rhh * _dh - _p) + (_rh - _rhh) * _dh)) - _rh * _dl) / (_dh + _dl)
-    _r1 = _rh + _t
-    _z = _r1 * _r1
-    _s = _ah + _rh
-    _s = _s + ((_rh - (_s - _ah)) + _al + _t + _r1 * _z * ({a3} + _z * ({a5} + _z * {a7})))
-    {dst} = -_s if {x} < 0.0 else _s
-elif 1.0 < _ax < 1.152921504606847e18:
-    _c, _ah, _al, _bh, _bl = AT[int(256.0 / _ax + 0.49999999999999994)]
-    _w = 513.0 * _ax
-    _hh = _w - (_w - _ax)
-    _r = ((1.0 - _c * _hh) - _c * (_ax - _hh)) / (_ax + _c)
-    _z = _r * _r
-    _s = _bh - _r
-    _s = _s + (((_bh - _s) - _r) + _bl - _r * _z * ({a3} + _z * ({a5} + _z * {a7})))
-    {dst} = -_s if {x} < 0.0 else _s
-else:
-    {dst} = atan({x})
-"""
+# The tire's shape function sin(C atan(rho - E (rho - atan rho)))/rho with atan_fast and
+# sin_fast inlined (engine.smath.inline: the same bits without twelve calls per substep);
+# rho > 0 here, so the first atan needs no sign tests, and C atan(psi) is not negative
+# where psi is not.
+def _shape_source(c: float, e: float) -> str:
+    """``shp = tire.shape(c, e, rho)`` for ``rho >= 1e-9`` as source text."""
+    # psi = rho - E d with d = rho - atan rho <= rho: for 0 <= E <= 1, E d <= rho; for E < 0,
+    # d < 0 only by an ulp or two where atan rho rounds up to rho, so |E d| < rho while
+    # |E| < 2**30. Rounding is monotone, so psi >= 0 in both cases.
+    psi_nonneg = -1073741824.0 < e <= 1.0
+    lines = [
+        *inline.atan_fast_lines("_at1", "rho", nonneg=True),
+        f"_mw = rho - {num(e)} * (rho - _at1)",
+        *inline.atan_fast_lines("_at2", "_mw", nonneg=psi_nonneg),
+        f"_mv = {num(c)} * _at2",
+        *inline.sin_fast_lines("_sv", "_mv", nonneg=psi_nonneg and c >= 0.0),
+        "shp = _sv / rho",
+    ]
+    return "".join(line + "\n" for line in lines)
 
-
-def _strict_atan_nonneg(dst: str, x: str) -> str:
-    """``dst = atan(x)`` for an ``x`` that is not negative (or is NaN), as source text: the
-    sign tests of :func:`_strict_atan` always take the positive side there."""
-    text = _strict_atan(dst, x)
-    signs = (f"_ax = -{x} if {x} < 0.0 else {x}\n", f"{dst} = -_s if {x} < 0.0 else _s\n")
-    assert all(part in text for part in signs)
-    return text.replace(signs[0], f"_ax = {x}\n").replace(signs[1], f"{dst} = _s\n")
-
-
-def _strict_sin(dst: str, x: str) -> str:
-    """``dst = sin(x)`` (``engine.smath.trig.sin``) on its common path as source text."""
-    t = KERNEL
-    s3, s5, c2, c4, c6 = num(t.s3), num(t.s5), num(t.c2), num(t.c4), num(t.c6)
-    return f"""\
-_ax = -{x} if {x} < 0.0 else {x}
-_q = -1
-if _ax <= 0.7853981633974483:
-    if _ax >= 1.4901161193847656e-08:
-        _y0 = _ax
-        _y1 = 0.0
-        _q = 0
-elif _ax < 1.6e6:
-    _fk = (_ax * {num(t.two_over_pi)} + 6755399441055744.0) - 6755399441055744.0
-    _t1 = _ax - _fk * {num(t.pio2_1)}
-    _w = _fk * {num(t.pio2_2)}
-    _y0 = _t1 - _w
-    _bb = _y0 - _t1
-    _y1 = ((_t1 - (_y0 - _bb)) - (_w + _bb)) - _fk * {num(t.pio2_3)}
-    _r = _y0 + _y1
-    _y1 = _y1 - (_r - _y0)
-    _y0 = _r
-    if not -9.313225746154785e-10 < _r < 9.313225746154785e-10:
-        _q = int(_fk) & 3
-        if _y0 < 0.0:
-            _y0 = -_y0
-            _y1 = -_y1
-            if not _q & 1:
-                _q ^= 2
-if _q < 0:
-    {dst} = sin({x})
-else:
-    _a, _sh, _sl, _ch, _cl, _chh, _cx = SC[int(_y0 * 256.0 + 0.49999999999999994)]
-    _d = _y0 - _a
-    _z = _d * _d
-    _sp = _d * _z * ({s3} + _z * {s5}) + _y1
-    _cm = _z * ({c2} + _z * ({c4} + _z * {c6}))
-    if _q & 1:
-        _p = _sh * _d
-        _s = _ch - _p
-        _s = _s + (((_ch - _s) - _p) + _cl + _ch * _cm - _sh * _sp - _sl * _d)
-    else:
-        _dh = 134217729.0 * _d
-        _dh = _dh - (_dh - _d)
-        _p = _chh * _dh
-        _s = _sh + _p
-        _s = _s + ((_p - (_s - _sh)) + _chh * (_d - _dh) + _cx * _d + _sl + _sh * _cm + _ch * _sp)
-    if _q & 2:
-        _s = -_s
-    {dst} = -_s if {x} < 0.0 else _s
-"""
-
-
-# Formatted into TIRE per wheel ({c}, {e} its constants); braces of the text are doubled.
-SHAPE = (
-    (
-        _strict_atan_nonneg("_at1", "rho")
-        + "_mw = rho - {e} * (rho - _at1)\n"
-        + _strict_atan("_at2", "_mw")
-    )
-    .replace("{", "{{")
-    .replace("}", "}}")
-    .replace("{{e}}", "{e}")
-    + "_mv = {c} * _at2\n"
-    + _strict_sin("_sv", "_mv").replace("{", "{{").replace("}", "}}")
-    + "shp = _sv / rho\n"
-)
 
 ASSISTS = """\
 # assists
@@ -1005,7 +910,7 @@ def source(sim: object) -> str:
         sub += TIRE.format(
             **wheel_k[i],
             **products,
-            shape=_indent(SHAPE.format(c=wheel_k[i]["c"], e=wheel_k[i]["e"]), 8),
+            shape=_indent(_shape_source(sim.wheels[i].tire.c, sim.wheels[i].tire.e), 8),
         )
     abs_k = {
         "abs_target": num(ak.abs.slip_target),
@@ -1112,10 +1017,7 @@ def namespace() -> dict:
     return {
         "sqrt": sqrt,
         "isfinite": isfinite,
-        "sin": smath.sin,
-        "atan": smath.atan,
-        "AT": KERNEL.atan_table,
-        "SC": KERNEL.sincos_table,
+        **inline.namespace(),
         "ceil": ceil,
         "gearbox_update": gearbox.update,
         "pu_torque": powertrain.torque,
