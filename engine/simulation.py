@@ -74,7 +74,6 @@ from engine import (
 from engine import host as external
 from engine.definition import definition_hash, validate_definition
 from engine.errors import DefinitionError, SkidpadError
-from engine.floatbits import float_bits
 from engine.inputs import CHANNELS, DEFAULTS, INPUT_VERSION, normalise_inputs, validate_inputs
 from engine.state import NonFiniteStateError, StepArithmeticError
 from engine.telemetry import (
@@ -388,10 +387,11 @@ class Simulation:
     def steer_to(self, steer: float) -> SteerGeometry:
         """The steering geometry for the steer fraction ``steer`` (kept until it changes)."""
         # The geometry depends on the steer fraction only: recompute it when it changes
-        # (compared bit for bit: -0.0 and 0.0 are different inputs).
+        # (equal and, at zero, of the same sign: -0.0 and 0.0 are different inputs).
         g = self.geometry
-        if g is not None and float_bits(steer) == float_bits(g.steer):
-            return g
+        if g is not None and steer == g.steer:
+            if steer != 0.0 or math.copysign(1.0, steer) == math.copysign(1.0, g.steer):
+                return g
         delta, tan_d, angles = steering.host_angles(self.steer_k, steer)
         tan_d_l = tan_d / self.wheelbase if delta != 0.0 else 0.0
         self.geometry = SteerGeometry(steer, delta, angles, self.steer_k.jacking * delta, tan_d_l)

@@ -48,7 +48,6 @@ def atan_fast_lines(dst: str, x: str, *, nonneg: bool = False) -> list[str]:
     a3, a5, a7 = num(KERNEL.a3), num(KERNEL.a5), num(KERNEL.a7)
     poly = f"_z * ({a3} + _z * ({a5} + _z * {a7}))"
     ax = x if nonneg else "_ax"
-    signed = "_s" if nonneg else f"-_s if {x} < 0.0 else _s"
     lines = [] if nonneg else [f"_ax = -{x} if {x} < 0.0 else {x}"]
     return lines + [
         f"if {ax} <= 1.0:",
@@ -58,17 +57,22 @@ def atan_fast_lines(dst: str, x: str, *, nonneg: bool = False) -> list[str]:
         f"        _c, _ah, _al, _bh, _bl = AT[int({ax} * 256.0 + 0.49999999999999994)]",
         f"        _r = ({ax} - _c) / (1.0 + {ax} * _c)",
         "        _z = _r * _r",
-        f"        _s = _ah + (_r + (_al + _r * {poly}))",
-        f"        {dst} = {signed}",
+        *_signed(dst, x, f"_ah + (_r + (_al + _r * {poly}))", nonneg, "        "),
         f"elif {ax} < 1.152921504606847e18:",
         f"    _c, _ah, _al, _bh, _bl = AT[int(256.0 / {ax} + 0.49999999999999994)]",
         f"    _r = (1.0 - _c * {ax}) / ({ax} + _c)",
         "    _z = _r * _r",
-        f"    _s = _bh - (_r - (_bl - _r * {poly}))",
-        f"    {dst} = {signed}",
+        *_signed(dst, x, f"_bh - (_r - (_bl - _r * {poly}))", nonneg, "    "),
         "else:",
         f"    {dst} = atan_fast({x})",
     ]
+
+
+def _signed(dst: str, x: str, magnitude: str, nonneg: bool, indent: str) -> list[str]:
+    """``dst = magnitude`` with the sign of ``x`` (the kernels work on ``|x|``)."""
+    if nonneg:
+        return [f"{indent}{dst} = {magnitude}"]
+    return [f"{indent}_s = {magnitude}", f"{indent}{dst} = -_s if {x} < 0.0 else _s"]
 
 
 def sin_fast_lines(dst: str, x: str, *, nonneg: bool = False) -> list[str]:
@@ -95,11 +99,11 @@ def _sin_or_cos_lines(dst: str, x: str, fn: str, nonneg: bool) -> list[str]:
         "    _z = _d * _d",
     ]
     if fn == "sin":
-        lines += [
-            f"    _s = _sh + (_ch * _d + (_sl + _sh * (_z * ({c2} + _z * ({c4} + _z * {c6})))"
-            f" + _ch * (_d * _z * ({s3} + _z * {s5}))))",
-            f"    {dst} = " + ("_s" if nonneg else f"-_s if {x} < 0.0 else _s"),
-        ]
+        magnitude = (
+            f"_sh + (_ch * _d + (_sl + _sh * (_z * ({c2} + _z * ({c4} + _z * {c6})))"
+            f" + _ch * (_d * _z * ({s3} + _z * {s5}))))"
+        )
+        lines += _signed(dst, x, magnitude, nonneg, "    ")
     else:
         lines.append(
             f"    {dst} = _ch + (_cl + _ch * (_z * ({c2} + _z * ({c4} + _z * {c6}))) - _sh * "
