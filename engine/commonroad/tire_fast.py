@@ -120,62 +120,72 @@ def _weight(dst: str, s: str, C: float, E: float, series: WeightSeries) -> list[
     return [f"_wz = {s} * {s}", f"{dst} = {horner}"]
 
 
+def body(p: TireParams, kappa: str, alpha: str, gamma: str, F_z: str, F_x: str, F_y: str) -> list[str]:
+    """The statements of ``F_x, F_y = combined_forces(kappa, alpha, gamma, F_z)`` for tire ``p``,
+    unindented, reading the four inputs from the names given (never assigned) and leaving the
+    forces in the names ``F_x`` and ``F_y``. Every other name it assigns starts with ``_``, so
+    the lines can be inlined into a larger generated body (``mb_fast``)."""
+    n = num
+    return [
+        f"_gg = {gamma} * {gamma}",
+        "# pure longitudinal",
+        f"_D_x = {n(p.p_dx1)} * (1.0 - {n(p.p_dx3)} * _gg) * {F_z}",
+        f"_bk = ({F_z} * {n(p.p_kx1)}) / ({n(p.p_cx1)} * _D_x) * (-{kappa} + {n(p.p_hx1)})",
+        *_magic("_s_x", "_bk", p.p_ex1, p.p_cx1, "sin", f"{F_z} * {n(p.p_vx1)}"),
+        "_F0_x = _D_x * _s_x",
+        "# pure lateral; |gamma| formed in the sign's branches (abs() where gamma is 0 or nan)",
+        f"if {gamma} > 0.0:",
+        "    _sg = 1.0",
+        f"    _ag = {gamma}",
+        f"elif {gamma} < 0.0:",
+        "    _sg = -1.0",
+        f"    _ag = -{gamma}",
+        "else:",
+        "    _sg = 0.0",
+        f"    _ag = abs({gamma})",
+        f"_mu_y = {n(p.p_dy1)} * (1.0 - {n(p.p_dy3)} * _gg)",
+        f"_D_y = _mu_y * {F_z}",
+        f"_ba = ({F_z} * {n(p.p_ky1)}) / ({n(p.p_cy1)} * _D_y) * ({alpha} + _sg * ({n(p.p_hy1)} + "
+        f"{n(p.p_hy3)} * _ag))",
+        *_magic("_s_y", "_ba", p.p_ey1, p.p_cy1, "sin"),
+        f"_F0_y = _D_y * _s_y + _sg * {F_z} * ({n(p.p_vy1)} + {n(p.p_vy3)} * _ag)",
+        "# combined longitudinal",
+        f"_u = {n(p.r_bx2)} * {kappa}",
+        f"_B = {n(p.r_bx1)} / sqrt(1.0 + _u * _u)",
+        f"_ba = _B * ({alpha} + {n(p.r_hx1)})",
+        f"_bs = _B * {n(p.r_hx1)}",
+        *_weight("_w_x", "_bs", p.r_cx1, p.r_ex1, weight_series_x(p)),
+        *_magic("_k_x", "_ba", p.r_ex1, p.r_cx1, "cos"),
+        f"{F_x} = _F0_x / _w_x * _k_x",
+        "# combined lateral",
+        f"_u = {n(p.r_by2)} * ({alpha} - {n(p.r_by3)})",
+        f"_B = {n(p.r_by1)} / sqrt(1.0 + _u * _u)",
+        f"_bs = _B * {n(p.r_hy1)}",
+        *_weight("_w_y", "_bs", p.r_cy1, p.r_ey1, weight_series_y(p)),
+        "_D = _F0_y / _w_y",
+        f"_u = {n(p.r_vy4)} * {alpha}",
+        f"_D_v = _mu_y * {F_z} * ({n(p.r_vy1)} + {n(p.r_vy3)} * {gamma}) / sqrt(1.0 + _u * _u)",
+        f"_vk = {n(p.r_vy6)} * {kappa}",
+        *_atan("_v1", "_vk"),
+        f"_v2 = {n(p.r_vy5)} * _v1",
+        *_sin_or_cos("_s_v", "_v2", "sin"),
+        "_S_v = _D_v * _s_v",
+        f"_bk = _B * ({kappa} + {n(p.r_hy1)})",
+        *_magic("_k_y", "_bk", p.r_ey1, p.r_cy1, "cos"),
+        f"{F_y} = _D * _k_y + _S_v",
+    ]
+
+
 def source(p: TireParams) -> str:
     """The text of ``forces(kappa, alpha, gamma, F_z)`` for tire ``p``."""
-    n = num
-    body = [
-        "gg = gamma * gamma",
-        "# pure longitudinal",
-        f"D_x = {n(p.p_dx1)} * (1.0 - {n(p.p_dx3)} * gg) * F_z",
-        f"bk = (F_z * {n(p.p_kx1)}) / ({n(p.p_cx1)} * D_x) * (-kappa + {n(p.p_hx1)})",
-        *_magic("s_x", "bk", p.p_ex1, p.p_cx1, "sin", f"F_z * {n(p.p_vx1)}"),
-        "F0_x = D_x * s_x",
-        "# pure lateral",
-        "if gamma > 0.0:",
-        "    sg = 1.0",
-        "elif gamma < 0.0:",
-        "    sg = -1.0",
-        "else:",
-        "    sg = 0.0",
-        "ag = abs(gamma)",
-        f"mu_y = {n(p.p_dy1)} * (1.0 - {n(p.p_dy3)} * gg)",
-        "D_y = mu_y * F_z",
-        f"ba = (F_z * {n(p.p_ky1)}) / ({n(p.p_cy1)} * D_y) * (alpha + sg * ({n(p.p_hy1)} + "
-        f"{n(p.p_hy3)} * ag))",
-        *_magic("s_y", "ba", p.p_ey1, p.p_cy1, "sin"),
-        f"F0_y = D_y * s_y + sg * F_z * ({n(p.p_vy1)} + {n(p.p_vy3)} * ag)",
-        "# combined longitudinal",
-        f"u = {n(p.r_bx2)} * kappa",
-        f"B = {n(p.r_bx1)} / sqrt(1.0 + u * u)",
-        f"ba = B * (alpha + {n(p.r_hx1)})",
-        f"bs = B * {n(p.r_hx1)}",
-        *_weight("w_x", "bs", p.r_cx1, p.r_ex1, weight_series_x(p)),
-        *_magic("k_x", "ba", p.r_ex1, p.r_cx1, "cos"),
-        "F_x = F0_x / w_x * k_x",
-        "# combined lateral",
-        f"u = {n(p.r_by2)} * (alpha - {n(p.r_by3)})",
-        f"B = {n(p.r_by1)} / sqrt(1.0 + u * u)",
-        f"bs = B * {n(p.r_hy1)}",
-        *_weight("w_y", "bs", p.r_cy1, p.r_ey1, weight_series_y(p)),
-        "D = F0_y / w_y",
-        f"u = {n(p.r_vy4)} * alpha",
-        f"D_v = mu_y * F_z * ({n(p.r_vy1)} + {n(p.r_vy3)} * gamma) / sqrt(1.0 + u * u)",
-        f"vk = {n(p.r_vy6)} * kappa",
-        *_atan("_v1", "vk"),
-        f"_v2 = {n(p.r_vy5)} * _v1",
-        *_sin_or_cos("s_v", "_v2", "sin"),
-        "S_v = D_v * s_v",
-        f"bk = B * (kappa + {n(p.r_hy1)})",
-        *_magic("k_y", "bk", p.r_ey1, p.r_cy1, "cos"),
-        "return F_x, D * k_y + S_v",
-    ]
     head = [
         '"""Generated by engine.commonroad.tire_fast: tire.combined_forces for one tire."""',
         "",
         "",
         "def forces(kappa, alpha, gamma, F_z):",
     ]
-    return "\n".join(head + ["    " + line for line in body]) + "\n"
+    lines = body(p, "kappa", "alpha", "gamma", "F_z", "F_x", "F_y") + ["return F_x, F_y"]
+    return "\n".join(head + ["    " + line for line in lines]) + "\n"
 
 
 def namespace() -> dict:
