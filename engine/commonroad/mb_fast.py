@@ -38,33 +38,11 @@ from engine.smath.trig import (
 
 from .mb import G, LOW_SPEED, WHEEL_SPEED_FLOOR, constants, derivatives_readable
 from .params import VehicleParams
-from .tire_fast import _atan, body, num
+from .tire_fast import _atan, _sincos, body, kernel_tables, num
 
 Derivatives = Callable[[Sequence[float], Sequence[float]], list]
 CACHE_SIZE = 8
 WHEELS = ("LF", "RF", "LR", "RR")
-
-
-def _sincos(s: str, c: str, x: str) -> list[str]:
-    """``s, c = sincos_fast(x)`` inlined (``engine.smath.trig.sincos_fast``)."""
-    s3, s5 = num(KERNEL.s3), num(KERNEL.s5)
-    c2, c4, c6 = num(KERNEL.c2), num(KERNEL.c4), num(KERNEL.c6)
-    return [
-        f"_ax = -{x} if {x} < 0.0 else {x}",
-        f"if 1.4901161193847656e-08 <= _ax < {num(FAST_TRIG_MAX)}:",
-        "    _k = int(_ax * 128.0 + 0.5)",
-        "    _sh, _sl, _ch, _cl = FSC[_k]",
-        "    _d = _ax - _k * 0.0078125",
-        "    _z = _d * _d",
-        f"    _cm = _z * ({c2} + _z * ({c4} + _z * {c6}))",
-        f"    _sp = _d * _z * ({s3} + _z * {s5})",
-        "    _s = _sh + (_ch * _d + (_sl + _sh * _cm + _ch * _sp))",
-        f"    {s} = -_s if {x} < 0.0 else _s",
-        f"    {c} = _ch + (_cl + _ch * _cm - _sh * (_d + _sp))",
-        "else:",
-        f"    {s} = sin_fast({x})",
-        f"    {c} = cos_fast({x})",
-    ]
 
 
 def _constraints(p: VehicleParams) -> list[str]:
@@ -325,8 +303,7 @@ def source(p: VehicleParams) -> str:  # noqa: PLR0915 - one template, in the rea
 def namespace(p: VehicleParams) -> dict:
     """The names the generated text uses besides its own locals."""
     return {
-        "AT": KERNEL.atan_table,
-        "FSC": KERNEL.fast_sincos_table,
+        **kernel_tables(),
         "atan_fast": atan_fast,
         "sin_fast": sin_fast,
         "cos_fast": cos_fast,

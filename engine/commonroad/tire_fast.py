@@ -44,58 +44,127 @@ def num(x: float) -> str:
     return f"({text})" if text.startswith("-") else text
 
 
-def _atan(dst: str, x: str) -> list[str]:
-    """``dst = atan_fast(x)`` inlined (``engine.smath.trig.atan_fast``)."""
-    a3, a5, a7 = num(KERNEL.a3), num(KERNEL.a5), num(KERNEL.a7)
+def _indent(lines: list[str]) -> list[str]:
+    return ["    " + line for line in lines]
+
+
+def _by_sign(x: str, kernel: Callable[[str, bool], list[str]]) -> list[str]:
+    """``kernel`` written twice, for ``x < 0`` (on ``_ax = -x``, the result negated where the
+    function is odd) and for everything else (on ``x`` itself: +-0, positive, nan): one sign
+    test per call instead of one for |x| and one for the result's sign."""
     return [
-        f"_ax = -{x} if {x} < 0.0 else {x}",
-        "if _ax <= 1.0:",
-        "    if _ax < 7.450580596923828e-09:",
-        f"        {dst} = {x}",
-        "    else:",
-        "        _c, _ah, _al, _bh, _bl = AT[int(_ax * 256.0 + 0.49999999999999994)]",
-        "        _r = (_ax - _c) / (1.0 + _ax * _c)",
-        "        _z = _r * _r",
-        f"        _s = _ah + (_r + (_al + _r * _z * ({a3} + _z * ({a5} + _z * {a7}))))",
-        f"        {dst} = -_s if {x} < 0.0 else _s",
-        "elif _ax < 1.152921504606847e18:",
-        "    _c, _ah, _al, _bh, _bl = AT[int(256.0 / _ax + 0.49999999999999994)]",
-        "    _r = (1.0 - _c * _ax) / (_ax + _c)",
-        "    _z = _r * _r",
-        f"    _s = _bh - (_r - (_bl - _r * _z * ({a3} + _z * ({a5} + _z * {a7}))))",
-        f"    {dst} = -_s if {x} < 0.0 else _s",
+        f"if {x} < 0.0:",
+        f"    _ax = -{x}",
+        *_indent(kernel("_ax", True)),
         "else:",
-        f"    {dst} = atan_fast({x})",
+        *_indent(kernel(x, False)),
+    ]
+
+
+def _atan(dst: str, x: str) -> list[str]:
+    """``dst = atan_fast(x)`` inlined (``engine.smath.trig.atan_fast``), operation for
+    operation; ``ATL``/``ATH`` are its table's rows (c, atan c) and (c, pi/2 - atan c)."""
+    a3, a5, a7 = num(KERNEL.a3), num(KERNEL.a5), num(KERNEL.a7)
+    poly = f"_r * _z * ({a3} + _z * ({a5} + _z * {a7}))"
+
+    def kernel(ax: str, neg: bool) -> list[str]:
+        sign = "-" if neg else ""
+        return [
+            f"if {ax} <= 1.0:",
+            f"    if {ax} < 7.450580596923828e-09:",
+            f"        {dst} = {x}",
+            "    else:",
+            f"        _c, _ah, _al = ATL[int({ax} * 256.0 + 0.49999999999999994)]",
+            f"        _r = ({ax} - _c) / (1.0 + {ax} * _c)",
+            "        _z = _r * _r",
+            f"        {dst} = {sign}(_ah + (_r + (_al + {poly})))",
+            f"elif {ax} < 1.152921504606847e18:",
+            f"    _c, _bh, _bl = ATH[int(256.0 / {ax} + 0.49999999999999994)]",
+            f"    _r = (1.0 - _c * {ax}) / ({ax} + _c)",
+            "    _z = _r * _r",
+            f"    {dst} = {sign}(_bh - (_r - (_bl - {poly})))",
+            "else:",
+            f"    {dst} = atan_fast({x})",
+        ]
+
+    return _by_sign(x, kernel)
+
+
+def _grid(ax: str) -> list[str]:
+    """The table row of ``sin_fast``/``cos_fast`` for ``ax`` and the offset ``_d`` from its grid
+    point (``FSCA`` rows: (k/128, sin hi, lo, cos hi, lo); ``k/128`` is the product the kernels
+    form, ``k * 0.0078125``, exact)."""
+    return [
+        f"_a, _sh, _sl, _ch, _cl = FSCA[int({ax} * 128.0 + 0.5)]",
+        f"_d = {ax} - _a",
+        "_z = _d * _d",
     ]
 
 
 def _sin_or_cos(dst: str, x: str, fn: str) -> list[str]:
     """``dst = sin_fast(x)`` or ``cos_fast(x)`` inlined (``engine.smath.trig``) on the table's
-    range; every other argument calls the function itself."""
+    range and for tiny arguments (where the functions return ``x`` and ``1.0``); every other
+    argument calls the function itself."""
     s3, s5 = num(KERNEL.s3), num(KERNEL.s5)
     c2, c4, c6 = num(KERNEL.c2), num(KERNEL.c4), num(KERNEL.c6)
     tiny = "1.4901161193847656e-08" if fn == "sin" else "7.450580596923828e-09"
-    lines = [
-        f"_ax = -{x} if {x} < 0.0 else {x}",
-        f"if {tiny} <= _ax < {num(FAST_TRIG_MAX)}:",
-        "    _k = int(_ax * 128.0 + 0.5)",
-        "    _sh, _sl, _ch, _cl = FSC[_k]",
-        "    _d = _ax - _k * 0.0078125",
-        "    _z = _d * _d",
-    ]
-    if fn == "sin":
-        lines += [
-            f"    _s = _sh + (_ch * _d + (_sl + _sh * (_z * ({c2} + _z * ({c4} + _z * {c6})))"
-            f" + _ch * (_d * _z * ({s3} + _z * {s5}))))",
-            f"    {dst} = -_s if {x} < 0.0 else _s",
+
+    def kernel(ax: str, neg: bool) -> list[str]:
+        if fn == "sin":
+            sign = "-" if neg else ""
+            value = [
+                f"{dst} = {sign}(_sh + (_ch * _d + (_sl + _sh * (_z * ({c2} + _z * ({c4} + _z *"
+                f" {c6}))) + _ch * (_d * _z * ({s3} + _z * {s5})))))"
+            ]
+            small = x
+        else:
+            value = [
+                f"{dst} = _ch + (_cl + _ch * (_z * ({c2} + _z * ({c4} + _z * {c6}))) - _sh * "
+                f"(_d + _d * _z * ({s3} + _z * {s5})))"
+            ]
+            small = "1.0"
+        return [
+            f"if {ax} < {num(FAST_TRIG_MAX)}:",
+            f"    if {ax} >= {tiny}:",
+            *_indent(_indent(_grid(ax) + value)),
+            "    else:",
+            f"        {dst} = {small}",
+            "else:",
+            f"    {dst} = {fn}_fast({x})",
         ]
-    else:
-        lines.append(
-            f"    {dst} = _ch + (_cl + _ch * (_z * ({c2} + _z * ({c4} + _z * {c6}))) - _sh * "
-            f"(_d + _d * _z * ({s3} + _z * {s5})))"
-        )
-    lines += ["else:", f"    {dst} = {fn}_fast({x})"]
-    return lines
+
+    return _by_sign(x, kernel)
+
+
+def _sincos(s: str, c: str, x: str) -> list[str]:
+    """``s, c = sincos_fast(x)`` inlined (``engine.smath.trig.sincos_fast``), and for tiny
+    ``x`` what its fallback ``sin_fast``, ``cos_fast`` return there (``x``; ``1.0`` below the
+    cosine's own threshold)."""
+    s3, s5 = num(KERNEL.s3), num(KERNEL.s5)
+    c2, c4, c6 = num(KERNEL.c2), num(KERNEL.c4), num(KERNEL.c6)
+
+    def kernel(ax: str, neg: bool) -> list[str]:
+        sign = "-" if neg else ""
+        return [
+            f"if {ax} < {num(FAST_TRIG_MAX)}:",
+            f"    if {ax} >= 1.4901161193847656e-08:",
+            *_indent(_indent(_grid(ax))),
+            f"        _cm = _z * ({c2} + _z * ({c4} + _z * {c6}))",
+            f"        _sp = _d * _z * ({s3} + _z * {s5})",
+            f"        {s} = {sign}(_sh + (_ch * _d + (_sl + _sh * _cm + _ch * _sp)))",
+            f"        {c} = _ch + (_cl + _ch * _cm - _sh * (_d + _sp))",
+            f"    elif {ax} < 7.450580596923828e-09:",
+            f"        {s} = {x}",
+            f"        {c} = 1.0",
+            "    else:",
+            f"        {s} = {x}",
+            f"        {c} = cos_fast({x})",
+            "else:",
+            f"    {s} = sin_fast({x})",
+            f"    {c} = cos_fast({x})",
+        ]
+
+    return _by_sign(x, kernel)
 
 
 def _magic(dst: str, b: str, E: float, C: float, trig: str, shift: str = "") -> list[str]:
@@ -188,12 +257,20 @@ def source(p: TireParams) -> str:
     return "\n".join(head + ["    " + line for line in lines]) + "\n"
 
 
+def kernel_tables() -> dict:
+    """The kernels' tables as the inlined kernels index them (the same numbers, regrouped)."""
+    return {
+        "ATL": tuple((c, ah, al) for c, ah, al, _bh, _bl in KERNEL.atan_table),
+        "ATH": tuple((c, bh, bl) for c, _ah, _al, bh, bl in KERNEL.atan_table),
+        "FSCA": tuple((k * 0.0078125, *row) for k, row in enumerate(KERNEL.fast_sincos_table)),
+    }
+
+
 def namespace() -> dict:
     """The names the generated text uses besides its own locals."""
     return {
-        "AT": KERNEL.atan_table,
+        **kernel_tables(),
         "atan_fast": atan_fast,
-        "FSC": KERNEL.fast_sincos_table,
         "sin_fast": sin_fast,
         "cos_fast": cos_fast,
         "sqrt": sqrt,
