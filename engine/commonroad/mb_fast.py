@@ -120,16 +120,19 @@ def source(p: VehicleParams) -> str:  # noqa: PLR0915 - one template, in the rea
         "x21 = x[21]",
         f"cam_f = x16 + {R_w} * (c13 - 1.0)",
         f"cam_r = x21 + {R_w} * (c18 - 1.0)",
-        f"F_z_LF = (cam_f - {tf2} * s13) * {n(p.K_zt)}",
-        f"F_z_RF = (cam_f + {tf2} * s13) * {n(p.K_zt)}",
-        f"F_z_LR = (cam_r - {tr2} * s18) * {n(p.K_zt)}",
-        f"F_z_RR = (cam_r + {tr2} * s18) * {n(p.K_zt)}",
+        f"tf2_s = {tf2} * s13",
+        f"tr2_s = {tr2} * s18",
+        f"F_z_LF = (cam_f - tf2_s) * {n(p.K_zt)}",
+        f"F_z_RF = (cam_f + tf2_s) * {n(p.K_zt)}",
+        f"F_z_LR = (cam_r - tr2_s) * {n(p.K_zt)}",
+        f"F_z_RR = (cam_r + tr2_s) * {n(p.K_zt)}",
         "vx_lf = vx + tf2_r",
         "vx_rf = vx - tf2_r",
         "u_w_lr = vx + tr2_r",
         "u_w_rr = vx - tr2_r",
-        "u_w_lf = vx_lf * cd + vy_f * sd",
-        "u_w_rf = vx_rf * cd + vy_f * sd",
+        "vy_f_sd = vy_f * sd",
+        "u_w_lf = vx_lf * cd + vy_f_sd",
+        "u_w_rf = vx_rf * cd + vy_f_sd",
         "vx_lr = u_w_lr",
         "vx_rr = u_w_rr",
         "if u_w_lf < 0.0:",
@@ -146,8 +149,10 @@ def source(p: VehicleParams) -> str:  # noqa: PLR0915 - one template, in the rea
         *_slip("s_rr", "x[26]", "u_w_rr", R_w),
         "x14 = x[14]",
         "x19 = x[19]",
-        f"num_f = vy_f - x14 * ({R_w} - x16)",
-        f"num_r = vy_r - x19 * ({R_w} - x21)",
+        f"lever_f = {R_w} - x16",
+        f"lever_r = {R_w} - x21",
+        "num_f = vy_f - x14 * lever_f",
+        "num_r = vy_r - x19 * lever_r",
         *_alpha("alpha_LF", "num_f", "vx_lf", "delta"),
         *_alpha("alpha_RF", "num_f", "vx_rf", "delta"),
         *_alpha("alpha_LR", "num_r", "vx_lr"),
@@ -171,8 +176,10 @@ def source(p: VehicleParams) -> str:  # noqa: PLR0915 - one template, in the rea
         "x12 = x[12]",
         "x17 = x[17]",
         "x22 = x[22]",
-        f"dzf = x17 - x12 + {pa} * x9",
-        f"dzr = x22 - x12 - {pb} * x9",
+        "dot_delta_z_f = x17 - x12",
+        "dot_delta_z_r = x22 - x12",
+        f"dzf = dot_delta_z_f + {pa} * x9",
+        f"dzr = dot_delta_z_r - {pb} * x9",
         "dot_delta_phi_f = x7 - x14",
         "dot_delta_phi_r = x7 - x19",
         f"droll_f = 0.5 * dot_delta_phi_f * {T_f}",
@@ -192,8 +199,6 @@ def source(p: VehicleParams) -> str:  # noqa: PLR0915 - one template, in the rea
             p.tire, slips[w], f"alpha_{w}", f"gamma_{w}", f"F_z_{w}", f"F_x_{w}", f"F_y_{w}"
         )
     b += [
-        "dot_delta_z_f = x17 - x12",
-        "dot_delta_z_r = x22 - x12",
         "dot_delta_y_f = vy_f - x[15]",
         "dot_delta_y_r = vy_r - x[20]",
         *_sincos("s_phi_f", "c_phi_f", "delta_phi_f"),
@@ -208,14 +213,19 @@ def source(p: VehicleParams) -> str:  # noqa: PLR0915 - one template, in the rea
         f" - dot_delta_y_r * c6 - {h_ar} * c_phi_r * dot_delta_phi_r)",
         f"F_RAF = delta_f * {n(p.K_ras)} + dot_delta_f * {n(p.K_rad)}",
         f"F_RAR = delta_r * {n(p.K_ras)} + dot_delta_r * {n(p.K_rad)}",
-        f"F_SLF = {n(k.static_f)} - z_SLF * {n(p.K_sf)} - dz_SLF * {n(p.K_sdf)}"
-        f" + delta_phi_f * {n(p.K_tsf)} / {T_f}",
-        f"F_SRF = {n(k.static_f)} - z_SRF * {n(p.K_sf)} - dz_SRF * {n(p.K_sdf)}"
-        f" - delta_phi_f * {n(p.K_tsf)} / {T_f}",
-        f"F_SLR = {n(k.static_r)} - z_SLR * {n(p.K_sr)} - dz_SLR * {n(p.K_sdr)}"
-        f" + delta_phi_r * {n(p.K_tsr)} / {T_r}",
-        f"F_SRR = {n(k.static_r)} - z_SRR * {n(p.K_sr)} - dz_SRR * {n(p.K_sdr)}"
-        f" - delta_phi_r * {n(p.K_tsr)} / {T_r}",
+        f"tors_f = delta_phi_f * {n(p.K_tsf)} / {T_f}",
+        f"tors_r = delta_phi_r * {n(p.K_tsr)} / {T_r}",
+        f"F_SLF = {n(k.static_f)} - z_SLF * {n(p.K_sf)} - dz_SLF * {n(p.K_sdf)} + tors_f",
+        f"F_SRF = {n(k.static_f)} - z_SRF * {n(p.K_sf)} - dz_SRF * {n(p.K_sdf)} - tors_f",
+        f"F_SLR = {n(k.static_r)} - z_SLR * {n(p.K_sr)} - dz_SLR * {n(p.K_sdr)} + tors_r",
+        f"F_SRR = {n(k.static_r)} - z_SRR * {n(p.K_sr)} - dz_SRR * {n(p.K_sdr)} - tors_r",
+        "# products and sums the equations below use twice, each grouped as both uses group it",
+        f"L_LF = 0.5 * F_SLF * {T_f}",
+        f"L_RF = 0.5 * F_SRF * {T_f}",
+        f"L_LR = 0.5 * F_SLR * {T_r}",
+        f"L_RR = 0.5 * F_SRR * {T_r}",
+        f"h_x11 = {h_s} - x11",
+        f"h_x11_R = h_x11 - {R_w}",
         "F_S_f = F_SLF + F_SRF",
         "F_S_r = F_SLR + F_SRR",
         "F_S_sum = F_SLF + F_SLR + F_SRF + F_SRR",
@@ -224,29 +234,33 @@ def source(p: VehicleParams) -> str:  # noqa: PLR0915 - one template, in the rea
         "r_vx = r * vx",
         "Fx_f = F_x_LF + F_x_RF",
         "Fy_f = F_y_LF + F_y_RF",
-        "sumX = F_x_LR + F_x_RR + Fx_f * cd - Fy_f * sd",
+        "Fx_f_cd = Fx_f * cd",
+        "Fy_f_sd = Fy_f * sd",
+        "Fy_Fx_f = Fy_f * cd + Fx_f * sd",
+        "sumX = F_x_LR + F_x_RR + Fx_f_cd - Fy_f_sd",
         f"sumN = (Fy_f * {pa} * cd + Fx_f * {pa} * sd + (F_y_RF - F_y_LF) * 0.5 * {T_f} * sd"
         f" + (F_x_LF - F_x_RF) * 0.5 * {T_f} * cd + (F_x_LR - F_x_RR) * 0.5 * {T_r}"
         f" - Fy_r * {pb})",
         "sumY_s = F_RA_sum * c6 + F_S_sum * s6",
-        f"sumL = (0.5 * F_SLF * {T_f} + 0.5 * F_SLR * {T_r} - 0.5 * F_SRF * {T_f}"
-        f" - 0.5 * F_SRR * {T_r}"
-        f" - F_RAF / c6 * ({h_s} - x11 - {R_w} + x16 - {h_af} * c13)"
-        f" - F_RAR / c6 * ({h_s} - x11 - {R_w} + x21 - {h_ar} * c18))",
+        "sumL = (L_LF + L_LR - L_RF - L_RR"
+        f" - F_RAF / c6 * (h_x11_R + x16 - {h_af} * c13)"
+        f" - F_RAR / c6 * (h_x11_R + x21 - {h_ar} * c18))",
         "sumZ_s = F_S_sum * c6 - F_RA_sum * s6",
         f"sumM_s = {pa} * F_S_f - {pb} * F_S_r"
-        f" + (Fx_f * cd - Fy_f * sd + F_x_LR + F_x_RR) * ({h_s} - x11)",
-        f"sumL_uf = (0.5 * F_SRF * {T_f} - 0.5 * F_SLF * {T_f} - F_RAF * {h_af}"
-        f" + F_z_LF * ({R_w} * s13 + {tf2} * c13 - {n(p.K_lt)} * F_y_LF)"
-        f" - F_z_RF * ({n(-p.R_w)} * s13 + {tf2} * c13 + {n(p.K_lt)} * F_y_RF)"
-        f" - (Fy_f * cd + Fx_f * sd) * ({R_w} - x16))",
-        f"sumL_ur = (0.5 * F_SRR * {T_r} - 0.5 * F_SLR * {T_r} - F_RAR * {h_ar}"
-        f" + F_z_LR * ({R_w} * s18 + {tr2} * c18 - {n(p.K_lt)} * F_y_LR)"
-        f" - F_z_RR * ({n(-p.R_w)} * s18 + {tr2} * c18 + {n(p.K_lt)} * F_y_RR)"
-        f" - Fy_r * ({R_w} - x21))",
+        " + (Fx_f_cd - Fy_f_sd + F_x_LR + F_x_RR) * h_x11",
+        f"tf2_c = {tf2} * c13",
+        f"tr2_c = {tr2} * c18",
+        f"sumL_uf = (L_RF - L_LF - F_RAF * {h_af}"
+        f" + F_z_LF * ({R_w} * s13 + tf2_c - {n(p.K_lt)} * F_y_LF)"
+        f" - F_z_RF * ({n(-p.R_w)} * s13 + tf2_c + {n(p.K_lt)} * F_y_RF)"
+        " - Fy_Fx_f * lever_f)",
+        f"sumL_ur = (L_RR - L_LR - F_RAR * {h_ar}"
+        f" + F_z_LR * ({R_w} * s18 + tr2_c - {n(p.K_lt)} * F_y_LR)"
+        f" - F_z_RR * ({n(-p.R_w)} * s18 + tr2_c + {n(p.K_lt)} * F_y_RR)"
+        " - Fy_r * lever_r)",
         "sumZ_uf = F_z_LF + F_z_RF + F_RAF * s6 - F_S_f * c6",
         "sumZ_ur = F_z_LR + F_z_RR + F_RAR * s6 - F_S_r * c6",
-        "sumY_uf = Fy_f * cd + Fx_f * sd - F_RAF * c6 - F_S_f * s6",
+        "sumY_uf = Fy_Fx_f - F_RAF * c6 - F_S_f * s6",
         "sumY_ur = Fy_r - F_RAR * c6 - F_S_r * s6",
         "x4 = x[4]",
         *_sincos("s_psi", "c_psi", "x4"),
