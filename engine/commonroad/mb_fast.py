@@ -25,7 +25,7 @@ the generated text with the strict-float lint and catches a one-ulp change plant
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from math import sqrt
+from math import floor, sqrt
 from typing import NamedTuple
 
 from engine.smath.trig import (
@@ -322,6 +322,7 @@ def namespace(p: VehicleParams) -> dict:
         "sin_fast": sin_fast,
         "cos_fast": cos_fast,
         "sqrt": sqrt,
+        "floor": floor,
         "READABLE": derivatives_readable,
         "P": p,
     }

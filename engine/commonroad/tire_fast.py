@@ -23,7 +23,7 @@ the strict-float lint; MB and STD call ``forces_for(p.tire)``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from math import isfinite, sqrt
+from math import floor, isfinite, sqrt
 from typing import NamedTuple
 
 from engine.smath.trig import FAST_TRIG_MAX, KERNEL, atan_fast, cos_fast, sin_fast
@@ -74,12 +74,12 @@ def _atan(dst: str, x: str) -> list[str]:
             f"    if {ax} < 7.450580596923828e-09:",
             f"        {dst} = {x}",
             "    else:",
-            f"        _c, _ah, _al = ATL[int({ax} * 256.0 + 0.49999999999999994)]",
+            f"        _c, _ah, _al = ATL[floor({ax} * 256.0 + 0.49999999999999994)]",
             f"        _r = ({ax} - _c) / (1.0 + {ax} * _c)",
             "        _z = _r * _r",
             f"        {dst} = {sign}(_ah + (_r + (_al + {poly})))",
             f"elif {ax} < 1.152921504606847e18:",
-            f"    _c, _bh, _bl = ATH[int(256.0 / {ax} + 0.49999999999999994)]",
+            f"    _c, _bh, _bl = ATH[floor(256.0 / {ax} + 0.49999999999999994)]",
             f"    _r = (1.0 - _c * {ax}) / ({ax} + _c)",
             "    _z = _r * _r",
             f"    {dst} = {sign}(_bh - (_r - (_bl - {poly})))",
@@ -95,7 +95,7 @@ def _grid(ax: str) -> list[str]:
     point (``FSCA`` rows: (k/128, sin hi, lo, cos hi, lo); ``k/128`` is the product the kernels
     form, ``k * 0.0078125``, exact)."""
     return [
-        f"_a, _sh, _sl, _ch, _cl = FSCA[int({ax} * 128.0 + 0.5)]",
+        f"_a, _sh, _sl, _ch, _cl = FSCA[floor({ax} * 128.0 + 0.5)]",
         f"_d = {ax} - _a",
         "_z = _d * _d",
     ]
@@ -274,6 +274,9 @@ def namespace() -> dict:
         "sin_fast": sin_fast,
         "cos_fast": cos_fast,
         "sqrt": sqrt,
+        # the table index of a non-negative argument: floor is int() there, at a third of its
+        # cost in CPython 3.11 (no type call)
+        "floor": floor,
     }
 
 
