@@ -36,9 +36,10 @@ from engine.smath.trig import (
     sin_fast,
 )
 
-from .mb import G, LOW_SPEED, WHEEL_SPEED_FLOOR, constants, derivatives_readable
+from . import ks_cog
+from .mb import G, LOW_SPEED, WHEEL_SPEED_FLOOR, constants
 from .params import VehicleParams
-from .tire_fast import _atan, _sincos, body, kernel_tables, num
+from .tire_fast import _atan, _indent, _sincos, body, kernel_tables, num
 
 Derivatives = Callable[[Sequence[float], Sequence[float]], list]
 CACHE_SIZE = 8
@@ -95,11 +96,9 @@ def source(p: VehicleParams) -> str:  # noqa: PLR0915 - one template, in the rea
     R_w, T_f, T_r, pa, pb, h_s = n(p.R_w), n(p.T_f), n(p.T_r), n(p.a), n(p.b), n(p.h_s)
     tf2, tr2 = n(0.5 * p.T_f), n(0.5 * p.T_r)
     h_af, h_ar = n(p.h_raf - p.R_w), n(p.h_rar - p.R_w)
+    low = n(LOW_SPEED)
     b = [
-        "x3 = x[3]",
-        f"if x3 < {n(LOW_SPEED)}:",
-        "    return READABLE(x, u, P)  # the kinematic branch (and reverse)",
-        "vx = x3",
+        "vx = x[3]",
         "x2 = x[2]",
         *_constraints(p),
         "vy = x[10]",
@@ -126,37 +125,43 @@ def source(p: VehicleParams) -> str:  # noqa: PLR0915 - one template, in the rea
         f"F_z_RF = (cam_f + tf2_s) * {n(p.K_zt)}",
         f"F_z_LR = (cam_r - tr2_s) * {n(p.K_zt)}",
         f"F_z_RR = (cam_r + tr2_s) * {n(p.K_zt)}",
-        "vx_lf = vx + tf2_r",
-        "vx_rf = vx - tf2_r",
-        "u_w_lr = vx + tr2_r",
-        "u_w_rr = vx - tr2_r",
-        "vy_f_sd = vy_f * sd",
-        "u_w_lf = vx_lf * cd + vy_f_sd",
-        "u_w_rf = vx_rf * cd + vy_f_sd",
-        "vx_lr = u_w_lr",
-        "vx_rr = u_w_rr",
-        "if u_w_lf < 0.0:",
-        "    u_w_lf = 0.0",
-        "if u_w_rf < 0.0:",
-        "    u_w_rf = 0.0",
-        "if u_w_lr < 0.0:",
-        "    u_w_lr = 0.0",
-        "if u_w_rr < 0.0:",
-        "    u_w_rr = 0.0",
-        *_slip("s_lf", "x[23]", "u_w_lf", R_w),
-        *_slip("s_rf", "x[24]", "u_w_rf", R_w),
-        *_slip("s_lr", "x[25]", "u_w_lr", R_w),
-        *_slip("s_rr", "x[26]", "u_w_rr", R_w),
         "x14 = x[14]",
         "x19 = x[19]",
         f"lever_f = {R_w} - x16",
         f"lever_r = {R_w} - x21",
-        "num_f = vy_f - x14 * lever_f",
-        "num_r = vy_r - x19 * lever_r",
-        *_alpha("alpha_LF", "num_f", "vx_lf", "delta"),
-        *_alpha("alpha_RF", "num_f", "vx_rf", "delta"),
-        *_alpha("alpha_LR", "num_r", "vx_lr"),
-        *_alpha("alpha_RR", "num_r", "vx_rr"),
+        f"if vx < {low}:  # the kinematic branch (and reverse): no slip",
+        "    s_lf = s_rf = s_lr = s_rr = 0.0",
+        "    alpha_LF = alpha_RF = alpha_LR = alpha_RR = 0.0",
+        "else:",
+        *_indent([
+            "vx_lf = vx + tf2_r",
+            "vx_rf = vx - tf2_r",
+            "u_w_lr = vx + tr2_r",
+            "u_w_rr = vx - tr2_r",
+            "vy_f_sd = vy_f * sd",
+            "u_w_lf = vx_lf * cd + vy_f_sd",
+            "u_w_rf = vx_rf * cd + vy_f_sd",
+            "vx_lr = u_w_lr",
+            "vx_rr = u_w_rr",
+            "if u_w_lf < 0.0:",
+            "    u_w_lf = 0.0",
+            "if u_w_rf < 0.0:",
+            "    u_w_rf = 0.0",
+            "if u_w_lr < 0.0:",
+            "    u_w_lr = 0.0",
+            "if u_w_rr < 0.0:",
+            "    u_w_rr = 0.0",
+            *_slip("s_lf", "x[23]", "u_w_lf", R_w),
+            *_slip("s_rf", "x[24]", "u_w_rf", R_w),
+            *_slip("s_lr", "x[25]", "u_w_lr", R_w),
+            *_slip("s_rr", "x[26]", "u_w_rr", R_w),
+            "num_f = vy_f - x14 * lever_f",
+            "num_r = vy_r - x19 * lever_r",
+            *_alpha("alpha_LF", "num_f", "vx_lf", "delta"),
+            *_alpha("alpha_RF", "num_f", "vx_rf", "delta"),
+            *_alpha("alpha_LR", "num_r", "vx_lr"),
+            *_alpha("alpha_RR", "num_r", "vx_rr"),
+        ]),
         "x11 = x[11]",
         "x8 = x[8]",
         f"delta_z_f = {n(p.h_s - p.R_w)} + x16 - x11",
@@ -262,8 +267,6 @@ def source(p: VehicleParams) -> str:  # noqa: PLR0915 - one template, in the rea
         "sumZ_ur = F_z_LR + F_z_RR + F_RAR * s6 - F_S_r * c6",
         "sumY_uf = Fy_Fx_f - F_RAF * c6 - F_S_f * s6",
         "sumY_ur = Fy_r - F_RAR * c6 - F_S_r * s6",
-        "x4 = x[4]",
-        *_sincos("s_psi", "c_psi", "x4"),
         "if u1 > 0.0:",
         "    T_B = 0.0",
         f"    T_E = {n(k.m_R_w)} * u1",
@@ -274,13 +277,8 @@ def source(p: VehicleParams) -> str:  # noqa: PLR0915 - one template, in the rea
         f"te_f = {n(k.drive_f)} * T_E",
         f"tb_r = {n(k.brake_r)} * T_B",
         f"te_r = {n(k.drive_r)} * T_E",
-        "return [",
-        "    vx * c_psi - vy * s_psi,",
-        "    vx * s_psi + vy * c_psi,",
-        "    u0,",
-        f"    {n(k.inv_m)} * sumX + r * vy,",
-        "    r,",
-        f"    {n(k.inv_yaw)} * (sumN + {n(k.xz_phi)} * sumL),",
+    ]
+    tail = [
         "    x7,",
         f"    {n(k.inv_roll)} * ({n(k.xz_z)} * sumN + sumL),",
         "    x9,",
@@ -300,11 +298,28 @@ def source(p: VehicleParams) -> str:  # noqa: PLR0915 - one template, in the rea
         f"    {n(G)} - {n(k.inv_m_ur)} * sumZ_ur,",
     ]
     for w, slot, share in (("LF", 23, "f"), ("RF", 24, "f"), ("LR", 25, "r"), ("RR", 26, "r")):
-        b.append(
+        tail.append(
             f"    {n(k.inv_I_y_w)} * ({n(k.neg_R_w)} * F_x_{w} + tb_{share} + te_{share})"
             f" if x[{slot}] >= 0.0 else 0.0,"
         )
-    b += ["    dot_delta_y_f,", "    dot_delta_y_r,", "]"]
+    tail += ["    dot_delta_y_f,", "    dot_delta_y_r,", "]"]
+    b += [
+        f"if vx < {low}:",
+        "    f = KS_COG(x, (u0, u1), P)",
+        "    f.append(LOW_RATES(delta, vx, x6, u0, u1, P)[0])",
+        "    return f + [",
+        *_indent(tail),
+        "x4 = x[4]",
+        *_sincos("s_psi", "c_psi", "x4"),
+        "return [",
+        "    vx * c_psi - vy * s_psi,",
+        "    vx * s_psi + vy * c_psi,",
+        "    u0,",
+        f"    {n(k.inv_m)} * sumX + r * vy,",
+        "    r,",
+        f"    {n(k.inv_yaw)} * (sumN + {n(k.xz_phi)} * sumL),",
+        *tail,
+    ]
     head = [
         '"""Generated by engine.commonroad.mb_fast: mb.derivatives_ext for one vehicle."""',
         "",
@@ -323,7 +338,8 @@ def namespace(p: VehicleParams) -> dict:
         "cos_fast": cos_fast,
         "sqrt": sqrt,
         "floor": floor,
-        "READABLE": derivatives_readable,
+        "KS_COG": ks_cog.derivatives_constrained,
+        "LOW_RATES": ks_cog.low_speed_rates,
         "P": p,
     }
 
