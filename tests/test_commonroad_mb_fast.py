@@ -46,12 +46,21 @@ def mb_state(rng: random.Random, p) -> list:
     (the kernels' small-argument paths), yaw beyond the sine table, inputs at the limits."""
     c = rng.choice
     U = rng.uniform
-    vx = c([U(0.1, 50.0), U(0.1, 50.0), U(-1.0, 0.3), 0.1, 0.09999999999999999,
-            p.longitudinal.v_switch, p.longitudinal.v_max, U(0.1, 2.0)])
+    vx = c(
+        [
+            U(0.1, 50.0),
+            U(0.1, 50.0),
+            U(-1.0, 0.3),
+            0.1,
+            0.09999999999999999,
+            p.longitudinal.v_switch,
+            p.longitudinal.v_max,
+            U(0.1, 2.0),
+        ]
+    )
     small_angle = [0.0, -0.0, 3e-9, -1e-8, 2e-8, U(-0.1, 0.1), U(-0.1, 0.1)]
     r = c([0.0, U(-1.5, 1.5), U(-1.5, 1.5), U(-40.0, 40.0)])
-    spin = [c([vx / p.R_w * (1.0 + U(-0.3, 0.3)), 0.0, U(-5.0, 5.0), vx / p.R_w])
-            for _ in range(4)]
+    spin = [c([vx / p.R_w * (1.0 + U(-0.3, 0.3)), 0.0, U(-5.0, 5.0), vx / p.R_w]) for _ in range(4)]
     return [
         U(-100.0, 100.0),
         U(-100.0, 100.0),
@@ -84,8 +93,10 @@ def mb_state(rng: random.Random, p) -> list:
 
 def mb_input(rng: random.Random) -> list:
     c = rng.choice
-    return [c([0.0, -0.0, rng.uniform(-1.0, 1.0), 0.4, -0.4]),
-            c([0.0, -0.0, rng.uniform(-15.0, 15.0), 11.5, -11.5, rng.uniform(-1.0, 1.0)])]
+    return [
+        c([0.0, -0.0, rng.uniform(-1.0, 1.0), 0.4, -0.4]),
+        c([0.0, -0.0, rng.uniform(-15.0, 15.0), 11.5, -11.5, rng.uniform(-1.0, 1.0)]),
+    ]
 
 
 @pytest.mark.parametrize("vid", [1, 2, 3])
@@ -141,7 +152,7 @@ def planted_lines(text: str) -> list[tuple[str, str]]:
         m = found[-1]
         v = float(m.group(1))
         moved = repr(math.nextafter(v, math.inf))
-        out.append((line, line[: m.start()] + moved + line[m.end():]))
+        out.append((line, line[: m.start()] + moved + line[m.end() :]))
     return out
 
 
@@ -162,7 +173,7 @@ def test_generated_mb_planted_difference_is_caught(target: str) -> None:
         at = -1
         for _ in range(i + 1):
             at = text.index(old, at + 1)
-        planted = mb_fast.build(p, text[:at] + new + text[at + len(old):])
+        planted = mb_fast.build(p, text[:at] + new + text[at + len(old) :])
         differ = sum(outcome(planted, x, u) != w for (x, u), w in zip(cases, want, strict=True))
         assert differ > 0, (old, i)
 

@@ -29,15 +29,13 @@ from math import floor, sqrt
 from typing import NamedTuple
 
 from engine.smath.trig import (
-    FAST_TRIG_MAX,
-    KERNEL,
     atan_fast,
     cos_fast,
     sin_fast,
 )
 
 from . import ks_cog
-from .mb import G, LOW_SPEED, WHEEL_SPEED_FLOOR, constants
+from .mb import LOW_SPEED, WHEEL_SPEED_FLOOR, G, constants
 from .params import VehicleParams
 from .tire_fast import _atan, _indent, _sincos, body, kernel_tables, num
 
@@ -133,35 +131,37 @@ def source(p: VehicleParams) -> str:  # noqa: PLR0915 - one template, in the rea
         "    s_lf = s_rf = s_lr = s_rr = 0.0",
         "    alpha_LF = alpha_RF = alpha_LR = alpha_RR = 0.0",
         "else:",
-        *_indent([
-            "vx_lf = vx + tf2_r",
-            "vx_rf = vx - tf2_r",
-            "u_w_lr = vx + tr2_r",
-            "u_w_rr = vx - tr2_r",
-            "vy_f_sd = vy_f * sd",
-            "u_w_lf = vx_lf * cd + vy_f_sd",
-            "u_w_rf = vx_rf * cd + vy_f_sd",
-            "vx_lr = u_w_lr",
-            "vx_rr = u_w_rr",
-            "if u_w_lf < 0.0:",
-            "    u_w_lf = 0.0",
-            "if u_w_rf < 0.0:",
-            "    u_w_rf = 0.0",
-            "if u_w_lr < 0.0:",
-            "    u_w_lr = 0.0",
-            "if u_w_rr < 0.0:",
-            "    u_w_rr = 0.0",
-            *_slip("s_lf", "x[23]", "u_w_lf", R_w),
-            *_slip("s_rf", "x[24]", "u_w_rf", R_w),
-            *_slip("s_lr", "x[25]", "u_w_lr", R_w),
-            *_slip("s_rr", "x[26]", "u_w_rr", R_w),
-            "num_f = vy_f - x14 * lever_f",
-            "num_r = vy_r - x19 * lever_r",
-            *_alpha("alpha_LF", "num_f", "vx_lf", "delta"),
-            *_alpha("alpha_RF", "num_f", "vx_rf", "delta"),
-            *_alpha("alpha_LR", "num_r", "vx_lr"),
-            *_alpha("alpha_RR", "num_r", "vx_rr"),
-        ]),
+        *_indent(
+            [
+                "vx_lf = vx + tf2_r",
+                "vx_rf = vx - tf2_r",
+                "u_w_lr = vx + tr2_r",
+                "u_w_rr = vx - tr2_r",
+                "vy_f_sd = vy_f * sd",
+                "u_w_lf = vx_lf * cd + vy_f_sd",
+                "u_w_rf = vx_rf * cd + vy_f_sd",
+                "vx_lr = u_w_lr",
+                "vx_rr = u_w_rr",
+                "if u_w_lf < 0.0:",
+                "    u_w_lf = 0.0",
+                "if u_w_rf < 0.0:",
+                "    u_w_rf = 0.0",
+                "if u_w_lr < 0.0:",
+                "    u_w_lr = 0.0",
+                "if u_w_rr < 0.0:",
+                "    u_w_rr = 0.0",
+                *_slip("s_lf", "x[23]", "u_w_lf", R_w),
+                *_slip("s_rf", "x[24]", "u_w_rf", R_w),
+                *_slip("s_lr", "x[25]", "u_w_lr", R_w),
+                *_slip("s_rr", "x[26]", "u_w_rr", R_w),
+                "num_f = vy_f - x14 * lever_f",
+                "num_r = vy_r - x19 * lever_r",
+                *_alpha("alpha_LF", "num_f", "vx_lf", "delta"),
+                *_alpha("alpha_RF", "num_f", "vx_rf", "delta"),
+                *_alpha("alpha_LR", "num_r", "vx_lr"),
+                *_alpha("alpha_RR", "num_r", "vx_rr"),
+            ]
+        ),
         "x11 = x[11]",
         "x8 = x[8]",
         f"delta_z_f = {n(p.h_s - p.R_w)} + x16 - x11",
@@ -251,8 +251,7 @@ def source(p: VehicleParams) -> str:  # noqa: PLR0915 - one template, in the rea
         f" - F_RAF / c6 * (h_x11_R + x16 - {h_af} * c13)"
         f" - F_RAR / c6 * (h_x11_R + x21 - {h_ar} * c18))",
         "sumZ_s = F_S_sum * c6 - F_RA_sum * s6",
-        f"sumM_s = {pa} * F_S_f - {pb} * F_S_r"
-        " + (Fx_f_cd - Fy_f_sd + F_x_LR + F_x_RR) * h_x11",
+        f"sumM_s = {pa} * F_S_f - {pb} * F_S_r + (Fx_f_cd - Fy_f_sd + F_x_LR + F_x_RR) * h_x11",
         f"tf2_c = {tf2} * c13",
         f"tr2_c = {tr2} * c18",
         f"sumL_uf = (L_RF - L_LF - F_RAF * {h_af}"

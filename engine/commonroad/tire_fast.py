@@ -189,7 +189,9 @@ def _weight(dst: str, s: str, C: float, E: float, series: WeightSeries) -> list[
     return [f"_wz = {s} * {s}", f"{dst} = {horner}"]
 
 
-def body(p: TireParams, kappa: str, alpha: str, gamma: str, F_z: str, F_x: str, F_y: str) -> list[str]:
+def body(
+    p: TireParams, kappa: str, alpha: str, gamma: str, F_z: str, F_x: str, F_y: str
+) -> list[str]:
     """The statements of ``F_x, F_y = combined_forces(kappa, alpha, gamma, F_z)`` for tire ``p``,
     unindented, reading the four inputs from the names given (never assigned) and leaving the
     forces in the names ``F_x`` and ``F_y``. Every other name it assigns starts with ``_``, so
