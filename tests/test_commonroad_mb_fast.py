@@ -184,3 +184,28 @@ def test_generated_text_holds_only_numbers_and_templates() -> None:
     texts = [re.sub(number, "N", mb_fast.source(load_vehicle(v))) for v in (1, 2, 3)]
     assert texts[0] == texts[1] == texts[2]
     assert "BMW" not in texts[0] and "Ford" not in texts[0] and "VW" not in texts[0]
+
+
+def test_the_parity_check_drives_mb_on_both_paths() -> None:
+    """``parity/fastpath_check`` (run in every runtime of the parity matrix) finds the paths
+    equal on its MB drives, and sees a one-ulp plant in the generated body."""
+    from parity import fastpath_check
+
+    assert fastpath_check.compare_commonroad_mb()["first_difference"] is None
+
+
+def test_a_planted_mb_body_fails_the_parity_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    from parity import fastpath_check
+
+    real_build = mb_fast.build
+
+    def planted_build(p, text=None):
+        text = mb_fast.source(p)
+        old, new = next((a, b) for a, b in planted_lines(text) if "* sumL_uf" in a)
+        return real_build(p, text.replace(old, new))  # both copies: either branch shows it
+
+    monkeypatch.setattr(mb_fast, "build", planted_build)
+    monkeypatch.setattr(mb_fast, "_RECENT", [])
+    monkeypatch.setattr(mb, "_LAST", (None, None))
+    first = fastpath_check.compare_commonroad_mb()["first_difference"]
+    assert first is not None and first["host_step"] == 0, first

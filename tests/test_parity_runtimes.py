@@ -663,6 +663,7 @@ def test_the_worker_selftest_compares_the_paths_of_every_preset():
     check = response["fastpath"]
     assert check["ok"] and sorted(check["presets"]) == sorted(PRESET_NAMES)
     assert all(r["first_difference"] is None and r["final"] for r in check["presets"].values())
+    assert check["commonroad"]["commonroad:mb"]["first_difference"] is None  # ADR 0185
     assert "fastpath" not in worker.run_request({"selftest": True, "fastpath": False})
     assert "fastpath" not in worker.run_request({"selftest": False})
 
