@@ -307,6 +307,7 @@ def test_node_math_hash_equals_native(node_runtime):
     assert {n: r["final"] for n, r in check["presets"].items()} == {
         n: r["final"] for n, r in native["presets"].items()
     }
+    assert check["commonroad"] == native["commonroad"]  # the generated MB body too (ADR 0185)
 
 
 def test_node_bad_recording_is_a_per_recording_error(node_runtime):

@@ -48,41 +48,77 @@ def _indent(lines: list[str]) -> list[str]:
     return ["    " + line for line in lines]
 
 
-def _by_sign(x: str, kernel: Callable[[str, bool], list[str]]) -> list[str]:
-    """``kernel`` written twice, for ``x < 0`` (on ``_ax = -x``, the result negated where the
-    function is odd) and for everything else (on ``x`` itself: +-0, positive, nan): one sign
-    test per call instead of one for |x| and one for the result's sign."""
+class _Side(NamedTuple):
+    """How a kernel reads ``x`` on one side of zero. On the negative side it works on ``x``
+    itself with a table of negated rows (``(-c, -atan c)``, ``(-a, -sin a, cos a)``): every
+    operation then gives the exact negation of the positive side's on ``|x|`` (rounding to
+    nearest is symmetric; the divisors are at least 1 and the results of the inlined paths
+    are never zero), so odd functions need no final negation and ``|x|`` is never formed."""
+
+    tail: str  # the table suffix ("" or "N")
+    cmp_lt: str  # "x < t" written for |x|: "<" or ">"
+    cmp_le: str  # "x <= t": "<=" or ">="
+    cmp_ge: str  # "x >= t": ">=" or "<="
+    neg: str  # the sign a threshold takes: "" or "-"
+    scaled: Callable[[str, str, str], str]  # the table index's floor argument |x| * s + h
+    over: Callable[[str, str, str], str]  # ... and s / |x| + h
+
+
+def _times(x: str, s: str, h: str) -> str:
+    return f"{x} * {s} + {h}"
+
+
+def _times_neg(x: str, s: str, h: str) -> str:
+    return f"{h} - {x} * {s}"
+
+
+def _over(x: str, s: str, h: str) -> str:
+    return f"{s} / {x} + {h}"
+
+
+def _over_neg(x: str, s: str, h: str) -> str:
+    return f"{h} - {s} / {x}"
+
+
+POSITIVE = _Side("", "<", "<=", ">=", "", _times, _over)
+NEGATIVE = _Side("N", ">", ">=", "<=", "-", _times_neg, _over_neg)
+
+
+def _by_sign(x: str, kernel: Callable[[_Side], list[str]]) -> list[str]:
+    """``kernel`` written for ``x < 0`` and for everything else (+-0, positive, nan): one
+    sign test per call, no ``|x|``, no negated result (see ``_Side``)."""
     return [
         f"if {x} < 0.0:",
-        f"    _ax = -{x}",
-        *_indent(kernel("_ax", True)),
+        *_indent(kernel(NEGATIVE)),
         "else:",
-        *_indent(kernel(x, False)),
+        *_indent(kernel(POSITIVE)),
     ]
 
 
 def _atan(dst: str, x: str) -> list[str]:
     """``dst = atan_fast(x)`` inlined (``engine.smath.trig.atan_fast``), operation for
-    operation; ``ATL``/``ATH`` are its table's rows (c, atan c) and (c, pi/2 - atan c)."""
+    operation; ``ATL``/``ATH`` are its table's rows (c, atan c) and (c, pi/2 - atan c),
+    ``ATLN``/``ATHN`` the same negated."""
     a3, a5, a7 = num(KERNEL.a3), num(KERNEL.a5), num(KERNEL.a7)
     poly = f"_r * _z * ({a3} + _z * ({a5} + _z * {a7}))"
+    half = "0.49999999999999994"
 
-    def kernel(ax: str, neg: bool) -> list[str]:
-        sign = "-" if neg else ""
+    def kernel(side: _Side) -> list[str]:
+        t, m = side.tail, side.neg
         return [
-            f"if {ax} <= 1.0:",
-            f"    if {ax} < 7.450580596923828e-09:",
+            f"if {x} {side.cmp_le} {m}1.0:",
+            f"    if {x} {side.cmp_lt} {m}7.450580596923828e-09:",
             f"        {dst} = {x}",
             "    else:",
-            f"        _c, _ah, _al = ATL[floor({ax} * 256.0 + 0.49999999999999994)]",
-            f"        _r = ({ax} - _c) / (1.0 + {ax} * _c)",
+            f"        _c, _ah, _al = ATL{t}[floor({side.scaled(x, '256.0', half)})]",
+            f"        _r = ({x} - _c) / (1.0 + {x} * _c)",
             "        _z = _r * _r",
-            f"        {dst} = {sign}(_ah + (_r + (_al + {poly})))",
-            f"elif {ax} < 1.152921504606847e18:",
-            f"    _c, _bh, _bl = ATH[floor(256.0 / {ax} + 0.49999999999999994)]",
-            f"    _r = (1.0 - _c * {ax}) / ({ax} + _c)",
+            f"        {dst} = _ah + (_r + (_al + {poly}))",
+            f"elif {x} {side.cmp_lt} {m}1.152921504606847e18:",
+            f"    _c, _bh, _bl = ATH{t}[floor({side.over(x, '256.0', half)})]",
+            f"    _r = (1.0 - _c * {x}) / ({x} + _c)",
             "    _z = _r * _r",
-            f"    {dst} = {sign}(_bh - (_r - (_bl - {poly})))",
+            f"    {dst} = _bh - (_r - (_bl - {poly}))",
             "else:",
             f"    {dst} = atan_fast({x})",
         ]
@@ -90,13 +126,13 @@ def _atan(dst: str, x: str) -> list[str]:
     return _by_sign(x, kernel)
 
 
-def _grid(ax: str) -> list[str]:
-    """The table row of ``sin_fast``/``cos_fast`` for ``ax`` and the offset ``_d`` from its grid
-    point (``FSCA`` rows: (k/128, sin hi, lo, cos hi, lo); ``k/128`` is the product the kernels
-    form, ``k * 0.0078125``, exact)."""
+def _grid(x: str, side: _Side) -> list[str]:
+    """The table row of ``sin_fast``/``cos_fast`` for ``x`` and the offset ``_d`` from its grid
+    point (``FSCA`` rows: (k/128, sin hi, lo, cos hi, lo), ``k/128`` being the product the
+    kernels form, ``k * 0.0078125``, exact; ``FSCAN``: (-k/128, -sin hi, -lo, cos hi, lo))."""
     return [
-        f"_a, _sh, _sl, _ch, _cl = FSCA[floor({ax} * 128.0 + 0.5)]",
-        f"_d = {ax} - _a",
+        f"_a, _sh, _sl, _ch, _cl = FSCA{side.tail}[floor({side.scaled(x, '128.0', '0.5')})]",
+        f"_d = {x} - _a",
         "_z = _d * _d",
     ]
 
@@ -108,25 +144,25 @@ def _sin_or_cos(dst: str, x: str, fn: str) -> list[str]:
     s3, s5 = num(KERNEL.s3), num(KERNEL.s5)
     c2, c4, c6 = num(KERNEL.c2), num(KERNEL.c4), num(KERNEL.c6)
     tiny = "1.4901161193847656e-08" if fn == "sin" else "7.450580596923828e-09"
+    if fn == "sin":
+        value = (
+            f"{dst} = _sh + (_ch * _d + (_sl + _sh * (_z * ({c2} + _z * ({c4} + _z *"
+            f" {c6}))) + _ch * (_d * _z * ({s3} + _z * {s5}))))"
+        )
+        small = x
+    else:
+        value = (
+            f"{dst} = _ch + (_cl + _ch * (_z * ({c2} + _z * ({c4} + _z * {c6}))) - _sh * "
+            f"(_d + _d * _z * ({s3} + _z * {s5})))"
+        )
+        small = "1.0"
 
-    def kernel(ax: str, neg: bool) -> list[str]:
-        if fn == "sin":
-            sign = "-" if neg else ""
-            value = [
-                f"{dst} = {sign}(_sh + (_ch * _d + (_sl + _sh * (_z * ({c2} + _z * ({c4} + _z *"
-                f" {c6}))) + _ch * (_d * _z * ({s3} + _z * {s5})))))"
-            ]
-            small = x
-        else:
-            value = [
-                f"{dst} = _ch + (_cl + _ch * (_z * ({c2} + _z * ({c4} + _z * {c6}))) - _sh * "
-                f"(_d + _d * _z * ({s3} + _z * {s5})))"
-            ]
-            small = "1.0"
+    def kernel(side: _Side) -> list[str]:
+        m = side.neg
         return [
-            f"if {ax} < {num(FAST_TRIG_MAX)}:",
-            f"    if {ax} >= {tiny}:",
-            *_indent(_indent(_grid(ax) + value)),
+            f"if {x} {side.cmp_lt} {m}{num(FAST_TRIG_MAX)}:",
+            f"    if {x} {side.cmp_ge} {m}{tiny}:",
+            *_indent(_indent([*_grid(x, side), value])),
             "    else:",
             f"        {dst} = {small}",
             "else:",
@@ -143,17 +179,17 @@ def _sincos(s: str, c: str, x: str) -> list[str]:
     s3, s5 = num(KERNEL.s3), num(KERNEL.s5)
     c2, c4, c6 = num(KERNEL.c2), num(KERNEL.c4), num(KERNEL.c6)
 
-    def kernel(ax: str, neg: bool) -> list[str]:
-        sign = "-" if neg else ""
+    def kernel(side: _Side) -> list[str]:
+        m = side.neg
         return [
-            f"if {ax} < {num(FAST_TRIG_MAX)}:",
-            f"    if {ax} >= 1.4901161193847656e-08:",
-            *_indent(_indent(_grid(ax))),
+            f"if {x} {side.cmp_lt} {m}{num(FAST_TRIG_MAX)}:",
+            f"    if {x} {side.cmp_ge} {m}1.4901161193847656e-08:",
+            *_indent(_indent(_grid(x, side))),
             f"        _cm = _z * ({c2} + _z * ({c4} + _z * {c6}))",
             f"        _sp = _d * _z * ({s3} + _z * {s5})",
-            f"        {s} = {sign}(_sh + (_ch * _d + (_sl + _sh * _cm + _ch * _sp)))",
+            f"        {s} = _sh + (_ch * _d + (_sl + _sh * _cm + _ch * _sp))",
             f"        {c} = _ch + (_cl + _ch * _cm - _sh * (_d + _sp))",
-            f"    elif {ax} < 7.450580596923828e-09:",
+            f"    elif {x} {side.cmp_lt} {m}7.450580596923828e-09:",
             f"        {s} = {x}",
             f"        {c} = 1.0",
             "    else:",
@@ -259,13 +295,27 @@ def source(p: TireParams) -> str:
     return "\n".join(head + ["    " + line for line in lines]) + "\n"
 
 
-def kernel_tables() -> dict:
-    """The kernels' tables as the inlined kernels index them (the same numbers, regrouped)."""
+def _kernel_tables() -> dict:
+    at = KERNEL.atan_table
+    fsca = tuple((k * 0.0078125, *row) for k, row in enumerate(KERNEL.fast_sincos_table))
     return {
-        "ATL": tuple((c, ah, al) for c, ah, al, _bh, _bl in KERNEL.atan_table),
-        "ATH": tuple((c, bh, bl) for c, _ah, _al, bh, bl in KERNEL.atan_table),
-        "FSCA": tuple((k * 0.0078125, *row) for k, row in enumerate(KERNEL.fast_sincos_table)),
+        "ATL": tuple((c, ah, al) for c, ah, al, _bh, _bl in at),
+        "ATH": tuple((c, bh, bl) for c, _ah, _al, bh, bl in at),
+        "ATLN": tuple((-c, -ah, -al) for c, ah, al, _bh, _bl in at),
+        "ATHN": tuple((-c, -bh, -bl) for c, _ah, _al, bh, bl in at),
+        "FSCA": fsca,
+        "FSCAN": tuple((-a, -sh, -sl, ch, cl) for a, sh, sl, ch, cl in fsca),
     }
+
+
+#: The kernels' tables as the inlined kernels index them: the same numbers regrouped, and
+#: negated for the negative side (``_Side``).
+KERNEL_TABLES = _kernel_tables()
+
+
+def kernel_tables() -> dict:
+    """``KERNEL_TABLES`` (a copy: each generated namespace gets its own dict)."""
+    return dict(KERNEL_TABLES)
 
 
 def namespace() -> dict:
