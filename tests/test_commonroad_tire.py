@@ -231,10 +231,10 @@ def test_inlined_kernels_are_the_kernels() -> None:
     from engine.commonroad import mb_fast  # noqa: F401 - the MB generator uses the same kernels
     from engine.smath.trig import atan_fast, cos_fast, sin_fast, sincos_fast
 
-    atan = kernel_function(tire_fast._atan("y", "x"), "x", "y")
-    sin = kernel_function(tire_fast._sin_or_cos("y", "x", "sin"), "x", "y")
-    cos = kernel_function(tire_fast._sin_or_cos("y", "x", "cos"), "x", "y")
-    sincos = kernel_function(tire_fast._sincos("s", "c", "x"), "x", "(s, c)")
+    atan = kernel_function(tire_fast.inline_atan("y", "x"), "x", "y")
+    sin = kernel_function(tire_fast.inline_sin_or_cos("y", "x", "sin"), "x", "y")
+    cos = kernel_function(tire_fast.inline_sin_or_cos("y", "x", "cos"), "x", "y")
+    sincos = kernel_function(tire_fast.inline_sincos("s", "c", "x"), "x", "(s, c)")
 
     def outcome(fn, x):
         try:

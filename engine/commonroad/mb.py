@@ -14,6 +14,10 @@ angle at the CoG is zero and the first six derivatives come from the
 kinematic model about the CoG (``ks_cog``); the suspension states keep their
 full dynamics.
 
+Evaluation: ``derivatives`` runs the code ``mb_fast`` generates from ``derivatives_ext`` for
+one parameter set (constants folded, tires and kernels inlined; ADR 0185), bit-equal to it;
+``derivatives_readable`` is the equations below as written.
+
 Two defined behaviours where the reference raises ``ZeroDivisionError``
 (ADR 0062):
 

@@ -12,8 +12,10 @@ is only the layout:
 * the input constraints, the slips, ``sincos_fast`` and ``atan_fast`` are inlined operation
   for operation (rare arguments call the kernel functions themselves), and the four tires
   are ``tire_fast.body`` written out per wheel: no Python call on the common path;
-* below ``LOW_SPEED`` (the kinematic branch, and reverse) it returns the readable form's
-  result: that branch is rare and its cost is the kinematic model's strict math.
+* products and sums the equations use twice are formed once, each grouped as both uses group
+  it, so each use gets the same bits;
+* below ``LOW_SPEED`` (the kinematic branch, and reverse) the tires run at zero slip and the
+  first six rates come from ``ks_cog``, called as the readable form calls it.
 
 The text is built only from fixed templates and numbers rendered by ``tire_fast.num``, never
 from a definition's strings (verify runs strangers' files). ``tests/test_commonroad_mb_fast.py``
@@ -28,16 +30,12 @@ from collections.abc import Callable, Sequence
 from math import floor, sqrt
 from typing import NamedTuple
 
-from engine.smath.trig import (
-    atan_fast,
-    cos_fast,
-    sin_fast,
-)
+from engine.smath.trig import atan_fast, cos_fast, sin_fast
 
 from . import ks_cog
 from .mb import LOW_SPEED, WHEEL_SPEED_FLOOR, G, constants
 from .params import VehicleParams
-from .tire_fast import _atan, _indent, _sincos, body, kernel_tables, num
+from .tire_fast import body, indent, inline_atan, inline_sincos, kernel_tables, num
 
 Derivatives = Callable[[Sequence[float], Sequence[float]], list]
 CACHE_SIZE = 8
@@ -76,14 +74,14 @@ def _constraints(p: VehicleParams) -> list[str]:
 
 def _slip(dst: str, omega: str, u_w: str, R_w: str) -> list[str]:
     # mb._slip: a ground speed <= 0 is replaced by the floor (nan stays)
-    floor = num(WHEEL_SPEED_FLOOR)
-    return [f"{dst} = 1.0 - {R_w} * {omega} / ({floor} if {u_w} <= 0.0 else {u_w})"]
+    least = num(WHEEL_SPEED_FLOOR)
+    return [f"{dst} = 1.0 - {R_w} * {omega} / ({least} if {u_w} <= 0.0 else {u_w})"]
 
 
 def _alpha(dst: str, num_: str, den: str, minus: str = "") -> list[str]:
     # atan(num / mb._nonzero(den)) [- delta]
-    floor = num(WHEEL_SPEED_FLOOR)
-    lines = [f"_q = {num_} / ({floor} if {den} == 0.0 else {den})", *_atan("_at", "_q")]
+    least = num(WHEEL_SPEED_FLOOR)
+    lines = [f"_q = {num_} / ({least} if {den} == 0.0 else {den})", *inline_atan("_at", "_q")]
     return lines + [f"{dst} = _at - {minus}" if minus else f"{dst} = _at"]
 
 
@@ -105,10 +103,10 @@ def source(p: VehicleParams) -> str:  # noqa: PLR0915 - one template, in the rea
         "x6 = x[6]",
         "x13 = x[13]",
         "x18 = x[18]",
-        *_sincos("s13", "c13", "x13"),
-        *_sincos("s18", "c18", "x18"),
-        *_sincos("sd", "cd", "delta"),
-        *_sincos("s6", "c6", "x6"),
+        *inline_sincos("s13", "c13", "x13"),
+        *inline_sincos("s18", "c18", "x18"),
+        *inline_sincos("sd", "cd", "delta"),
+        *inline_sincos("s6", "c6", "x6"),
         f"tf2_r = {tf2} * r",
         f"tr2_r = {tr2} * r",
         f"vy_f = vy + {pa} * r",
@@ -131,7 +129,7 @@ def source(p: VehicleParams) -> str:  # noqa: PLR0915 - one template, in the rea
         "    s_lf = s_rf = s_lr = s_rr = 0.0",
         "    alpha_LF = alpha_RF = alpha_LR = alpha_RR = 0.0",
         "else:",
-        *_indent(
+        *indent(
             [
                 "vx_lf = vx + tf2_r",
                 "vx_rf = vx - tf2_r",
@@ -206,8 +204,8 @@ def source(p: VehicleParams) -> str:  # noqa: PLR0915 - one template, in the rea
     b += [
         "dot_delta_y_f = vy_f - x[15]",
         "dot_delta_y_r = vy_r - x[20]",
-        *_sincos("s_phi_f", "c_phi_f", "delta_phi_f"),
-        *_sincos("s_phi_r", "c_phi_r", "delta_phi_r"),
+        *inline_sincos("s_phi_f", "c_phi_f", "delta_phi_f"),
+        *inline_sincos("s_phi_r", "c_phi_r", "delta_phi_r"),
         "x27 = x[27]",
         "x28 = x[28]",
         f"delta_f = delta_z_f * s6 - x27 * c6 - {h_af} * s_phi_f",
@@ -307,9 +305,9 @@ def source(p: VehicleParams) -> str:  # noqa: PLR0915 - one template, in the rea
         "    f = KS_COG(x, (u0, u1), P)",
         "    f.append(LOW_RATES(delta, vx, x6, u0, u1, P)[0])",
         "    return f + [",
-        *_indent(tail),
+        *indent(tail),
         "x4 = x[4]",
-        *_sincos("s_psi", "c_psi", "x4"),
+        *inline_sincos("s_psi", "c_psi", "x4"),
         "return [",
         "    vx * c_psi - vy * s_psi,",
         "    vx * s_psi + vy * c_psi,",

@@ -10,14 +10,17 @@ so both give the same bits; what differs is only the layout:
   (``tire.weight_series``), and the weights at the shift are the Horner polynomial written
   out (or the direct formula where the vehicle's shift is too large for the series);
 * the kernels are inlined: ``atan_fast`` whole, ``sin_fast`` and ``cos_fast`` on their
-  table's range, copied operation for operation from ``engine.smath.trig``; every other
-  argument (tiny, beyond the table, not finite) calls the function itself, so the result is
-  the same in every case.
+  table's range and for tiny arguments, copied operation for operation from
+  ``engine.smath.trig`` (the table index by ``floor``, which is ``int()`` on the non-negative
+  arguments it gets; the negative side on tables of negated rows, see ``_Side``); every other
+  argument (beyond the table, not finite) calls the function itself, so the result is the
+  same in every case (ADR 0178, ADR 0185).
 
 The text is built only from fixed templates and numbers rendered by :func:`num`, never from a
 definition's strings. ``tests/test_commonroad_tire.py`` holds ``forces`` bit-equal to the
 readable chain for every vehicle on random and edge inputs and lints the generated text with
-the strict-float lint; MB and STD call ``forces_for(p.tire)``.
+the strict-float lint; STD calls ``forces_for(p.tire)``. :func:`body` and the ``inline_*``
+kernels are also the parts ``mb_fast`` builds the whole MB derivative from.
 """
 
 from __future__ import annotations
@@ -44,7 +47,8 @@ def num(x: float) -> str:
     return f"({text})" if text.startswith("-") else text
 
 
-def _indent(lines: list[str]) -> list[str]:
+def indent(lines: list[str]) -> list[str]:
+    """``lines`` one block deeper."""
     return ["    " + line for line in lines]
 
 
@@ -89,13 +93,13 @@ def _by_sign(x: str, kernel: Callable[[_Side], list[str]]) -> list[str]:
     sign test per call, no ``|x|``, no negated result (see ``_Side``)."""
     return [
         f"if {x} < 0.0:",
-        *_indent(kernel(NEGATIVE)),
+        *indent(kernel(NEGATIVE)),
         "else:",
-        *_indent(kernel(POSITIVE)),
+        *indent(kernel(POSITIVE)),
     ]
 
 
-def _atan(dst: str, x: str) -> list[str]:
+def inline_atan(dst: str, x: str) -> list[str]:
     """``dst = atan_fast(x)`` inlined (``engine.smath.trig.atan_fast``), operation for
     operation; ``ATL``/``ATH`` are its table's rows (c, atan c) and (c, pi/2 - atan c),
     ``ATLN``/``ATHN`` the same negated."""
@@ -137,7 +141,7 @@ def _grid(x: str, side: _Side) -> list[str]:
     ]
 
 
-def _sin_or_cos(dst: str, x: str, fn: str) -> list[str]:
+def inline_sin_or_cos(dst: str, x: str, fn: str) -> list[str]:
     """``dst = sin_fast(x)`` or ``cos_fast(x)`` inlined (``engine.smath.trig``) on the table's
     range and for tiny arguments (where the functions return ``x`` and ``1.0``); every other
     argument calls the function itself."""
@@ -162,7 +166,7 @@ def _sin_or_cos(dst: str, x: str, fn: str) -> list[str]:
         return [
             f"if {x} {side.cmp_lt} {m}{num(FAST_TRIG_MAX)}:",
             f"    if {x} {side.cmp_ge} {m}{tiny}:",
-            *_indent(_indent([*_grid(x, side), value])),
+            *indent(indent([*_grid(x, side), value])),
             "    else:",
             f"        {dst} = {small}",
             "else:",
@@ -172,7 +176,7 @@ def _sin_or_cos(dst: str, x: str, fn: str) -> list[str]:
     return _by_sign(x, kernel)
 
 
-def _sincos(s: str, c: str, x: str) -> list[str]:
+def inline_sincos(s: str, c: str, x: str) -> list[str]:
     """``s, c = sincos_fast(x)`` inlined (``engine.smath.trig.sincos_fast``), and for tiny
     ``x`` what its fallback ``sin_fast``, ``cos_fast`` return there (``x``; ``1.0`` below the
     cosine's own threshold)."""
@@ -184,7 +188,7 @@ def _sincos(s: str, c: str, x: str) -> list[str]:
         return [
             f"if {x} {side.cmp_lt} {m}{num(FAST_TRIG_MAX)}:",
             f"    if {x} {side.cmp_ge} {m}1.4901161193847656e-08:",
-            *_indent(_indent(_grid(x, side))),
+            *indent(indent(_grid(x, side))),
             f"        _cm = _z * ({c2} + _z * ({c4} + _z * {c6}))",
             f"        _sp = _d * _z * ({s3} + _z * {s5})",
             f"        {s} = _sh + (_ch * _d + (_sl + _sh * _cm + _ch * _sp))",
@@ -207,11 +211,11 @@ def _magic(dst: str, b: str, E: float, C: float, trig: str, shift: str = "") -> 
     """``dst = trig(C atan(b - E (b - atan b)) + shift)`` with ``b`` a name."""
     inner = f"{num(C)} * _m2" + (f" + {shift}" if shift else "")
     return [
-        *_atan("_m1", b),
+        *inline_atan("_m1", b),
         f"_mw = {b} - {num(E)} * ({b} - _m1)",
-        *_atan("_m2", "_mw"),
+        *inline_atan("_m2", "_mw"),
         f"_mv = {inner}",
-        *_sin_or_cos(dst, "_mv", trig),
+        *inline_sin_or_cos(dst, "_mv", trig),
     ]
 
 
@@ -273,9 +277,9 @@ def body(
         f"_u = {n(p.r_vy4)} * {alpha}",
         f"_D_v = _D_y * ({n(p.r_vy1)} + {n(p.r_vy3)} * {gamma}) / sqrt(1.0 + _u * _u)",
         f"_vk = {n(p.r_vy6)} * {kappa}",
-        *_atan("_v1", "_vk"),
+        *inline_atan("_v1", "_vk"),
         f"_v2 = {n(p.r_vy5)} * _v1",
-        *_sin_or_cos("_s_v", "_v2", "sin"),
+        *inline_sin_or_cos("_s_v", "_v2", "sin"),
         "_S_v = _D_v * _s_v",
         f"_bk = _B * ({kappa} + {n(p.r_hy1)})",
         *_magic("_k_y", "_bk", p.r_ey1, p.r_cy1, "cos"),
