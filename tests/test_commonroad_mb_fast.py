@@ -209,3 +209,16 @@ def test_a_planted_mb_body_fails_the_parity_check(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(mb, "_LAST", (None, None))
     first = fastpath_check.compare_commonroad_mb()["first_difference"]
     assert first is not None and first["host_step"] == 0, first
+
+
+def test_a_constant_without_a_literal_runs_the_readable_equations() -> None:
+    """Parameters built past validation with a non-finite value have no literal to fold:
+    ``mb.derivatives`` then runs the readable equations (the same results, infinite ones
+    included)."""
+    from dataclasses import replace
+
+    p = replace(load_vehicle(2), K_ras=math.inf)
+    rng = random.Random(23)
+    for _ in range(50):
+        x, u = mb_state(rng, p), mb_input(rng)
+        assert outcome(mb.derivatives, x, u, p) == outcome(mb.derivatives_readable, x, u, p)

@@ -33,9 +33,9 @@ from typing import NamedTuple
 from engine.smath.trig import atan_fast, cos_fast, sin_fast
 
 from . import ks_cog
-from .mb import LOW_SPEED, WHEEL_SPEED_FLOOR, G, constants
+from .mb import LOW_SPEED, WHEEL_SPEED_FLOOR, G, constants, derivatives_ext
 from .params import VehicleParams
-from .tire_fast import body, indent, inline_atan, inline_sincos, kernel_tables, num
+from .tire_fast import Unfoldable, body, indent, inline_atan, inline_sincos, kernel_tables, num
 
 Derivatives = Callable[[Sequence[float], Sequence[float]], list]
 CACHE_SIZE = 8
@@ -353,6 +353,13 @@ def build(p: VehicleParams, text: str | None = None) -> Derivatives:
     return names["derivatives"]
 
 
+def _readable(p: VehicleParams) -> Derivatives:
+    def derivatives(x: Sequence[float], u: Sequence[float]) -> list:
+        return derivatives_ext(x, u, p)[0]
+
+    return derivatives
+
+
 class _Entry(NamedTuple):
     params: VehicleParams
     derivatives: Derivatives
@@ -368,7 +375,10 @@ def derivatives_for(p: VehicleParams) -> Derivatives:
     for entry in _RECENT:
         if entry.params is p:
             return entry.derivatives
-    fn = build(p)
+    try:
+        fn = build(p)
+    except Unfoldable:  # a non-finite constant (parameters built past validation)
+        fn = _readable(p)
     _RECENT.insert(0, _Entry(p, fn))
     del _RECENT[CACHE_SIZE:]
     return fn

@@ -38,11 +38,15 @@ from .tire import WeightSeries, weight_series_x, weight_series_y
 CACHE_SIZE = 8
 
 
+class Unfoldable(ValueError):
+    """A constant is not finite: it has no literal to fold into the generated text."""
+
+
 def num(x: float) -> str:
     """A float as source text that reads back to the same double (negatives parenthesised)."""
     v = float(x)
     if not isfinite(v):
-        raise ValueError(f"tire coefficient {v!r} is not finite")
+        raise Unfoldable(f"constant {v!r} is not finite")
     text = repr(v)
     return f"({text})" if text.startswith("-") else text
 
