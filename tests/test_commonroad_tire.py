@@ -228,7 +228,6 @@ def same(a: float, b: float) -> bool:
 def test_inlined_kernels_are_the_kernels() -> None:
     """The kernels as the generated code inlines them (both sides of zero, the negative one
     on negated tables) give the functions' bits on every grid point and around it."""
-    from engine.commonroad import mb_fast  # noqa: F401 - the MB generator uses the same kernels
     from engine.smath.trig import atan_fast, cos_fast, sin_fast, sincos_fast
 
     atan = kernel_function(tire_fast.inline_atan("y", "x"), "x", "y")
