@@ -16,8 +16,13 @@ host step the whole state and the derived values are compared bit for bit; the f
 step where they part is reported with the first differing state field (or derived value),
 both values as hex and their distance in ulps.
 
-The result, per preset: ``{"steps": n, "final": hash, "first_difference": None | {...}}``,
-and ``"ok"`` over all of them.
+The CommonRoad MB derivative has the same pair (ADR 0185): the readable equations
+(``mb.derivatives_readable``) and the body ``engine.commonroad.mb_fast`` generates for one
+parameter set. :func:`compare_commonroad_mb` drives two MB daemons, one on each, in lockstep
+(a crawl through the kinematic branch, a cruise) and compares their states the same way.
+
+The result, per preset and under ``"commonroad"`` for MB: ``{"steps": n, "final": hash,
+"first_difference": None | {...}}``, and ``"ok"`` over all of them.
 """
 
 from __future__ import annotations
@@ -115,13 +120,59 @@ def compare_preset(name: str, steps: int = DRIVE_STEPS) -> dict[str, Any]:
     return {"steps": steps, "final": final, "first_difference": None}
 
 
+#: The CommonRoad MB drives: host steps of 10 ms from each initial speed [m/s] (a crawl below
+#: MB's kinematic switch, then a cruise)
+MB_DRIVES = ((0.05, 20), (15.0, 20))
+MB_NAME = "commonroad:mb"
+
+
+def mb_drive_inputs(k: int) -> dict[str, float]:
+    """MB host step ``k``'s inputs: full throttle into a turn, then the other way under braking."""
+    if k < 12:
+        return {"steer": 0.3, "throttle": 1.0, "brake": 0.0}
+    return {"steer": -0.6, "throttle": 0.0, "brake": 0.7}
+
+
+def compare_commonroad_mb(drives: tuple = MB_DRIVES) -> dict[str, Any]:
+    """The CommonRoad MB daemon on the generated derivative (``mb.derivatives``, ADR 0185) and
+    on the readable equations (``mb.derivatives_readable``) in lockstep, for each drive; where
+    they first part (``host_step`` counts over the drives). The crawl runs MB's kinematic
+    branch and leaves it, the cruise its tires at speed."""
+    from dataclasses import replace
+
+    from engine.commonroad import mb
+    from engine.commonroad.daemon import CommonRoadDaemon
+
+    done = 0
+    final = None
+    for speed, steps in drives:
+        fast = CommonRoadDaemon("mb", 2, initial={"speed": speed})
+        readable = CommonRoadDaemon("mb", 2, initial={"speed": speed})
+        readable.spec = replace(readable.spec, derivatives=mb.derivatives_readable)
+        names = list(fast.layout.names)
+        for k in range(steps):
+            inputs = mb_drive_inputs(k)
+            fast.step_us(inputs, 10_000)
+            readable.step_us(inputs, 10_000)
+            diff = _first_field(names, fast.state, readable.state)
+            if diff is not None:
+                diff["host_step"] = diff["tick"] = done + k
+                return {"steps": done + k + 1, "final": None, "first_difference": diff}
+        done += steps
+        final = fast.state_hash()
+    return {"steps": done, "final": final, "first_difference": None}
+
+
 def run(presets: tuple[str, ...] = PRESET_NAMES, steps: int = DRIVE_STEPS) -> dict[str, Any]:
-    """Every preset's comparison, whether all agree, and the wall time spent."""
+    """Every preset's comparison and the CommonRoad MB drive's, whether all agree, and the
+    wall time spent."""
     started = time.perf_counter()
     results = {name: compare_preset(name, steps) for name in presets}
+    commonroad = {MB_NAME: compare_commonroad_mb()}
     return {
-        "ok": all(r["first_difference"] is None for r in results.values()),
+        "ok": all(r["first_difference"] is None for r in (*results.values(), *commonroad.values())),
         "presets": results,
+        "commonroad": commonroad,
         "wall_s": time.perf_counter() - started,
     }
 

@@ -390,12 +390,16 @@ def _fastpath_cell(run: RuntimeRun) -> Cell:
     if "error" in check:
         return Cell("error", str(check["error"]))
     presets = check.get("presets", {})
-    parted = {n: r for n, r in presets.items() if r.get("first_difference")}
+    commonroad = check.get("commonroad", {})
+    compared = {**presets, **commonroad}
+    parted = {n: r for n, r in compared.items() if r.get("first_difference")}
     if parted or not check.get("ok"):
         text = "; ".join(describe(n, r) for n, r in parted.items()) or "not ok"
         steps = [r["first_difference"].get("host_step") for r in parted.values()]
         return Cell("mismatch", text, min(steps) if steps else None)
-    return Cell("match", f"identical, {len(presets)} presets in {check.get('wall_s', 0.0):.1f}s")
+    also = f" and {', '.join(commonroad)}" if commonroad else ""
+    wall = check.get("wall_s", 0.0)
+    return Cell("match", f"identical, {len(presets)} presets{also} in {wall:.1f}s")
 
 
 def _recording_cell(

@@ -189,3 +189,62 @@ def test_std_kinematic_shortcut_changes_no_bit(monkeypatch: pytest.MonkeyPatch) 
         assert bits(extra) == bits(extra_full)
         shortcut_taken += 0.5 * (math.tanh((x[3] - std.V_S) / std.V_B) + 1.0) == 1.0
     assert shortcut_taken > 1000  # the comparison covered the shortcut, not only the blend
+
+
+def kernel_points(rng: random.Random) -> list[float]:
+    """Arguments for the inlined kernels: every grid point of their tables (k/256, 256/k,
+    k/128) and its neighbours, both signs, the thresholds, zeros, non-finite, random."""
+    base = [0.0, 7.450580596923828e-09, 1.4901161193847656e-08, 1.0, 6.25, 1.152921504606847e18]
+    base += [k / 256.0 for k in range(257)] + [256.0 / k for k in range(1, 257)]
+    base += [k / 128.0 for k in range(801)] + [(k + 0.5) / 128.0 for k in range(800)]
+    base += [(k + 0.5) / 256.0 for k in range(256)] + [1e-300, 1e300, 5e-324]
+    base += [rng.uniform(0.0, 7.0) for _ in range(3000)] + [
+        rng.uniform(0, 1e-7) for _ in range(300)
+    ]
+    base += [math.exp(rng.uniform(-20.0, 45.0)) for _ in range(1000)]
+    out = []
+    for b in base:
+        for v in (b, math.nextafter(b, 0.0), math.nextafter(b, math.inf)):
+            out += [v, -v]
+    return out + [math.inf, -math.inf, math.nan]
+
+
+def kernel_function(lines: list[str], args: str, result: str):
+    text = (
+        f"def f({args}):\n"
+        + "\n".join("    " + line for line in lines)
+        + f"\n    return {result}\n"
+    )
+    assert lint.lint_source(text, "<kernel>") == []
+    names = tire_fast.namespace()
+    exec(compile(text, "<kernel>", "exec"), names)  # strict: allow dynamic-code -- the test's
+    return names["f"]
+
+
+def same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or struct.pack("<d", a) == struct.pack("<d", b)
+
+
+def test_inlined_kernels_are_the_kernels() -> None:
+    """The kernels as the generated code inlines them (both sides of zero, the negative one
+    on negated tables) give the functions' bits on every grid point and around it."""
+    from engine.smath.trig import atan_fast, cos_fast, sin_fast, sincos_fast
+
+    atan = kernel_function(tire_fast.inline_atan("y", "x"), "x", "y")
+    sin = kernel_function(tire_fast.inline_sin_or_cos("y", "x", "sin"), "x", "y")
+    cos = kernel_function(tire_fast.inline_sin_or_cos("y", "x", "cos"), "x", "y")
+    sincos = kernel_function(tire_fast.inline_sincos("s", "c", "x"), "x", "(s, c)")
+
+    def outcome(fn, x):
+        try:
+            return fn(x)
+        except ValueError:
+            return "raised"
+
+    for x in kernel_points(random.Random(17)):
+        assert same(atan(x), atan_fast(x)), x
+        for mine, theirs in ((sin, sin_fast), (cos, cos_fast)):
+            got, want = outcome(mine, x), outcome(theirs, x)
+            assert got == want == "raised" or same(got, want), (x, mine)
+        got, want = outcome(sincos, x), outcome(sincos_fast, x)
+        assert got == want == "raised" or all(map(same, got, want)), x

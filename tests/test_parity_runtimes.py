@@ -307,6 +307,7 @@ def test_node_math_hash_equals_native(node_runtime):
     assert {n: r["final"] for n, r in check["presets"].items()} == {
         n: r["final"] for n, r in native["presets"].items()
     }
+    assert check["commonroad"] == native["commonroad"]  # the generated MB body too (ADR 0185)
 
 
 def test_node_bad_recording_is_a_per_recording_error(node_runtime):
@@ -663,6 +664,7 @@ def test_the_worker_selftest_compares_the_paths_of_every_preset():
     check = response["fastpath"]
     assert check["ok"] and sorted(check["presets"]) == sorted(PRESET_NAMES)
     assert all(r["first_difference"] is None and r["final"] for r in check["presets"].values())
+    assert check["commonroad"]["commonroad:mb"]["first_difference"] is None  # ADR 0185
     assert "fastpath" not in worker.run_request({"selftest": True, "fastpath": False})
     assert "fastpath" not in worker.run_request({"selftest": False})
 
