@@ -32,7 +32,7 @@ from vehiclemodels.vehicle_dynamics_st import vehicle_dynamics_st  # noqa: E402
 from vehiclemodels.vehicle_dynamics_std import vehicle_dynamics_std  # noqa: E402
 from vehiclemodels.vehicle_parameters import setup_vehicle_parameters  # noqa: E402
 
-from engine.commonroad import ks, mb, st, std  # noqa: E402
+from engine.commonroad import ks, mb_fast, st, std  # noqa: E402
 from engine.commonroad.daemon import CommonRoadDaemon  # noqa: E402
 from engine.commonroad.params import load_vehicle  # noqa: E402
 from engine.errors import SkidpadError  # noqa: E402
@@ -55,7 +55,12 @@ X = {
            50.7045242506744316, 56.7917911784219598, 200.7079633169796296, -0.0939969123691911,
            -0.0881514621614376],
 }
-OURS = {"ks": ks.derivatives, "st": st.derivatives, "std": std.derivatives, "mb": mb.derivatives}
+OURS = {
+    "ks": ks.derivatives,
+    "st": st.derivatives,
+    "std": std.derivatives,
+    "mb": mb_fast.derivatives,  # the generated derivative the daemon runs
+}
 REF = {"ks": vehicle_dynamics_ks, "st": vehicle_dynamics_st, "std": vehicle_dynamics_std,
        "mb": vehicle_dynamics_mb}
 

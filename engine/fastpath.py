@@ -36,6 +36,7 @@ from math import ceil, isfinite, sqrt
 
 from engine import assists, differential, gearbox, powertrain
 from engine.smath import inline
+from engine.smath.inline import Unfoldable, num  # noqa: F401  (Unfoldable: re-exported)
 from engine.telemetry import Derived
 from engine.vehicle_layout import (
     I_AX,
@@ -67,21 +68,6 @@ from engine.vehicle_layout import (
 )
 
 WHEELS = range(4)
-
-
-class Unfoldable(ValueError):
-    """A constant of the definition is not finite (an extreme value): it has no literal, and
-    the simulation runs the readable stages instead."""
-
-
-def num(v: float | int) -> str:
-    """A number as source text that reads back to the same value (negative in parentheses)."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise TypeError(f"fast path: only numbers are folded into the code, not {type(v)!r}")
-    if isinstance(v, float) and not isfinite(v):
-        raise Unfoldable(f"fast path: cannot fold the non-finite constant {v!r}")
-    text = repr(v)
-    return f"({text})" if text.startswith("-") else text
 
 
 # The state slots, as (local variable, layout index): loaded at the start of a host step,
@@ -272,11 +258,11 @@ def _shape_source(c: float, e: float) -> str:
     # |E| < 2**30. Rounding is monotone, so psi >= 0 in both cases.
     psi_nonneg = -1073741824.0 < e <= 1.0
     lines = [
-        *inline.atan_fast_lines("_at1", "rho", nonneg=True),
+        *inline.inline_atan("_at1", "rho", nonneg=True),
         f"_mw = rho - {num(e)} * (rho - _at1)",
-        *inline.atan_fast_lines("_at2", "_mw", nonneg=psi_nonneg),
+        *inline.inline_atan("_at2", "_mw", nonneg=psi_nonneg),
         f"_mv = {num(c)} * _at2",
-        *inline.sin_fast_lines("_sv", "_mv", nonneg=psi_nonneg and c >= 0.0),
+        *inline.inline_sin_or_cos("_sv", "_mv", "sin", nonneg=psi_nonneg and c >= 0.0),
         "shp = _sv / rho",
     ]
     return "".join(line + "\n" for line in lines)

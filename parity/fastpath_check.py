@@ -17,7 +17,7 @@ step where they part is reported with the first differing state field (or derive
 both values as hex and their distance in ulps.
 
 The CommonRoad MB derivative has the same pair (ADR 0185): the readable equations
-(``mb.derivatives_readable``) and the body ``engine.commonroad.mb_fast`` generates for one
+(``mb.derivatives``) and the body ``engine.commonroad.mb_fast`` generates for one
 parameter set. :func:`compare_commonroad_mb` drives two MB daemons, one on each, in lockstep
 (a crawl through the kinematic branch, a cruise) and compares their states the same way.
 
@@ -134,8 +134,8 @@ def mb_drive_inputs(k: int) -> dict[str, float]:
 
 
 def compare_commonroad_mb(drives: tuple = MB_DRIVES) -> dict[str, Any]:
-    """The CommonRoad MB daemon on the generated derivative (``mb.derivatives``, ADR 0185) and
-    on the readable equations (``mb.derivatives_readable``) in lockstep, for each drive; where
+    """The CommonRoad MB daemon on the generated derivative (``mb_fast.derivatives``, ADR 0185) and
+    on the readable equations (``mb.derivatives``) in lockstep, for each drive; where
     they first part (``host_step`` counts over the drives). The crawl runs MB's kinematic
     branch and leaves it, the cruise its tires at speed."""
     from dataclasses import replace
@@ -148,7 +148,7 @@ def compare_commonroad_mb(drives: tuple = MB_DRIVES) -> dict[str, Any]:
     for speed, steps in drives:
         fast = CommonRoadDaemon("mb", 2, initial={"speed": speed})
         readable = CommonRoadDaemon("mb", 2, initial={"speed": speed})
-        readable.spec = replace(readable.spec, derivatives=mb.derivatives_readable)
+        readable.spec = replace(readable.spec, derivatives=mb.derivatives)
         names = list(fast.layout.names)
         for k in range(steps):
             inputs = mb_drive_inputs(k)

@@ -1,7 +1,7 @@
 """The generated MB derivative equals the readable equations bit for bit.
 
 ``mb_fast`` writes ``mb.derivatives_ext`` specialised to one parameter set (constants folded,
-the tires and kernels inlined, repeated subexpressions formed once) and ``mb.derivatives`` runs
+the tires and kernels inlined, repeated subexpressions formed once) and ``mb_fast.derivatives`` runs
 it; the recordings' hashes depend on every bit, so the generated body is held to the readable
 one on random and special states of vehicles 1-3, its text passes the strict-float lint, and a
 one-ulp change planted in it is seen.
@@ -108,7 +108,7 @@ def test_generated_mb_is_the_readable_equations(vid: int) -> None:
     low = 0
     for _ in range(3000):
         x, u = mb_state(rng, p), mb_input(rng)
-        assert outcome(fast, x, u) == outcome(mb.derivatives_readable, x, u, p), (x, u)
+        assert outcome(fast, x, u) == outcome(mb.derivatives, x, u, p), (x, u)
         low += x[3] < mb.LOW_SPEED
     assert 100 < low < 1500  # both branches, the kinematic one (and reverse) and the tires'
 
@@ -124,16 +124,16 @@ def test_generated_mb_special_values(vid: int) -> None:
         x[3] = rng.uniform(0.1, 40.0)
         slot = rng.randrange(29)
         x[slot] = rng.choice([math.inf, -math.inf, math.nan, 1e300, -1e300, 1e-300, -0.0])
-        assert outcome(fast, x, u) == outcome(mb.derivatives_readable, x, u, p), (slot, x, u)
+        assert outcome(fast, x, u) == outcome(mb.derivatives, x, u, p), (slot, x, u)
 
 
 def test_mb_derivatives_runs_the_generated_body() -> None:
-    """``mb.derivatives`` (what the daemon, replay and parity call) is the generated path."""
+    """``mb_fast.derivatives`` (what the daemon, replay and parity call) is the generated path."""
     p = load_vehicle(2)
     x, u = mb_state(random.Random(5), p), [0.1, 1.0]
     x[3] = 12.0
-    assert outcome(mb.derivatives, x, u, p) == outcome(mb.derivatives_readable, x, u, p)
-    assert mb._LAST == (p, mb_fast.derivatives_for(p))
+    assert outcome(mb_fast.derivatives, x, u, p) == outcome(mb.derivatives, x, u, p)
+    assert mb_fast._LAST == (p, mb_fast.derivatives_for(p))
 
 
 @pytest.mark.parametrize("vid", [1, 2, 3])
@@ -166,7 +166,7 @@ def test_generated_mb_planted_difference_is_caught(target: str) -> None:
     old, new = next((a, b) for a, b in planted_lines(text) if target in a)
     rng = random.Random(11)
     cases = [(mb_state(rng, p), mb_input(rng)) for _ in range(300)]
-    want = [outcome(mb.derivatives_readable, x, u, p) for x, u in cases]
+    want = [outcome(mb.derivatives, x, u, p) for x, u in cases]
     copies = text.count(old)
     assert copies >= 1
     for i in range(copies):
@@ -206,14 +206,14 @@ def test_a_planted_mb_body_fails_the_parity_check(monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr(mb_fast, "build", planted_build)
     monkeypatch.setattr(mb_fast, "_RECENT", [])
-    monkeypatch.setattr(mb, "_LAST", (None, None))
+    monkeypatch.setattr(mb_fast, "_LAST", (None, None))
     first = fastpath_check.compare_commonroad_mb()["first_difference"]
     assert first is not None and first["host_step"] == 0, first
 
 
 def test_a_constant_without_a_literal_runs_the_readable_equations() -> None:
     """Parameters built past validation with a non-finite value have no literal to fold:
-    ``mb.derivatives`` then runs the readable equations (the same results, infinite ones
+    ``mb_fast.derivatives`` then runs the readable equations (the same results, infinite ones
     included)."""
     from dataclasses import replace
 
@@ -221,4 +221,4 @@ def test_a_constant_without_a_literal_runs_the_readable_equations() -> None:
     rng = random.Random(23)
     for _ in range(50):
         x, u = mb_state(rng, p), mb_input(rng)
-        assert outcome(mb.derivatives, x, u, p) == outcome(mb.derivatives_readable, x, u, p)
+        assert outcome(mb_fast.derivatives, x, u, p) == outcome(mb.derivatives, x, u, p)

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import importlib.util
+import math
 import random
 import sys
 from pathlib import Path
 
 import pytest
 
-from engine.floatbits import bits_float, float_bits
+from engine.floatbits import float_bits
 from engine.smath import inline
-from engine.smath.trig import atan_fast, cos_fast, sin_fast
+from engine.smath.trig import atan_fast, cos_fast, sin_fast, sincos_fast
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location(
@@ -21,65 +22,94 @@ lint = importlib.util.module_from_spec(_spec)
 sys.modules.setdefault("strict_float_lint", lint)
 _spec.loader.exec_module(lint)
 
-SPECIAL = [
-    0.0, -0.0, 5e-324, -5e-324, 7.450580596923828e-09, 7.4505805969238e-09, 1.4901161193847656e-08,
-    1e-8, 0.00390625, 0.5, 1.0, -1.0, 1.0000000000000002, 0.9999999999999999, 6.25,
-    6.249999999999999, -6.25, 3.0, 1.5707963267948966, 1.152921504606847e18, 1.2e18, 1e300,
-    float("inf"), float("-inf"), float("nan"),
-]
+
+def kernel_points() -> list[float]:
+    """Every grid point of the kernels' tables (k/256, 256/k, k/128) and its neighbours, both
+    signs, the thresholds, zeros, tiny, huge and non-finite values, and random ones."""
+    rng = random.Random(17)
+    base = [0.0, 7.450580596923828e-09, 1.4901161193847656e-08, 1.0, 6.25, 1.152921504606847e18]
+    base += [k / 256.0 for k in range(257)] + [256.0 / k for k in range(1, 257)]
+    base += [k / 128.0 for k in range(801)] + [(k + 0.5) / 128.0 for k in range(800)]
+    base += [(k + 0.5) / 256.0 for k in range(256)] + [1e-300, 1e300, 5e-324]
+    base += [rng.uniform(0.0, 7.0) for _ in range(3000)]
+    base += [rng.uniform(0, 1e-7) for _ in range(300)]
+    base += [math.exp(rng.uniform(-20.0, 45.0)) for _ in range(1000)]
+    out = []
+    for b in base:
+        for v in (b, math.nextafter(b, 0.0), math.nextafter(b, math.inf)):
+            out += [v, -v]
+    return out + [math.inf, -math.inf, math.nan]
 
 
-def _compile(lines: list[str]):
-    text = "def f(x):\n" + "".join(f"    {line}\n" for line in lines) + "    return y\n"
+POINTS = kernel_points()
+
+
+def compile_kernel(lines: list[str], result: str, index: object = None):
+    text = "def f(x):\n" + "".join(f"    {line}\n" for line in lines) + f"    return {result}\n"
     names = inline.namespace()
+    if index is not None:
+        names["IDX"] = index
     exec(compile(text, "<inline test>", "exec"), names)  # strict: allow dynamic-code -- test
     return names["f"]
 
 
-def _arguments(nonneg: bool) -> list[float]:
-    rng = random.Random(20261202)
-    xs = list(SPECIAL)
-    for _ in range(4000):
-        xs.append(rng.uniform(-8.0, 8.0))
-        xs.append(rng.uniform(-1.0, 1.0))
-        xs.append(2.0 ** rng.uniform(-40.0, 70.0) * rng.choice((-1.0, 1.0)))
-        xs.append(bits_float(rng.getrandbits(64)))
-    return [x for x in xs if not nonneg or not x < 0.0]
+def _bits(y: float) -> object:
+    return "nan" if y != y else float_bits(y)
 
 
-def _outcome(fn, x: float) -> object:
+def outcome(fn, x: float) -> object:
     try:
         y = fn(x)
     except ValueError as exc:  # sin and cos of an infinity
         return str(exc)
-    return "nan" if y != y else float_bits(y)
+    return tuple(map(_bits, y)) if isinstance(y, tuple) else _bits(y)
 
 
-CASES = [
-    ("atan", atan_fast, lambda: inline.atan_fast_lines("y", "x"), False),
-    ("atan nonneg", atan_fast, lambda: inline.atan_fast_lines("y", "x", nonneg=True), True),
-    ("sin", sin_fast, lambda: inline.sin_fast_lines("y", "x"), False),
-    ("sin nonneg", sin_fast, lambda: inline.sin_fast_lines("y", "x", nonneg=True), True),
-    ("cos", cos_fast, lambda: inline.cos_fast_lines("y", "x"), False),
-]
+KERNELS = {
+    "atan": (lambda nn: inline.inline_atan("y", "x", nonneg=nn), "y", atan_fast),
+    "sin": (lambda nn: inline.inline_sin_or_cos("y", "x", "sin", nonneg=nn), "y", sin_fast),
+    "cos": (lambda nn: inline.inline_sin_or_cos("y", "x", "cos", nonneg=nn), "y", cos_fast),
+    "sincos": (lambda nn: inline.inline_sincos("s", "c", "x", nonneg=nn), "(s, c)", sincos_fast),
+}
 
 
-@pytest.mark.parametrize(("name", "fn", "lines", "nonneg"), CASES, ids=[c[0] for c in CASES])
-def test_inlined_kernel_gives_the_functions_bits(name, fn, lines, nonneg) -> None:
-    inlined = _compile(lines())
-    wrong = [x for x in _arguments(nonneg) if _outcome(inlined, x) != _outcome(fn, x)]
-    assert not wrong, f"{name}: inlined text differs from the function at {wrong[:5]}"
+@pytest.mark.parametrize("index", [math.floor, int], ids=["floor", "int"])
+@pytest.mark.parametrize("nonneg", [False, True], ids=["both signs", "nonneg"])
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_inlined_kernel_gives_the_functions_bits(name: str, nonneg: bool, index) -> None:
+    """Both sides of zero (the negative one on negated tables), and the positive side alone
+    for the arguments a ``nonneg`` caller may pass (nan and -0.0 included), with either
+    table-index function the namespace may bind."""
+    lines, result, fn = KERNELS[name]
+    inlined = compile_kernel(lines(nonneg), result, index)
+    points = [x for x in POINTS if not x < 0.0] if nonneg else POINTS
+    wrong = [x for x in points if outcome(inlined, x) != outcome(fn, x)]
+    assert not wrong, f"{name}: the inlined text differs from the function at {wrong[:5]}"
+
+
+def test_the_index_function_is_int_for_every_index_the_kernels_form() -> None:
+    """floor and int agree on the non-negative finite floats the kernels index with."""
+    for x in POINTS:
+        ax = abs(x)
+        if not math.isfinite(ax) or ax > 1.152921504606847e18:
+            continue
+        for t in (ax * 256.0 + 0.49999999999999994, ax * 128.0 + 0.5):
+            assert math.floor(t) == int(t)
+        if ax > 1.0:
+            t = 256.0 / ax + 0.49999999999999994
+            assert math.floor(t) == int(t)
 
 
 def test_a_one_ulp_change_of_the_table_value_is_caught() -> None:
-    text = inline.atan_fast_lines("y", "x")
-    planted = [line.replace("_s = _ah + (", "_s = _ah * 1.0000000000000002 + (") for line in text]
+    text = inline.inline_atan("y", "x")
+    planted = [line.replace("y = _ah + (", "y = _ah * 1.0000000000000002 + (") for line in text]
     assert planted != text
-    inlined = _compile(planted)
-    assert any(_outcome(inlined, x) != _outcome(atan_fast, x) for x in _arguments(False))
+    inlined = compile_kernel(planted, "y")
+    assert any(outcome(inlined, x) != outcome(atan_fast, x) for x in POINTS)
 
 
 def test_inlined_text_passes_the_strict_float_lint() -> None:
-    for _, _, lines, _ in CASES:
-        text = "def f(x):\n" + "".join(f"    {line}\n" for line in lines()) + "    return y\n"
-        assert lint.lint_source(text, "<inline>") == []
+    for lines, result, _ in KERNELS.values():
+        for nonneg in (False, True):
+            text = "def f(x):\n" + "".join(f"    {ln}\n" for ln in lines(nonneg))
+            assert lint.lint_source(text + f"    return {result}\n", "<inline>") == []

@@ -48,7 +48,7 @@ from collections.abc import Callable, Sequence
 
 from engine import smath
 
-from . import mb
+from . import mb, mb_fast
 from .constraints import acceleration_constraints, steering_constraints
 from .params import VehicleParams
 
@@ -114,7 +114,7 @@ def _reverse_st(x: Sequence[float], u: Sequence[float], p: VehicleParams) -> lis
 def _reverse_mb(x: Sequence[float], u: Sequence[float], p: VehicleParams) -> list:
     # the suspension keeps MB's own dynamics; the planar motion, the lateral
     # velocities and the wheel spins follow the kinematic motion
-    f = mb.derivatives(x, u, p)
+    f = mb_fast.derivatives(x, u, p)
     core = kinematic_core(x, u, p)
     v = x[3]
     t, beta, yaw_rate = kinematic_motion(x[2], v, p)

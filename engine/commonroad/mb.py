@@ -14,9 +14,9 @@ angle at the CoG is zero and the first six derivatives come from the
 kinematic model about the CoG (``ks_cog``); the suspension states keep their
 full dynamics.
 
-Evaluation: ``derivatives`` runs the code ``mb_fast`` generates from ``derivatives_ext`` for
-one parameter set (constants folded, tires and kernels inlined; ADR 0185), bit-equal to it;
-``derivatives_readable`` is the equations below as written.
+Evaluation: ``derivatives`` is the equations below as written; the daemon, replay and parity
+run ``mb_fast.derivatives``, the code ``mb_fast`` generates from ``derivatives_ext`` for one
+parameter set (constants folded, tires and kernels inlined; ADR 0185), bit-equal to it.
 
 Two defined behaviours where the reference raises ``ZeroDivisionError``
 (ADR 0062):
@@ -171,31 +171,9 @@ def constants_for(p: VehicleParams) -> MBConstants:
     return k
 
 
-#: (params, compiled derivatives) of the last parameter set seen: one tuple, so a reader never
-#: pairs one set's params with another's function
-_LAST: tuple = (None, None)
-
-
 def derivatives(x: Sequence[float], u: Sequence[float], p: VehicleParams) -> list:
-    """Right-hand side of the MB equations: :func:`derivatives_readable`'s bits, computed by
-    the code ``mb_fast`` generates from it for ``p`` (ADR 0185)."""
-    last = _LAST
-    if last[0] is p:
-        return last[1](x, u)
-    return _fast(p)(x, u)
-
-
-def _fast(p: VehicleParams):
-    global _LAST
-    from .mb_fast import derivatives_for  # mb_fast is generated from this module's equations
-
-    fn = derivatives_for(p)
-    _LAST = (p, fn)
-    return fn
-
-
-def derivatives_readable(x: Sequence[float], u: Sequence[float], p: VehicleParams) -> list:
-    """Right-hand side of the MB equations, as written below (the source of truth)."""
+    """Right-hand side of the MB equations, as written below (the source of truth; what runs
+    is ``mb_fast.derivatives``, the same bits)."""
     return derivatives_ext(x, u, p)[0]
 
 

@@ -27,15 +27,16 @@ the generated text with the strict-float lint and catches a one-ulp change plant
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from math import floor, sqrt
+from math import sqrt
 from typing import NamedTuple
 
-from engine.smath.trig import atan_fast, cos_fast, sin_fast
+from engine.smath import inline
+from engine.smath.inline import Unfoldable, indent, inline_atan, inline_sincos
 
 from . import ks_cog
 from .mb import LOW_SPEED, WHEEL_SPEED_FLOOR, G, constants, derivatives_ext
 from .params import VehicleParams
-from .tire_fast import Unfoldable, body, indent, inline_atan, inline_sincos, kernel_tables, num
+from .tire_fast import body, num
 
 Derivatives = Callable[[Sequence[float], Sequence[float]], list]
 CACHE_SIZE = 8
@@ -329,12 +330,8 @@ def source(p: VehicleParams) -> str:  # noqa: PLR0915 - one template, in the rea
 def namespace(p: VehicleParams) -> dict:
     """The names the generated text uses besides its own locals."""
     return {
-        **kernel_tables(),
-        "atan_fast": atan_fast,
-        "sin_fast": sin_fast,
-        "cos_fast": cos_fast,
+        **inline.namespace(),
         "sqrt": sqrt,
-        "floor": floor,
         "KS_COG": ks_cog.derivatives_constrained,
         "LOW_RATES": ks_cog.low_speed_rates,
         "P": p,
@@ -381,4 +378,25 @@ def derivatives_for(p: VehicleParams) -> Derivatives:
         fn = _readable(p)
     _RECENT.insert(0, _Entry(p, fn))
     del _RECENT[CACHE_SIZE:]
+    return fn
+
+
+#: (params, compiled derivatives) of the last parameter set seen: one tuple, so a reader never
+#: pairs one set's params with another's function
+_LAST: tuple = (None, None)
+
+
+def derivatives(x: Sequence[float], u: Sequence[float], p: VehicleParams) -> list:
+    """Right-hand side of the MB equations: ``mb.derivatives``'s bits, computed by the code
+    generated from it for ``p`` (what the daemon, replay and parity run)."""
+    last = _LAST
+    if last[0] is p:
+        return last[1](x, u)
+    return _remember(p)(x, u)
+
+
+def _remember(p: VehicleParams) -> Derivatives:
+    global _LAST
+    fn = derivatives_for(p)
+    _LAST = (p, fn)
     return fn

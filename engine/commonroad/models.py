@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from engine import smath
 
-from . import ks, mb, st, std
+from . import ks, mb, mb_fast, st, std
 from .params import VehicleParams
 
 G = 9.81
@@ -68,7 +68,7 @@ STD = ModelSpec(
     True,
     803,
 )
-MB = ModelSpec("mb", "multi-body", mb.STATES, mb.derivatives, 1_000, False, 804)
+MB = ModelSpec("mb", "multi-body", mb.STATES, mb_fast.derivatives, 1_000, False, 804)
 
 MODELS: dict[str, ModelSpec] = {"ks": KS, "st": ST, "std": STD, "mb": MB}
 

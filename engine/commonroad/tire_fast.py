@@ -26,10 +26,11 @@ kernels are also the parts ``mb_fast`` builds the whole MB derivative from.
 from __future__ import annotations
 
 from collections.abc import Callable
-from math import floor, isfinite, sqrt
+from math import sqrt
 from typing import NamedTuple
 
-from engine.smath.trig import FAST_TRIG_MAX, KERNEL, atan_fast, cos_fast, sin_fast
+from engine.smath import inline
+from engine.smath.inline import inline_atan, inline_sin_or_cos
 
 from .params import TireParams
 from .tire import WeightSeries, weight_series_x, weight_series_y
@@ -38,177 +39,10 @@ from .tire import WeightSeries, weight_series_x, weight_series_y
 CACHE_SIZE = 8
 
 
-class Unfoldable(ValueError):
-    """A constant is not finite: it has no literal to fold into the generated text."""
-
-
 def num(x: float) -> str:
-    """A float as source text that reads back to the same double (negatives parenthesised)."""
-    v = float(x)
-    if not isfinite(v):
-        raise Unfoldable(f"constant {v!r} is not finite")
-    text = repr(v)
-    return f"({text})" if text.startswith("-") else text
-
-
-def indent(lines: list[str]) -> list[str]:
-    """``lines`` one block deeper."""
-    return ["    " + line for line in lines]
-
-
-class _Side(NamedTuple):
-    """How a kernel reads ``x`` on one side of zero. On the negative side it works on ``x``
-    itself with a table of negated rows (``(-c, -atan c)``, ``(-a, -sin a, cos a)``): every
-    operation then gives the exact negation of the positive side's on ``|x|`` (rounding to
-    nearest is symmetric; the divisors are at least 1 and the results of the inlined paths
-    are never zero), so odd functions need no final negation and ``|x|`` is never formed."""
-
-    tail: str  # the table suffix ("" or "N")
-    cmp_lt: str  # "x < t" written for |x|: "<" or ">"
-    cmp_le: str  # "x <= t": "<=" or ">="
-    cmp_ge: str  # "x >= t": ">=" or "<="
-    neg: str  # the sign a threshold takes: "" or "-"
-    scaled: Callable[[str, str, str], str]  # the table index's floor argument |x| * s + h
-    over: Callable[[str, str, str], str]  # ... and s / |x| + h
-
-
-def _times(x: str, s: str, h: str) -> str:
-    return f"{x} * {s} + {h}"
-
-
-def _times_neg(x: str, s: str, h: str) -> str:
-    return f"{h} - {x} * {s}"
-
-
-def _over(x: str, s: str, h: str) -> str:
-    return f"{s} / {x} + {h}"
-
-
-def _over_neg(x: str, s: str, h: str) -> str:
-    return f"{h} - {s} / {x}"
-
-
-POSITIVE = _Side("", "<", "<=", ">=", "", _times, _over)
-NEGATIVE = _Side("N", ">", ">=", "<=", "-", _times_neg, _over_neg)
-
-
-def _by_sign(x: str, kernel: Callable[[_Side], list[str]]) -> list[str]:
-    """``kernel`` written for ``x < 0`` and for everything else (+-0, positive, nan): one
-    sign test per call, no ``|x|``, no negated result (see ``_Side``)."""
-    return [
-        f"if {x} < 0.0:",
-        *indent(kernel(NEGATIVE)),
-        "else:",
-        *indent(kernel(POSITIVE)),
-    ]
-
-
-def inline_atan(dst: str, x: str) -> list[str]:
-    """``dst = atan_fast(x)`` inlined (``engine.smath.trig.atan_fast``), operation for
-    operation; ``ATL``/``ATH`` are its table's rows (c, atan c) and (c, pi/2 - atan c),
-    ``ATLN``/``ATHN`` the same negated."""
-    a3, a5, a7 = num(KERNEL.a3), num(KERNEL.a5), num(KERNEL.a7)
-    poly = f"_r * _z * ({a3} + _z * ({a5} + _z * {a7}))"
-    half = "0.49999999999999994"
-
-    def kernel(side: _Side) -> list[str]:
-        t, m = side.tail, side.neg
-        return [
-            f"if {x} {side.cmp_le} {m}1.0:",
-            f"    if {x} {side.cmp_lt} {m}7.450580596923828e-09:",
-            f"        {dst} = {x}",
-            "    else:",
-            f"        _c, _ah, _al = ATL{t}[floor({side.scaled(x, '256.0', half)})]",
-            f"        _r = ({x} - _c) / (1.0 + {x} * _c)",
-            "        _z = _r * _r",
-            f"        {dst} = _ah + (_r + (_al + {poly}))",
-            f"elif {x} {side.cmp_lt} {m}1.152921504606847e18:",
-            f"    _c, _bh, _bl = ATH{t}[floor({side.over(x, '256.0', half)})]",
-            f"    _r = (1.0 - _c * {x}) / ({x} + _c)",
-            "    _z = _r * _r",
-            f"    {dst} = _bh - (_r - (_bl - {poly}))",
-            "else:",
-            f"    {dst} = atan_fast({x})",
-        ]
-
-    return _by_sign(x, kernel)
-
-
-def _grid(x: str, side: _Side) -> list[str]:
-    """The table row of ``sin_fast``/``cos_fast`` for ``x`` and the offset ``_d`` from its grid
-    point (``FSCA`` rows: (k/128, sin hi, lo, cos hi, lo), ``k/128`` being the product the
-    kernels form, ``k * 0.0078125``, exact; ``FSCAN``: (-k/128, -sin hi, -lo, cos hi, lo))."""
-    return [
-        f"_a, _sh, _sl, _ch, _cl = FSCA{side.tail}[floor({side.scaled(x, '128.0', '0.5')})]",
-        f"_d = {x} - _a",
-        "_z = _d * _d",
-    ]
-
-
-def inline_sin_or_cos(dst: str, x: str, fn: str) -> list[str]:
-    """``dst = sin_fast(x)`` or ``cos_fast(x)`` inlined (``engine.smath.trig``) on the table's
-    range and for tiny arguments (where the functions return ``x`` and ``1.0``); every other
-    argument calls the function itself."""
-    s3, s5 = num(KERNEL.s3), num(KERNEL.s5)
-    c2, c4, c6 = num(KERNEL.c2), num(KERNEL.c4), num(KERNEL.c6)
-    tiny = "1.4901161193847656e-08" if fn == "sin" else "7.450580596923828e-09"
-    if fn == "sin":
-        value = (
-            f"{dst} = _sh + (_ch * _d + (_sl + _sh * (_z * ({c2} + _z * ({c4} + _z *"
-            f" {c6}))) + _ch * (_d * _z * ({s3} + _z * {s5}))))"
-        )
-        small = x
-    else:
-        value = (
-            f"{dst} = _ch + (_cl + _ch * (_z * ({c2} + _z * ({c4} + _z * {c6}))) - _sh * "
-            f"(_d + _d * _z * ({s3} + _z * {s5})))"
-        )
-        small = "1.0"
-
-    def kernel(side: _Side) -> list[str]:
-        m = side.neg
-        return [
-            f"if {x} {side.cmp_lt} {m}{num(FAST_TRIG_MAX)}:",
-            f"    if {x} {side.cmp_ge} {m}{tiny}:",
-            *indent(indent([*_grid(x, side), value])),
-            "    else:",
-            f"        {dst} = {small}",
-            "else:",
-            f"    {dst} = {fn}_fast({x})",
-        ]
-
-    return _by_sign(x, kernel)
-
-
-def inline_sincos(s: str, c: str, x: str) -> list[str]:
-    """``s, c = sincos_fast(x)`` inlined (``engine.smath.trig.sincos_fast``), and for tiny
-    ``x`` what its fallback ``sin_fast``, ``cos_fast`` return there (``x``; ``1.0`` below the
-    cosine's own threshold)."""
-    s3, s5 = num(KERNEL.s3), num(KERNEL.s5)
-    c2, c4, c6 = num(KERNEL.c2), num(KERNEL.c4), num(KERNEL.c6)
-
-    def kernel(side: _Side) -> list[str]:
-        m = side.neg
-        return [
-            f"if {x} {side.cmp_lt} {m}{num(FAST_TRIG_MAX)}:",
-            f"    if {x} {side.cmp_ge} {m}1.4901161193847656e-08:",
-            *indent(indent(_grid(x, side))),
-            f"        _cm = _z * ({c2} + _z * ({c4} + _z * {c6}))",
-            f"        _sp = _d * _z * ({s3} + _z * {s5})",
-            f"        {s} = _sh + (_ch * _d + (_sl + _sh * _cm + _ch * _sp))",
-            f"        {c} = _ch + (_cl + _ch * _cm - _sh * (_d + _sp))",
-            f"    elif {x} {side.cmp_lt} {m}7.450580596923828e-09:",
-            f"        {s} = {x}",
-            f"        {c} = 1.0",
-            "    else:",
-            f"        {s} = {x}",
-            f"        {c} = cos_fast({x})",
-            "else:",
-            f"    {s} = sin_fast({x})",
-            f"    {c} = cos_fast({x})",
-        ]
-
-    return _by_sign(x, kernel)
+    """A tire or vehicle constant as source text: ``engine.smath.inline.num`` of it as a float
+    (a parameter read as an integer folds as the double the readable equations use)."""
+    return inline.num(float(x))
 
 
 def _magic(dst: str, b: str, E: float, C: float, trig: str, shift: str = "") -> list[str]:
@@ -303,41 +137,9 @@ def source(p: TireParams) -> str:
     return "\n".join(head + ["    " + line for line in lines]) + "\n"
 
 
-def _kernel_tables() -> dict:
-    at = KERNEL.atan_table
-    fsca = tuple((k * 0.0078125, *row) for k, row in enumerate(KERNEL.fast_sincos_table))
-    return {
-        "ATL": tuple((c, ah, al) for c, ah, al, _bh, _bl in at),
-        "ATH": tuple((c, bh, bl) for c, _ah, _al, bh, bl in at),
-        "ATLN": tuple((-c, -ah, -al) for c, ah, al, _bh, _bl in at),
-        "ATHN": tuple((-c, -bh, -bl) for c, _ah, _al, bh, bl in at),
-        "FSCA": fsca,
-        "FSCAN": tuple((-a, -sh, -sl, ch, cl) for a, sh, sl, ch, cl in fsca),
-    }
-
-
-#: The kernels' tables as the inlined kernels index them: the same numbers regrouped, and
-#: negated for the negative side (``_Side``).
-KERNEL_TABLES = _kernel_tables()
-
-
-def kernel_tables() -> dict:
-    """``KERNEL_TABLES`` (a copy: each generated namespace gets its own dict)."""
-    return dict(KERNEL_TABLES)
-
-
 def namespace() -> dict:
     """The names the generated text uses besides its own locals."""
-    return {
-        **kernel_tables(),
-        "atan_fast": atan_fast,
-        "sin_fast": sin_fast,
-        "cos_fast": cos_fast,
-        "sqrt": sqrt,
-        # the table index of a non-negative argument: floor is int() there, at a third of its
-        # cost in CPython 3.11 (no type call)
-        "floor": floor,
-    }
+    return {**inline.namespace(), "sqrt": sqrt}
 
 
 def build(p: TireParams, text: str | None = None) -> Callable[[float, float, float, float], tuple]:
