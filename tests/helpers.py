@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import importlib.util
 import json
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -16,6 +19,20 @@ from engine import gearbox
 from engine.definition import load_preset
 
 ROOT = Path(__file__).resolve().parents[1]
+
+def strict_float_lint() -> ModuleType:
+    """The strict-float lint (``ci/strict_float_lint.py``, a script rather than a package),
+    loaded once per test process."""
+    module = sys.modules.get("strict_float_lint")
+    if module is None:
+        spec = importlib.util.spec_from_file_location(
+            "strict_float_lint", ROOT / "ci" / "strict_float_lint.py"
+        )
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["strict_float_lint"] = module
+        spec.loader.exec_module(module)
+    return module
+
 
 #: under CI a runtime that cannot run fails its tests instead of skipping them
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")

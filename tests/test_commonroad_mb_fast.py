@@ -9,26 +9,20 @@ one-ulp change planted in it is seen.
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
 import re
 import struct
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import strict_float_lint
 
 from engine.commonroad import mb, mb_fast
 from engine.commonroad.params import load_vehicle
 
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location(
-    "strict_float_lint", ROOT / "ci/strict_float_lint.py"
-)
-lint = importlib.util.module_from_spec(_spec)
-sys.modules.setdefault("strict_float_lint", lint)
-_spec.loader.exec_module(lint)
+lint = strict_float_lint()
 
 
 def outcome(fn, x, u, p=None) -> tuple:

@@ -8,26 +8,20 @@ rewrites that must not move one bit (the recordings' hashes depend on it).
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
 import struct
-import sys
 from pathlib import Path
 
 import mpmath
 import pytest
+from helpers import strict_float_lint
 
 from engine.commonroad import std, tire, tire_fast
 from engine.commonroad.params import load_vehicle
 
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location(
-    "strict_float_lint", ROOT / "ci/strict_float_lint.py"
-)
-lint = importlib.util.module_from_spec(_spec)
-sys.modules.setdefault("strict_float_lint", lint)
-_spec.loader.exec_module(lint)
+lint = strict_float_lint()
 
 
 def bits(values) -> list[bytes]:

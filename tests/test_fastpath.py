@@ -6,13 +6,12 @@ is caught; the generated text obeys the strict-float contract."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import re
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import strict_float_lint
 
 from engine import fastpath
 from engine.definition import PRESET_NAMES, load_preset
@@ -25,12 +24,7 @@ from replay.fourwheel import build_simulation
 from scenarios.random_drive import RandomDriver
 
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location(
-    "strict_float_lint", ROOT / "ci/strict_float_lint.py"
-)
-lint = importlib.util.module_from_spec(_spec)
-sys.modules.setdefault("strict_float_lint", lint)
-_spec.loader.exec_module(lint)
+lint = strict_float_lint()
 
 SCRIPTED = sorted(ROOT.glob("recordings/*-scripted.json"))
 LAPS = sorted(ROOT.glob("recordings/*-lap.json"))

@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
-import sys
 from pathlib import Path
 
 import pytest
+from helpers import strict_float_lint
 
 from engine.floatbits import float_bits
 from engine.smath import inline
 from engine.smath.trig import atan_fast, cos_fast, sin_fast, sincos_fast
 
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location(
-    "strict_float_lint", ROOT / "ci/strict_float_lint.py"
-)
-lint = importlib.util.module_from_spec(_spec)
-sys.modules.setdefault("strict_float_lint", lint)
-_spec.loader.exec_module(lint)
+lint = strict_float_lint()
 
 
 def kernel_points() -> list[float]:

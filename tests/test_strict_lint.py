@@ -3,21 +3,18 @@ docs/architecture.md §3 at the right line, passes the allowed operations, and p
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from helpers import strict_float_lint
 
 ROOT = Path(__file__).resolve().parents[1]
 LINT = ROOT / "ci" / "strict_float_lint.py"
 
-_spec = importlib.util.spec_from_file_location("strict_float_lint", LINT)
-lint = importlib.util.module_from_spec(_spec)
-sys.modules["strict_float_lint"] = lint
-_spec.loader.exec_module(lint)
+lint = strict_float_lint()
 
 
 def check(source: str, tmp_path: Path) -> list:
