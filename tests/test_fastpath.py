@@ -205,3 +205,178 @@ def test_a_non_finite_value_is_named_at_its_substep_on_the_fast_path() -> None:
     assert err.value.where == "tick 15"  # the fifth substep of host step 1
     assert err.value.field == "body.x"  # the first bad field in layout order
     assert sim.tick == 15 and not math.isfinite(sim.state[I_YAW])
+
+
+class _Unbound(Exception):
+    pass
+
+
+class _DefiniteAssignment:
+    """Which names of a generated ``run`` are bound at each read, path by path: an ``if``
+    binds what both branches bind (a branch that ends in ``raise``, ``break`` or ``continue``
+    does not fall through), a loop over ``range(n)`` or ``range(4)`` runs at least once
+    (``n >= 1``: a host step is never shorter than a substep), an ``except`` handler ends in
+    ``raise``. Reading a local that some path leaves unbound raises ``_Unbound``."""
+
+    EVERYTHING = None  # the out-set of a block that does not fall through
+
+    def __init__(self, local_names: set) -> None:
+        self.locals = local_names
+        # flag -> the names bound where the flag was set to True (``loaded0 = True`` in the
+        # branch of a loaded wheel): ``if loaded0:`` may read them
+        self.implies: dict = {}
+
+    def reads(self, node, bound: set) -> None:
+        import ast
+
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+                if sub.id in self.locals and sub.id not in bound:
+                    raise _Unbound(f"line {sub.lineno}: {sub.id} may be unbound")
+
+    def block(self, stmts: list, bound: set, breaks: list) -> set | None:
+        for stmt in stmts:
+            bound = self.statement(stmt, bound, breaks)
+            if bound is self.EVERYTHING:
+                return bound
+        return bound
+
+    @staticmethod
+    def flags(branch: list, other: list, truth: object = True) -> list:
+        """Names that can be true only after ``branch``: set to True there, or set there and to
+        False in ``other`` (``slid0 = r2 > 4.0`` for a loaded wheel, ``slid0 = False`` else).
+        With ``truth=None`` only the second kind."""
+        import ast
+
+        def is_value(node, value: object) -> bool:
+            return value is ... or (isinstance(node, ast.Constant) and node.value is value)
+
+        def assigned(stmts: list, value: object = ...) -> set:
+            return {
+                t.id
+                for st in stmts
+                if isinstance(st, ast.Assign) and is_value(st.value, value)
+                for t in st.targets
+                if isinstance(t, ast.Name)
+            }
+
+        out = assigned(branch) & assigned(other, False)
+        if truth is True:
+            out |= assigned(branch, True)
+        return sorted(out)
+
+    @staticmethod
+    def meet(a: set | None, b: set | None) -> set | None:
+        if a is None:
+            return b
+        if b is None:
+            return a
+        return a & b
+
+    def statement(self, stmt, bound: set, breaks: list) -> set | None:
+        import ast
+
+        if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            self.reads(stmt.value, bound)
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            if isinstance(stmt, ast.AugAssign):
+                self.reads(ast.Name(stmt.target.id, ast.Load(), lineno=stmt.lineno), bound)
+            out = set(bound)
+            for target in targets:
+                for sub in ast.walk(target):
+                    if isinstance(sub, ast.Name):
+                        out.add(sub.id)
+                        value = stmt.value
+                        if not (isinstance(value, ast.Constant) and value.value in (True, False)):
+                            self.implies.pop(sub.id, None)
+                    elif isinstance(sub, ast.Subscript):
+                        self.reads(sub.value, bound)
+                        self.reads(sub.slice, bound)
+            return out
+        if isinstance(stmt, ast.If):
+            if isinstance(stmt.test, ast.Constant) and not stmt.test.value:
+                return self.block(stmt.orelse, set(bound), breaks)  # the dropped block
+            test = stmt.test
+            first, rest = test, []
+            if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+                first, rest = test.values[0], test.values[1:]
+            self.reads(first, bound)
+            body = set(bound)
+            if isinstance(first, ast.Name) and first.id in self.implies:
+                body |= self.implies[first.id]
+            for operand in rest:  # read only where the first is true
+                self.reads(operand, body)
+            then = self.block(stmt.body, body, breaks)
+            other = self.block(stmt.orelse, set(bound), breaks)
+            for flag in self.flags(stmt.body, stmt.orelse):
+                self.implies[flag] = then
+            for flag in self.flags(stmt.orelse, stmt.body, truth=None):
+                self.implies[flag] = other
+            return self.meet(then, other)
+        if isinstance(stmt, ast.For):
+            self.reads(stmt.iter, bound)
+            at_least_once = ast.unparse(stmt.iter) in ("range(n)", "range(4)")
+            inner: list = []
+            body = set(bound) | {stmt.target.id}
+            out = self.block(stmt.body, body, inner)
+            exits = out
+            for b in inner:
+                exits = self.meet(exits, b)
+            return exits if at_least_once and exits is not None else bound
+        if isinstance(stmt, ast.Try):
+            out = self.block(stmt.body, set(bound), breaks)
+            for handler in stmt.handlers:
+                assert self.block(handler.body, set(bound), breaks) is self.EVERYTHING
+            return out
+        if isinstance(stmt, (ast.Break, ast.Continue)):
+            breaks.append(set(bound))
+            return self.EVERYTHING
+        if isinstance(stmt, ast.Raise):
+            if stmt.exc is not None:
+                self.reads(stmt.exc, bound)
+            return self.EVERYTHING
+        if isinstance(stmt, (ast.Expr, ast.Return)):
+            if stmt.value is not None:
+                self.reads(stmt.value, bound)
+            return bound
+        if isinstance(stmt, ast.Pass):
+            return bound
+        raise AssertionError(f"line {stmt.lineno}: no rule for {type(stmt).__name__}")
+
+
+@pytest.mark.parametrize("preset", PRESET_NAMES)
+def test_every_local_of_the_generated_run_is_bound_before_it_is_read(preset: str) -> None:
+    """The hot-first listing of the locals is never run (an ``if False:`` block), so nothing
+    may rely on a name bound there: on every path through ``run`` each local is assigned
+    before it is read."""
+    import ast
+
+    sim = Simulation(load_preset(preset), host_hz=100)
+    run = ast.parse(fastpath.source(sim)).body[0]
+    params = {a.arg for a in run.args.args}
+    local_names = set(fastpath.build(sim).__code__.co_varnames) - params
+    checker = _DefiniteAssignment(local_names)
+    checker.block(run.body, set(params), [])
+
+
+def test_the_definite_assignment_check_sees_a_name_bound_on_one_branch_only() -> None:
+    import ast
+
+    text = "def run(sim, host, n):\n    if n > 1:\n        a = 1\n    b = a\n"
+    run = ast.parse(text).body[0]
+    with pytest.raises(_Unbound, match="a may be unbound"):
+        _DefiniteAssignment({"a", "b"}).block(run.body, {"sim", "host", "n"}, [])
+
+
+def test_the_definite_assignment_check_sees_an_assignment_missing_from_the_generated_run() -> None:
+    """Planted: one branch of a loaded wheel's tire no longer sets its low-speed damper."""
+    import ast
+
+    sim = Simulation(load_preset("sportsRwd"), host_hz=100)
+    text = fastpath.source(sim)
+    line = re.search(r"^( +)cxd0 = 0\.0\n", text, re.M).group(0)
+    planted = text.replace(line, line.replace("cxd0 = 0.0", "pass"), 1)
+    run = ast.parse(planted).body[0]
+    names = set(fastpath.build(sim).__code__.co_varnames) - {"sim", "host", "n"}
+    with pytest.raises(_Unbound, match="cxd0 may be unbound"):
+        _DefiniteAssignment(names).block(run.body, {"sim", "host", "n"}, [])
