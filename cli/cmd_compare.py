@@ -46,8 +46,10 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.docs:
         from replay import output
+        from scenarios import plots
         from scenarios.comparison import report
 
+        plots.require()
         output.preflight([p for p in report.OUTPUTS if p.parent.is_dir()])
     runs = 2 * len(compare.mv.MANOEUVRES)
     if args.docs:

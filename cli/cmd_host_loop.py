@@ -41,6 +41,12 @@ def run(args: argparse.Namespace) -> int:
 
     presets = list(PRESET_NAMES) if args.preset == "all" else comma_list(args.preset, "--preset")
     check_known(presets, PRESET_NAMES, "--preset", "preset")
+    if args.docs:
+        from replay import output
+        from scenarios import host_loop_report, plots
+
+        plots.require()
+        output.preflight([host_loop_report.DOC])
     bar = Progress(len(presets), "host-loop", unit="presets", quiet=args.json)
     results = {}
     verdicts = {}

@@ -96,8 +96,10 @@ def _preflight(args: argparse.Namespace) -> None:
 
     outputs = [vrun.GOLDEN_PATH] if args.bless else []
     if args.docs:
+        from scenarios import plots
         from scenarios.validation import report
 
+        plots.require()
         outputs += report.OUTPUTS
     # a folder not made yet is made at the write (and refused there in one line if it cannot be)
     output.preflight([p for p in outputs if p.parent.is_dir()])

@@ -355,8 +355,14 @@ class PageAPI:
         from replay.replayer import replay
 
         rec = loads(text)
+        definition = getattr(rec, "definition", None)
+        if definition is None:  # the ghost is a car on the circuit, drawn from its wheels
+            raise InputError(
+                f"replay: this page shows four-wheel drives as ghosts; this is a "
+                f"{rec.format.family} recording ({rec.preset}): check it with skidpad verify"
+            )
         circuit = load_circuit(rec.track or TRACK)
-        timer = LapTimer(circuit, wheel_offsets(rec.definition), rec.substep_hz)
+        timer = LapTimer(circuit, wheel_offsets(definition), rec.substep_hz)
         poses: list[list[float]] = []
         every = max(1, rec.substep_hz // rec.host_hz)
 

@@ -214,20 +214,49 @@ class Fit(NamedTuple):
 def fit_ringing(omega: list, t0: int, host_hz: int, window_s: float = FIT_S) -> Fit:
     """ω_n and ζ of the wheel-speed increments after the step: a least-squares AR(2) fit
     d[k] = a1·d[k−1] + a2·d[k−2] + c, its complex poles mapped by s = ln(z)·host_hz."""
-    import numpy as np  # strict: allow banned-import -- a least-squares fit, reported only
-
-    d = np.diff(np.asarray(omega[t0 - 1 :], dtype=float))
+    start = t0 - 1
+    d = [omega[k + 1] - omega[k] for k in range(start, len(omega) - 1)]
     d = d[: max(8, round(window_s * host_hz))]
     if len(d) < 8:
         return Fit(math.nan, math.nan, False)
-    a = np.column_stack([d[1:-1], d[:-2], np.ones(len(d) - 2)])
-    coef, *_ = np.linalg.lstsq(a, d[2:], rcond=None)
-    a1, a2 = float(coef[0]), float(coef[1])
+    a1, a2, _c = least_squares([d[1:-1], d[:-2], [1.0] * (len(d) - 2)], d[2:])
     disc = a1 * a1 + 4.0 * a2
     if disc >= 0.0:
         return Fit(math.nan, math.nan, False)
     wn, zeta = s_plane(a1 / 2.0, math.sqrt(-disc) / 2.0, host_hz)
     return Fit(wn, zeta, zeta < RINGS_BELOW_ZETA)
+
+
+def _dot(a: list, b: list) -> float:
+    total = 0.0
+    for x, y in zip(a, b, strict=True):
+        total += x * y
+    return total
+
+
+def least_squares(columns: list, y: list) -> list:
+    """The coefficients ``x`` minimising ``|A x - y|`` for the full-rank matrix ``A`` given by
+    its ``columns``: a QR factorisation by modified Gram-Schmidt, then back substitution
+    (a few columns: no need for a linear-algebra package). Reported figures, never hashed."""
+    q: list = []
+    r = [[0.0] * len(columns) for _ in columns]
+    for j, column in enumerate(columns):
+        v = list(column)
+        for i, qi in enumerate(q):
+            r[i][j] = _dot(qi, v)
+            v = [vk - r[i][j] * qk for vk, qk in zip(v, qi, strict=True)]
+        r[j][j] = math.sqrt(_dot(v, v))
+        if not r[j][j] > 1e-12 * math.sqrt(_dot(column, column)):  # nothing new: rank lost
+            raise ValueError("least squares: the columns are linearly dependent")
+        q.append([vk / r[j][j] for vk in v])
+    qty = [_dot(qi, y) for qi in q]
+    x = [0.0] * len(columns)
+    for i in reversed(range(len(columns))):
+        acc = qty[i]
+        for k in range(i + 1, len(columns)):
+            acc -= r[i][k] * x[k]
+        x[i] = acc / r[i][i]
+    return x
 
 
 def diverges(omega: list, t0: int, expected: int) -> bool:

@@ -9,8 +9,21 @@ renamed: never a half-written page or plot).
 from __future__ import annotations
 
 import io
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
+
+from engine.errors import SkidpadError
+
+
+def require() -> None:
+    """Refuse at once, before any run, where matplotlib is not installed (``--docs`` pages
+    carry plots); the plain commands do not need it."""
+    if find_spec("matplotlib") is None:
+        raise SkidpadError(
+            "--docs draws its plots with matplotlib, which is not installed "
+            "(pip install 'skidpad[dev]')"
+        )
 
 
 def pyplot() -> Any:

@@ -106,3 +106,16 @@ def test_the_pose_observer_sees_the_same_bits_on_the_fast_and_the_readable_path(
         seen[path] = poses
     assert len(seen["fast"]) == 300 * 10
     assert seen["fast"] == seen["readable"]
+
+
+def test_the_page_refuses_a_ghost_it_cannot_draw_in_one_line() -> None:
+    """A CommonRoad recording loaded on the sandbox page: a clear refusal naming what it is
+    and where to check it, not an attribute error from deep in the lap timer."""
+    from pathlib import Path
+
+    from replay.session import PageAPI
+
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "recordings" / "commonroad-ks-v2.json").read_text(encoding="utf-8")
+    with pytest.raises(InputError, match=r"four-wheel drives as ghosts; this is a CommonRoad"):
+        PageAPI().replay(text)

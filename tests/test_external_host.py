@@ -87,6 +87,30 @@ def test_a_planted_delay_in_the_loop_is_seen_in_its_damping() -> None:
     assert host_loop.diverges(om, t0, steps)
 
 
+def test_the_ringing_fit_recovers_a_known_second_order_response() -> None:
+    """The AR(2) fit (pure Python least squares) finds the poles of a sampled damped
+    oscillation it is given exactly: omega_n 40 rad/s, zeta 0.15, 1 kHz."""
+    wn, zeta, rate = 40.0, 0.15, 1000
+    wd = wn * math.sqrt(1.0 - zeta * zeta)
+    omega = [0.0] + [
+        1.0 - math.exp(-zeta * wn * k / rate) * math.cos(wd * k / rate) for k in range(1, 400)
+    ]
+    fit = host_loop.fit_ringing(omega, 1, rate, window_s=0.3)
+    assert fit.rings
+    assert fit.omega_n == pytest.approx(wn, rel=1e-6)
+    assert fit.zeta == pytest.approx(zeta, rel=1e-6)
+
+
+def test_least_squares_solves_an_exact_system_and_refuses_dependent_columns() -> None:
+    c1 = [math.sin(0.37 * k) for k in range(50)]
+    c2 = [math.cos(0.11 * k) for k in range(50)]
+    y = [0.5 * a - 0.25 * b + 2.0 for a, b in zip(c1, c2, strict=True)]
+    x = host_loop.least_squares([c1, c2, [1.0] * 50], y)
+    assert x == pytest.approx([0.5, -0.25, 2.0], rel=1e-12)
+    with pytest.raises(ValueError, match="linearly dependent"):
+        host_loop.least_squares([c1, [2.0 * v for v in c1]], y)
+
+
 def test_the_host_wheels_must_not_split_a_coupling() -> None:
     with pytest.raises(HostError, match="both wheels of the front axle"):
         Simulation(preset("hatchbackFwd"), host_wheels=["FL"])

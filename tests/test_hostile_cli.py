@@ -550,3 +550,32 @@ def test_bless_draws_progress_only_on_a_terminal(made, tmp_path: Path, monkeypat
     assert f"bless: {steps}/{steps} steps (100%), ETA 0:00" in tty.getvalue()
     rc, _, err = run_cli(["bless", *files], capsys)  # captured stderr is no terminal
     assert rc == 0 and err == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["host-loop", "--preset", "kart", "--docs"],
+        ["validate", "--preset", "kart", "--scenario", "parking", "--docs"],
+        ["compare", "commonroad-mb", "--docs"],
+    ],
+    ids=["host-loop", "validate", "compare"],
+)
+def test_docs_without_matplotlib_is_refused_before_any_run(argv, capsys, monkeypatch) -> None:
+    """A plain install has no matplotlib: ``--docs`` says so in one line (exit 2) before a
+    single drive runs, and writes nothing."""
+    from scenarios import host_loop, plots
+
+    monkeypatch.setattr(plots, "find_spec", lambda name: None)
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("a drive ran before the refusal")
+
+    monkeypatch.setattr(host_loop, "analyse", no_run)
+    monkeypatch.setattr("scenarios.validation.run.run_all", no_run, raising=False)
+    monkeypatch.setattr("scenarios.comparison.compare.run", no_run, raising=False)
+    before = snapshot(ROOT / "docs")
+    rc, out, err = run_cli(argv, capsys)
+    assert rc == 2
+    assert len(err) == 1 and "matplotlib, which is not installed" in err[0], err
+    assert snapshot(ROOT / "docs") == before

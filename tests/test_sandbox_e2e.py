@@ -194,6 +194,31 @@ def test_the_recording_download_is_what_the_api_returns(driven, page) -> None:
     assert json.loads(page.evaluate("window.skidpad.recording()")) == json.loads(text)
 
 
+def test_a_loaded_recording_becomes_the_ghost_and_a_foreign_one_is_refused_in_one_line(
+    driven, page, tmp_path
+) -> None:
+    """The page's "Load recording" input, as a user picks a file: the lap just driven
+    replays in the page to its own claim; a CommonRoad recording is refused with one line
+    naming what it is (not a Python traceback)."""
+    text, _ = driven
+    lap = tmp_path / "lap.json"
+    lap.write_text(text, encoding="utf-8")
+    box = page.locator("#replay-result")
+    page.set_input_files("#load", str(lap))
+    page.wait_for_function(
+        "document.getElementById('replay-result').textContent.includes('final hash')"
+    )
+    shown = box.inner_text()
+    assert "shown as the ghost" in shown and "equals the file's claim" in shown, shown
+    page.set_input_files("#load", str(ROOT / "recordings" / "commonroad-ks-v2.json"))
+    page.wait_for_function(
+        "document.getElementById('replay-result').textContent.includes('skidpad verify')"
+    )
+    refused = box.inner_text()
+    assert "this is a CommonRoad recording" in refused, refused
+    assert "Traceback" not in refused and len(refused.strip().splitlines()) == 1, refused
+
+
 # ----------------------------------------------------------------------------- WebKit
 
 ASYNC_JS = """

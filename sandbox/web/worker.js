@@ -21,7 +21,15 @@ const MAX_DEBT = 25;
 const KEYS = ["throttle", "brake", "left", "right", "handbrake"];
 
 const send = (msg) => self.postMessage(msg);
-const describe = (err) => (err && (err.message || String(err))) || "unknown error";
+// A Python exception reaches the page as its whole traceback; the page shows its last line,
+// and for Skidpad's own errors (whose messages name what is wrong) the message alone.
+const describe = (err) => {
+  const text = ((err && (err.message || String(err))) || "unknown error").trim();
+  if (!(err && err.type)) return text;
+  const last = text.split("\n").pop();
+  const own = /^(engine|replay)\.[\w.]*Error: /.exec(last);
+  return own ? last.slice(own[0].length) : last;
+};
 
 const GLUE = `
 import json as _json

@@ -18,8 +18,8 @@ A run of some scenarios only (``skidpad validate --scenario lane_change --course
 3888-2 --docs``) rewrites their columns and plots and keeps every other cell of
 the page before, saying so under the table.
 
-Files are written atomically (temp + rename). matplotlib (Agg) is imported
-here only.
+Files are written atomically (temp + rename) and the plots drawn by
+:mod:`scenarios.plots`, as the other generated pages'.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from pathlib import Path
 
 from engine.definition import PRESET_NAMES, load_preset
 from engine.smath.selftest import selftest_hash
+from scenarios import plots
 from scenarios.validation import linear_bicycle
 from scenarios.validation import run as vrun
 
@@ -36,27 +37,8 @@ DOC = ROOT / "docs" / "validation.md"
 PNG_DIR = ROOT / "docs" / "validation"
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
-    from replay import output
-
-    output.make_directory(path.parent)
-    output.write_bytes(path, data)
-
-
-def _save(fig: object, path: Path) -> None:
-    import io
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, metadata={"Software": None})
-    _atomic_write(path, buf.getvalue())
-
-
 def _plots(results: dict) -> list[Path]:
-    import matplotlib  # strict: allow layering -- plots for the docs, not physics
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # strict: allow layering -- plots for the docs
-
+    plt = plots.pyplot()
     written = []
     presets = [p for p in results if "iso4138" in results[p]]
     if presets:
@@ -81,10 +63,7 @@ def _plots(results: dict) -> list[Path]:
             ax.grid(True, alpha=0.3)
         axes.flat[0].legend(fontsize=8)
         fig.suptitle("ISO 4138 constant radius 40 m: steer angle over lateral acceleration")
-        fig.tight_layout()
-        path = PNG_DIR / "iso4138.png"
-        _save(fig, path)
-        plt.close(fig)
+        path = plots.save_png(fig, PNG_DIR / "iso4138.png", dpi=110)
         written.append(path)
     presets = [p for p in results if "step_steer" in results[p]]
     if presets:
@@ -111,10 +90,7 @@ def _plots(results: dict) -> list[Path]:
         ax.set_title("ISO 7401 step steer at 80 km/h, 4 m/s² linear-theory angle")
         ax.legend(fontsize=8)
         ax.grid(True, alpha=0.3)
-        fig.tight_layout()
-        path = PNG_DIR / "step_steer.png"
-        _save(fig, path)
-        plt.close(fig)
+        path = plots.save_png(fig, PNG_DIR / "step_steer.png", dpi=110)
         written.append(path)
     for name, title in LANE_CHANGE_PLOTS.items():
         path = _lane_change_plot(plt, results, name, title)
@@ -154,11 +130,7 @@ def _lane_change_plot(plt: object, results: dict, name: str, title: str) -> Path
         ax.set_xlim(-10, r["course_length_m"] + 10)
     axes.flat[-1].set_xlabel("x along the course (m)")
     fig.suptitle(f"{title}: CoG paths of the best run per speed")
-    fig.tight_layout()
-    path = PNG_DIR / f"{name}.png"
-    _save(fig, path)
-    plt.close(fig)
-    return path
+    return plots.save_png(fig, PNG_DIR / f"{name}.png", dpi=110)
 
 
 TEXT = """
@@ -296,5 +268,5 @@ def write(results: dict, wall_s: float | None = None) -> list[Path]:
     before = DOC.read_text(encoding="utf-8") if DOC.is_file() else None
     text = markdown(results, wall_s, before)
     paths = _plots(results)
-    _atomic_write(DOC, text.encode("utf-8"))
+    plots.write_file(DOC, text.encode("utf-8"))
     return [DOC, *paths]
