@@ -118,31 +118,6 @@ class TireConstants(NamedTuple):
     e: float  # curvature factor E
 
 
-# Positions of the fields of :class:`TireConstants` (for callers that index it).
-(
-    K_INV_FZ0,
-    K_MU_X,
-    K_MU_Y,
-    K_PDMU,
-    K_KX,
-    K_KY1FZ0,
-    K_INV_KY2FZ0,
-    K_C,
-    K_RHO_CAP,
-    K_SIG_X,
-    K_SIG_Y,
-    K_CX,
-    K_CY,
-    K_INV_VFADE2,
-    K_T0,
-    K_INV_RHOT2,
-    K_R,
-    K_FRR,
-    K_INV_C,
-    K_E,
-) = range(20)
-
-
 def constants(t: dict, static_load: float, g: float) -> TireConstants:
     """The folded constants of one tire, given its definition and static load (N)."""
     fz0 = t["nominal_load_n"]
@@ -156,26 +131,26 @@ def constants(t: dict, static_load: float, g: float) -> TireConstants:
     vf = t["damping_fade_speed_mps"]
     rho_t = t["trail_decay_slip"]
     return TireConstants(
-        1.0 / fz0,
-        t["mu_x"],
-        t["mu_y"],
-        t["load_sensitivity"],
-        kx,
-        t["cornering_stiffness_coef"] * fz0,
-        1.0 / (t["cornering_stiffness_peak_load"] * fz0),
-        t["shape_c"],
-        t["sliding_slip"],
-        t["relaxation_length_x_m"],
-        t["relaxation_length_y_m"],
-        2.0 * zeta * sqrt(k_x * m_corner),
-        2.0 * zeta * sqrt(k_y * m_corner),
-        1.0 / (vf * vf),
-        t["pneumatic_trail_m"],
-        1.0 / (rho_t * rho_t),
-        t["radius_m"],
-        t["rolling_resistance"],
-        1.0 / t["shape_c"],
-        t["shape_e"],
+        inv_fz0=1.0 / fz0,
+        mu_x=t["mu_x"],
+        mu_y=t["mu_y"],
+        load_sensitivity=t["load_sensitivity"],
+        kx=kx,
+        ky1_fz0=t["cornering_stiffness_coef"] * fz0,
+        inv_ky2_fz0=1.0 / (t["cornering_stiffness_peak_load"] * fz0),
+        c=t["shape_c"],
+        rho_cap=t["sliding_slip"],
+        sigma_x=t["relaxation_length_x_m"],
+        sigma_y=t["relaxation_length_y_m"],
+        damper_x=2.0 * zeta * sqrt(k_x * m_corner),
+        damper_y=2.0 * zeta * sqrt(k_y * m_corner),
+        inv_vfade2=1.0 / (vf * vf),
+        trail=t["pneumatic_trail_m"],
+        inv_rho_t2=1.0 / (rho_t * rho_t),
+        radius=t["radius_m"],
+        rolling_resistance=t["rolling_resistance"],
+        inv_c=1.0 / t["shape_c"],
+        e=t["shape_e"],
     )
 
 
@@ -186,19 +161,19 @@ def cornering_stiffness(t: dict, fz: float) -> float:
     return t["cornering_stiffness_coef"] * fz0 * 2.0 * q / (1.0 + q * q)
 
 
-def load_terms(k: tuple, fz: float, surface: float) -> tuple[float, float, float, float]:
+def load_terms(k: TireConstants, fz: float, surface: float) -> tuple[float, float, float, float]:
     """(D_x, D_y, φ_x per metre of u_x, φ_y per metre of u_y) at load ``fz`` (> 0)."""
-    scale = surface * (1.0 + k[K_PDMU] * (fz * k[K_INV_FZ0] - 1.0)) * fz
-    dx = k[K_MU_X] * scale
-    dy = k[K_MU_Y] * scale
-    q = fz * k[K_INV_KY2FZ0]
-    c_alpha = k[K_KY1FZ0] * 2.0 * q / (1.0 + q * q)
-    inv_c = k[K_INV_C]
+    scale = surface * (1.0 + k.load_sensitivity * (fz * k.inv_fz0 - 1.0)) * fz
+    dx = k.mu_x * scale
+    dy = k.mu_y * scale
+    q = fz * k.inv_ky2_fz0
+    c_alpha = k.ky1_fz0 * 2.0 * q / (1.0 + q * q)
+    inv_c = k.inv_c
     return (
         dx,
         dy,
-        k[K_KX] * fz * inv_c / (dx * k[K_SIG_X]),
-        c_alpha * inv_c / (dy * k[K_SIG_Y]),
+        k.kx * fz * inv_c / (dx * k.sigma_x),
+        c_alpha * inv_c / (dy * k.sigma_y),
     )
 
 
@@ -210,16 +185,18 @@ def shape(c: float, e: float, rho: float) -> float:
     return sin_fast(c * atan_fast(psi)) / rho
 
 
-def steady_lateral(k: tuple, fz: float, surface: float, tan_alpha: float) -> tuple[float, float]:
+def steady_lateral(
+    k: TireConstants, fz: float, surface: float, tan_alpha: float
+) -> tuple[float, float]:
     """Steady pure-lateral (F_y, M_z) at slip tan α (free rolling, no longitudinal slip)."""
     dx, dy, kxs, kys = load_terms(k, fz, surface)
-    phi = kys * k[K_SIG_Y] * tan_alpha
+    phi = kys * k.sigma_y * tan_alpha
     rho = abs(phi)
-    if rho > k[K_RHO_CAP]:
-        phi = k[K_RHO_CAP] if phi > 0.0 else -k[K_RHO_CAP]
-        rho = k[K_RHO_CAP]
-    fy = dy * shape(k[K_C], k[K_E], rho) * phi
-    trail = k[K_T0] / (1.0 + rho * rho * k[K_INV_RHOT2])
+    if rho > k.rho_cap:
+        phi = k.rho_cap if phi > 0.0 else -k.rho_cap
+        rho = k.rho_cap
+    fy = dy * shape(k.c, k.e, rho) * phi
+    trail = k.trail / (1.0 + rho * rho * k.inv_rho_t2)
     return fy, -trail * fy
 
 
