@@ -27,10 +27,12 @@ def constants(a: dict) -> AeroConstants:
     q = 0.5 * a["air_density_kg_per_m3"]
     down = q * a["downforce_area_m2"]
     share = a["downforce_front_share"]
-    return AeroConstants(q * a["drag_area_m2"], down * share, down * (1.0 - share))
+    return AeroConstants(
+        drag=q * a["drag_area_m2"], down_front=down * share, down_rear=down * (1.0 - share)
+    )
 
 
-def forces(k: tuple, vx: float) -> tuple[float, float, float]:
+def forces(k: AeroConstants, vx: float) -> tuple[float, float, float]:
     """(drag force on body x, downforce on the front axle, on the rear axle), N."""
     v2 = vx * vx
-    return (-k[0] * vx * abs(vx), k[1] * v2, k[2] * v2)
+    return (-k.drag * vx * abs(vx), k.down_front * v2, k.down_rear * v2)

@@ -27,12 +27,16 @@ def constants(b: dict) -> BrakeConstants:
     """(front per-wheel, rear per-wheel service torque at full pedal, handbrake per rear wheel)."""
     t = b["max_torque_nm"]
     return BrakeConstants(
-        0.5 * t * b["front_bias"], 0.5 * t * (1.0 - b["front_bias"]), b["handbrake_torque_nm"]
+        front=0.5 * t * b["front_bias"],
+        rear=0.5 * t * (1.0 - b["front_bias"]),
+        handbrake=b["handbrake_torque_nm"],
     )
 
 
-def capacities(k: tuple, brake: float, handbrake: float) -> tuple[float, float, float, float]:
+def capacities(
+    k: BrakeConstants, brake: float, handbrake: float
+) -> tuple[float, float, float, float]:
     """Brake torque capacity (N·m) of FL, FR, RL, RR for pedal ``brake`` and lever ``handbrake``."""
-    f = brake * k[0]
-    r = brake * k[1] + handbrake * k[2]
+    f = brake * k.front
+    r = brake * k.rear + handbrake * k.handbrake
     return (f, f, r, r)

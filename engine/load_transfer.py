@@ -138,22 +138,22 @@ def folded(c: dict) -> LoadTransferConstants:
     inv_l = 1.0 / c["L"]
     unsprung_long = (c["muf"] * c["rf"] + c["mur"] * c["rr"]) * inv_l
     return LoadTransferConstants(
-        c["ms"] * c["hs"] * c["anti_brake"] * inv_l,  # 0: geometric long. coef (braking)
-        c["ms"] * c["hs"] * c["anti_drive"] * inv_l,  # 1: geometric long. coef (driving)
-        unsprung_long,  # 2
-        c["k_pitch"] * inv_l,  # 3
-        c["c_pitch"] * inv_l,  # 4
-        (c["ms"] * c["b_s"] * inv_l * c["hrc_f"] + c["muf"] * c["rf"]) / c["tf"],  # 5
-        c["k_roll_f"] / c["tf"],  # 6
-        c["c_roll_f"] / c["tf"],  # 7
-        (c["ms"] * c["a_s"] * inv_l * c["hrc_r"] + c["mur"] * c["rr"]) / c["tr"],  # 8
-        c["k_roll_r"] / c["tr"],  # 9
-        c["c_roll_r"] / c["tr"],  # 10
+        long_braking=c["ms"] * c["hs"] * c["anti_brake"] * inv_l,
+        long_driving=c["ms"] * c["hs"] * c["anti_drive"] * inv_l,
+        long_unsprung=unsprung_long,
+        pitch_stiffness=c["k_pitch"] * inv_l,
+        pitch_damping=c["c_pitch"] * inv_l,
+        lat_front=(c["ms"] * c["b_s"] * inv_l * c["hrc_f"] + c["muf"] * c["rf"]) / c["tf"],
+        roll_stiffness_front=c["k_roll_f"] / c["tf"],
+        roll_damping_front=c["c_roll_f"] / c["tf"],
+        lat_rear=(c["ms"] * c["a_s"] * inv_l * c["hrc_r"] + c["mur"] * c["rr"]) / c["tr"],
+        roll_stiffness_rear=c["k_roll_r"] / c["tr"],
+        roll_damping_rear=c["c_roll_r"] / c["tr"],
     )
 
 
 def wheel_loads(
-    k: tuple,
+    k: LoadTransferConstants,
     s_f: float,
     s_r: float,
     fx: float,
@@ -167,10 +167,12 @@ def wheel_loads(
     down_r: float,
 ) -> tuple[float, float, float, float]:
     """F_z (N) of FL, FR, RL, RR; ``jack`` = J·δ_ref (N), downforce per axle (N)."""
-    geo = k[0] if fx < 0.0 else k[1]
-    d_long = 0.5 * (-(geo + k[2]) * fx + k[3] * pitch + k[4] * pitch_rate)
-    d_f = k[5] * fy + k[6] * roll + k[7] * roll_rate
-    d_r = k[8] * fy + k[9] * roll + k[10] * roll_rate
+    geo = k.long_braking if fx < 0.0 else k.long_driving
+    d_long = 0.5 * (
+        -(geo + k.long_unsprung) * fx + k.pitch_stiffness * pitch + k.pitch_damping * pitch_rate
+    )
+    d_f = k.lat_front * fy + k.roll_stiffness_front * roll + k.roll_damping_front * roll_rate
+    d_r = k.lat_rear * fy + k.roll_stiffness_rear * roll + k.roll_damping_rear * roll_rate
     base_f = s_f + d_long + 0.5 * down_f
     base_r = s_r - d_long + 0.5 * down_r
     return (

@@ -90,14 +90,14 @@ def _rotate(c: float, s: float, cd: float, sd: float) -> tuple[float, float]:
     return (c * cd - s * sd, s * cd + c * sd)
 
 
-def host_angles(k: tuple, steer: float) -> tuple:
+def host_angles(k: SteeringConstants, steer: float) -> tuple:
     """Per-host-step wheel angles: (δ_ref, tan δ_ref (0.0 when δ_ref is 0.0), (δ, cos δ, sin δ)
     for FL, FR, RL, RR)."""
-    delta = steer * k[0]
+    delta = steer * k.max_angle
     tan_d = 0.0
-    ack, wb, half_t, toe_f, toe_r = k[1], k[2], k[3], k[4], k[8]
-    ct_f, st_f = k[9]
-    ct_r, st_r = k[10]
+    ack, wb, half_t, toe_f, toe_r = k.ackermann, k.wheelbase, k.half_track, k.toe_front, k.toe_rear
+    ct_f, st_f = k.toe_front_cs
+    ct_r, st_r = k.toe_rear_cs
     if delta == 0.0:
         fl = (-toe_f, ct_f, -st_f)
         fr = (toe_f, ct_f, st_f)
@@ -137,6 +137,6 @@ def small_rotation(d: float) -> tuple[float, float]:
     return (1.0 - d2 * (0.5 - d2 * (1.0 / 24.0)), d * (1.0 - d2 * (1.0 / 6.0 - d2 * (1.0 / 120.0))))
 
 
-def update_compliance(k: tuple, dc: float, mz: float, h: float) -> float:
+def update_compliance(k: SteeringConstants, dc: float, mz: float, h: float) -> float:
     """Compliance angle after one substep under aligning torque ``mz`` (N·m)."""
-    return dc + (k[5] * mz - dc) * h / (k[6] + h)
+    return dc + (k.compliance * mz - dc) * h / (k.compliance_time + h)

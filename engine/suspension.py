@@ -56,7 +56,7 @@ def folded(c: dict, g: float) -> SuspensionConstants:
 
 
 def step(
-    k: tuple,
+    k: SuspensionConstants,
     h: float,
     fx: float,
     fy: float,
@@ -66,15 +66,19 @@ def step(
     pitch_rate: float,
 ) -> tuple[float, float, float, float]:
     """(roll, roll_rate, pitch, pitch_rate) after one substep of length ``h``."""
-    roll_rate = roll_rate + h * (k[0] * fy - k[1] * roll - k[2] * roll_rate)
+    roll_rate = roll_rate + h * (
+        k.roll_per_fy * fy - k.roll_stiffness * roll - k.roll_damping * roll_rate
+    )
     roll = roll + h * roll_rate
-    mx = k[3] if fx < 0.0 else k[4]
-    pitch_rate = pitch_rate + h * (-mx * fx - k[5] * pitch - k[6] * pitch_rate)
+    mx = k.pitch_braking if fx < 0.0 else k.pitch_driving
+    pitch_rate = pitch_rate + h * (
+        -mx * fx - k.pitch_stiffness * pitch - k.pitch_damping * pitch_rate
+    )
     pitch = pitch + h * pitch_rate
     return roll, roll_rate, pitch, pitch_rate
 
 
-def equilibrium(k: tuple, fx: float, fy: float) -> tuple[float, float]:
+def equilibrium(k: SuspensionConstants, fx: float, fy: float) -> tuple[float, float]:
     """Steady (roll, pitch) under constant specific forces (for initial conditions)."""
-    mx = k[3] if fx < 0.0 else k[4]
-    return (k[0] * fy / k[1], -mx * fx / k[5])
+    mx = k.pitch_braking if fx < 0.0 else k.pitch_driving
+    return (k.roll_per_fy * fy / k.roll_stiffness, -mx * fx / k.pitch_stiffness)
