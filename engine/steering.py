@@ -58,6 +58,15 @@ class SteeringConstants(NamedTuple):
     toe_rear_cs: tuple
 
 
+class WheelAngle(NamedTuple):
+    """One wheel's steer angle at a host step (toe included, compliance not) and its cosine
+    and sine."""
+
+    angle: float  # rad
+    cos: float
+    sin: float
+
+
 class WheelFrames(NamedTuple):
     """The ``steering`` stage: each road wheel's angle and its (cos, sin), FL, FR, RL, RR."""
 
@@ -91,16 +100,16 @@ def _rotate(c: float, s: float, cd: float, sd: float) -> tuple[float, float]:
 
 
 def host_angles(k: SteeringConstants, steer: float) -> tuple:
-    """Per-host-step wheel angles: (δ_ref, tan δ_ref (0.0 when δ_ref is 0.0), (δ, cos δ, sin δ)
-    for FL, FR, RL, RR)."""
+    """Per-host-step wheel angles: (δ_ref, tan δ_ref (0.0 when δ_ref is 0.0), the
+    :class:`WheelAngle` of FL, FR, RL, RR)."""
     delta = steer * k.max_angle
     tan_d = 0.0
     ack, wb, half_t, toe_f, toe_r = k.ackermann, k.wheelbase, k.half_track, k.toe_front, k.toe_rear
     ct_f, st_f = k.toe_front_cs
     ct_r, st_r = k.toe_rear_cs
     if delta == 0.0:
-        fl = (-toe_f, ct_f, -st_f)
-        fr = (toe_f, ct_f, st_f)
+        fl = WheelAngle(-toe_f, ct_f, -st_f)
+        fr = WheelAngle(toe_f, ct_f, st_f)
     else:
         tan_d = smath.tan(delta)
         u_left = wb * tan_d / (wb - ack * half_t * tan_d)
@@ -109,25 +118,27 @@ def host_angles(k: SteeringConstants, steer: float) -> tuple:
         for u, toe_sign in ((u_left, -1.0), (u_right, 1.0)):
             inv = 1.0 / sqrt(1.0 + u * u)
             c, s = _rotate(inv, u * inv, ct_f, toe_sign * st_f)
-            angles.append((smath.atan(u) + toe_sign * toe_f, c, s))
+            angles.append(WheelAngle(smath.atan(u) + toe_sign * toe_f, c, s))
         fl, fr = angles
-    rl = (-toe_r, ct_r, -st_r)
-    rr = (toe_r, ct_r, st_r)
+    rl = WheelAngle(-toe_r, ct_r, -st_r)
+    rr = WheelAngle(toe_r, ct_r, st_r)
     return delta, tan_d, (fl, fr, rl, rr)
 
 
-def wheel_frames(host: tuple, dc_fl: float, dc_fr: float) -> WheelFrames:
+def wheel_frames(host: tuple[WheelAngle, ...], dc_fl: float, dc_fr: float) -> WheelFrames:
     """The ``steering`` stage: the host-step angles of :func:`host_angles` (``host``) with the
     front wheels rotated by their compliance angles (series, no trigonometric call)."""
-    (d_fl, c_fl, s_fl), (d_fr, c_fr, s_fr), rl, rr = host
+    fl, fr, rl, rr = host
     cd, sd = small_rotation(dc_fl)
-    c0 = c_fl * cd - s_fl * sd
-    s0 = s_fl * cd + c_fl * sd
+    c0 = fl.cos * cd - fl.sin * sd
+    s0 = fl.sin * cd + fl.cos * sd
     cd, sd = small_rotation(dc_fr)
-    c1 = c_fr * cd - s_fr * sd
-    s1 = s_fr * cd + c_fr * sd
+    c1 = fr.cos * cd - fr.sin * sd
+    s1 = fr.sin * cd + fr.cos * sd
     return WheelFrames(
-        (d_fl + dc_fl, d_fr + dc_fr, rl[0], rr[0]), (c0, c1, rl[1], rr[1]), (s0, s1, rl[2], rr[2])
+        (fl.angle + dc_fl, fr.angle + dc_fr, rl.angle, rr.angle),
+        (c0, c1, rl.cos, rr.cos),
+        (s0, s1, rl.sin, rr.sin),
     )
 
 

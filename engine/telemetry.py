@@ -301,7 +301,9 @@ def assemble(src: TelemetrySource) -> Telemetry:
         fy=d.fy,
         mz=d.mz,
         omega=omega,
-        wheel_angle=(ha[0][0] + st[I_DC_FL], ha[1][0] + st[I_DC_FR], ha[2][0], ha[3][0]),
+        wheel_angle=(
+            ha[0].angle + st[I_DC_FL], ha[1].angle + st[I_DC_FR], ha[2].angle, ha[3].angle
+        ),
         slip_ratio=tuple(slip_ratio),
         slip_angle=tuple(slip_angle),
         brake_torque=d.brake_torque,
