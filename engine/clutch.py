@@ -37,6 +37,8 @@ A power unit without a clutch (the electric motor's fixed reduction) uses
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from engine.blocks import number, refuse_unknown, require_object
 from engine.errors import DefinitionError
 from engine.powertrain import RPM
@@ -62,36 +64,54 @@ def validate(c: object, path: str = "drivetrain.clutch") -> dict:
     return out
 
 
-def constants(c: dict | None) -> tuple[float, float, float, float]:
-    """(max torque N·m, disengage speed rad/s, 1/(engage - disengage) s/rad, s_0); None = rigid."""
+class ClutchConstants(NamedTuple):
+    """The clutch's folded constants (see the module docstring)."""
+
+    max_torque: float  # capacity when fully engaged (N·m)
+    disengage_omega: float  # ω_d, below which nothing is transmitted (rad/s)
+    inv_engage_span: float  # 1/(ω_full - ω_d) (s/rad); 0 marks a rigid shaft
+    closed_throttle_span: float  # s_0, the span's fraction with the throttle closed (1)
+
+
+def constants(c: dict | None) -> ClutchConstants:
+    """The folded constants of a validated clutch block; None = rigid (:data:`RIGID`)."""
     if c is None:
-        return (RIGID, -1.0e30, 0.0, 1.0)
+        return ClutchConstants(
+            max_torque=RIGID, disengage_omega=-1.0e30, inv_engage_span=0.0, closed_throttle_span=1.0
+        )
     w0 = c["disengage_rpm"] * RPM
     w1 = c["engage_rpm"] * RPM
-    return (c["max_torque_nm"], w0, 1.0 / (w1 - w0), c["closed_throttle_span"])
+    return ClutchConstants(
+        max_torque=c["max_torque_nm"],
+        disengage_omega=w0,
+        inv_engage_span=1.0 / (w1 - w0),
+        closed_throttle_span=c["closed_throttle_span"],
+    )
 
 
-def engagement(k: tuple, omega_e: float, theta: float = 1.0) -> float:
+def engagement(k: ClutchConstants, omega_e: float, theta: float = 1.0) -> float:
     """Engagement 0..1 at power-unit speed ``omega_e`` (rad/s) and throttle ``theta``."""
-    if k[2] == 0.0:
+    if k.inv_engage_span == 0.0:
         return 1.0
-    e = (omega_e - k[1]) * k[2]
+    e = (omega_e - k.disengage_omega) * k.inv_engage_span
     if e <= 0.0:
         return 0.0
-    span = theta if theta > k[3] else k[3]
+    s0 = k.closed_throttle_span
+    span = theta if theta > s0 else s0
     if e >= span:
         return 1.0
     return e / span
 
 
-def capacity(k: tuple, omega_e: float, shift_factor: float, theta: float = 1.0) -> float:
+def capacity(k: ClutchConstants, omega_e: float, shift_factor: float, theta: float = 1.0) -> float:
     """Torque capacity (N·m) of the clutch: max · engagement · shift factor."""
-    if k[2] == 0.0:
-        return k[0] if shift_factor > 0.0 else 0.0
-    e = (omega_e - k[1]) * k[2]  # engagement(), inlined
+    if k.inv_engage_span == 0.0:
+        return k.max_torque if shift_factor > 0.0 else 0.0
+    e = (omega_e - k.disengage_omega) * k.inv_engage_span  # engagement(), inlined
     if e <= 0.0:
         return 0.0
-    span = theta if theta > k[3] else k[3]
+    s0 = k.closed_throttle_span
+    span = theta if theta > s0 else s0
     if e >= span:
-        return k[0] * shift_factor
-    return k[0] * (e / span) * shift_factor
+        return k.max_torque * shift_factor
+    return k.max_torque * (e / span) * shift_factor

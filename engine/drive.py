@@ -69,8 +69,8 @@ def validate(dt: object, path: str = "drivetrain") -> dict:
 class DriveConstants(NamedTuple):
     """The drivetrain's parts, folded: power unit, clutch, gearbox, driveline tree."""
 
-    power_unit: tuple
-    clutch: tuple
+    power_unit: powertrain.PowerUnitConstants
+    clutch: clutch.ClutchConstants
     gearbox: gearbox.GearboxConstants
     layout: differential.DiffConstants
     motor: bool
@@ -102,13 +102,15 @@ def constants(dt: dict, substep_hz: int) -> DriveConstants:
     )
 
 
-def output_speed(k: tuple, omega: tuple) -> float:
+def output_speed(k: DriveConstants, omega: tuple) -> float:
     """Output speed ω_o = Σ k_i·ω_i of the driven wheels (rad/s)."""
     wt = k.layout.weights
     return wt[0] * omega[0] + wt[1] * omega[1] + wt[2] * omega[2] + wt[3] * omega[3]
 
 
-def initial(k: tuple, omega: tuple, speed_mps: float | None = None) -> tuple[float, float, int]:
+def initial(
+    k: DriveConstants, omega: tuple, speed_mps: float | None = None
+) -> tuple[float, float, int]:
     """(delivered throttle, power-unit speed, gear) for wheels already turning at ``omega``.
 
     The automatic starts in the gear its closed-throttle schedule picks at that
@@ -122,14 +124,14 @@ def initial(k: tuple, omega: tuple, speed_mps: float | None = None) -> tuple[flo
     pk, ck, gk = k.power_unit, k.clutch, k.gearbox
     w_out = output_speed(k, omega)
     gear = 1
-    if gk[0] == "automatic":
-        for _ in range(gk[7]):
+    if gk.kind == "automatic":
+        for _ in range(gk.n_gears):
             nxt = gearbox.schedule(gk, gear, w_out, 0.0)
             if nxt <= gear:
                 break
             gear = nxt
     limit = powertrain.speed_limit(pk)
-    while gear < gk[7] and gearbox.ratio(gk, gear) * w_out > limit:
+    while gear < gk.n_gears and gearbox.ratio(gk, gear) * w_out > limit:
         gear += 1
     w_e = gearbox.ratio(gk, gear) * w_out
     if w_e > limit:
@@ -146,13 +148,15 @@ def top_start_speed(definition: dict) -> float:
     front = definition["tires"]["front"]["radius_m"]
     rear = definition["tires"]["rear"]["radius_m"]
     per_mps = output_speed(k, (1.0 / front, 1.0 / front, 1.0 / rear, 1.0 / rear))
-    top = gearbox.ratio(k.gearbox, k.gearbox[7])
+    top = gearbox.ratio(k.gearbox, k.gearbox.n_gears)
     return powertrain.speed_limit(k.power_unit) / abs(top * per_mps)
 
 
-def _over_limit(pk: tuple, gear: int, w_e: float, limit: float, speed_mps: float | None) -> str:
-    unit = "engine" if pk[0] == "engine" else "motor"
-    what = "redline" if pk[0] == "engine" else "max_rpm"
+def _over_limit(
+    pk: powertrain.PowerUnitConstants, gear: int, w_e: float, limit: float, speed_mps: float | None
+) -> str:
+    unit = pk.kind
+    what = "redline" if pk.kind == "engine" else "max_rpm"
     rpm = 1.0 / powertrain.RPM
     msg = (
         f"initial.speed_mps: the wheels would turn the {unit} at {w_e * rpm:,.0f} rpm in "
@@ -161,6 +165,8 @@ def _over_limit(pk: tuple, gear: int, w_e: float, limit: float, speed_mps: float
     if speed_mps is not None and speed_mps > 0.0:
         msg += f"; this vehicle starts at up to {speed_mps * limit / w_e:.1f} m/s"
     return msg
+
+
 def drivetrain(
     k: DriveConstants,
     gear: int,

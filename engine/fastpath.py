@@ -465,26 +465,27 @@ def drivetrain_parts(sim: object) -> dict:
     """The power unit's torque and the clutch's capacity, as text for ``sim``'s drivetrain."""
     pk = sim.drive_k.power_unit
     ck = sim.drive_k.clutch
-    if pk[0] == "engine":
-        _, w_idle, w_red, _j, _tau, w, t, slopes, drag_idle, drag_slope, gov_k, inv_band = pk
+    if pk.kind == "engine":
         torque = ENGINE_TORQUE.format(
-            gov_k=num(gov_k),
-            w_idle=num(w_idle),
-            w_red=num(w_red),
-            inv_band=num(inv_band),
-            full_load=full_load_source(w, t, slopes),
-            neg_drag_idle=num(-drag_idle),
-            drag_idle=num(drag_idle),
-            drag_slope=num(drag_slope),
+            gov_k=num(pk.governor_gain),
+            w_idle=num(pk.idle_omega),
+            w_red=num(pk.speed_limit),
+            inv_band=num(pk.inv_limiter_band),
+            full_load=full_load_source(pk.curve_omega, pk.curve_torque, pk.curve_slopes),
+            neg_drag_idle=num(-pk.drag_idle),
+            drag_idle=num(pk.drag_idle),
+            drag_slope=num(pk.drag_slope),
         )
     else:
         torque = MOTOR_TORQUE
-    max_torque, w_open, inv_span, s0 = ck
-    if inv_span == 0.0:
-        capacity = RIGID_CLUTCH.format(max_torque=num(max_torque))
+    if ck.inv_engage_span == 0.0:
+        capacity = RIGID_CLUTCH.format(max_torque=num(ck.max_torque))
     else:
         capacity = CLUTCH.format(
-            max_torque=num(max_torque), w_open=num(w_open), inv_span=num(inv_span), s0=num(s0)
+            max_torque=num(ck.max_torque),
+            w_open=num(ck.disengage_omega),
+            inv_span=num(ck.inv_engage_span),
+            s0=num(ck.closed_throttle_span),
         )
     return {"torque": torque.rstrip("\n"), "capacity": capacity.rstrip("\n")}
 
@@ -952,7 +953,7 @@ def source(sim: object) -> str:
         wt2=num(weights[2]),
         wt3=num(weights[3]),
         h=num(h),
-        tau_h=num(dk.power_unit[4] + h),
+        tau_h=num(dk.power_unit.response_time + h),
     )
     solve = solve_source(sim)
     sub += solve

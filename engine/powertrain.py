@@ -40,6 +40,8 @@ same limits on |ω|.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from engine.blocks import number, refuse_unknown, require_keys, require_object
 from engine.errors import DefinitionError
 
@@ -110,8 +112,45 @@ def validate(p: object, path: str = "drivetrain.power_unit") -> dict:
     return out
 
 
-def constants(p: dict) -> tuple:
-    """Folded constants: ('engine', ...) or ('motor', ...) (see :func:`torque`)."""
+class EngineConstants(NamedTuple):
+    """A combustion engine's folded constants (see :func:`torque`)."""
+
+    kind: str  # "engine"
+    idle_omega: float  # ω_idle (rad/s)
+    speed_limit: float  # the redline ω_red (rad/s), where the fuel cut starts
+    inertia: float  # rotating inertia (kg·m²)
+    response_time: float  # throttle lag τ (s)
+    curve_omega: tuple  # full-load curve speeds (rad/s), increasing
+    curve_torque: tuple  # full-load torque at each speed (N·m)
+    curve_slopes: tuple  # slope of each curve segment (N·m·s/rad)
+    drag_idle: float  # closed-throttle drag at idle (N·m, >= 0)
+    drag_slope: float  # drag growth per speed above idle (N·m·s/rad)
+    governor_gain: float  # idle governor g_i/ω_idle (s/rad)
+    inv_limiter_band: float  # 1/(ω_red·LIMITER_BAND), the fuel cut's slope (s/rad)
+
+
+class MotorConstants(NamedTuple):
+    """An electric motor's folded constants (see :func:`motor_torque`)."""
+
+    kind: str  # "motor"
+    idle_omega: float  # 0.0 (rad/s): a motor does not idle
+    speed_limit: float  # ω at max_rpm (rad/s)
+    inertia: float  # rotating inertia (kg·m²)
+    response_time: float  # throttle lag τ (s)
+    max_torque: float  # T_max (N·m)
+    max_power: float  # P (W): T = P/ω above the base speed
+    cut_omega: float  # where the torque starts to fade to 0 at max_rpm (rad/s)
+    inv_cut_band: float  # 1/(ω_max·MOTOR_CUT_BAND), the fade's slope (s/rad)
+    regen_torque: float  # regen_torque_fraction·T_max (N·m, >= 0)
+    regen_max_power: float  # regen power limit (W)
+    regen_fade_omega: float  # regen fades to 0 below this speed (rad/s)
+
+
+PowerUnitConstants = EngineConstants | MotorConstants
+
+
+def constants(p: dict) -> PowerUnitConstants:
+    """The folded constants of a validated power-unit block."""
     if p["type"] == "engine":
         w = tuple(r * RPM for r in p["torque_curve_rpm"])
         t = tuple(p["torque_curve_nm"])
@@ -119,61 +158,61 @@ def constants(p: dict) -> tuple:
         w_idle = p["idle_rpm"] * RPM
         w_red = p["redline_rpm"] * RPM
         drag_slope = (p["drag_redline_nm"] - p["drag_idle_nm"]) / (w_red - w_idle)
-        return (
-            "engine",
-            w_idle,
-            w_red,
-            p["inertia_kgm2"],
-            p["response_time_s"],
-            w,
-            t,
-            slopes,
-            p["drag_idle_nm"],
-            drag_slope,
-            p["idle_gain"] / w_idle,
-            1.0 / (w_red * LIMITER_BAND),
+        return EngineConstants(
+            kind="engine",
+            idle_omega=w_idle,
+            speed_limit=w_red,
+            inertia=p["inertia_kgm2"],
+            response_time=p["response_time_s"],
+            curve_omega=w,
+            curve_torque=t,
+            curve_slopes=slopes,
+            drag_idle=p["drag_idle_nm"],
+            drag_slope=drag_slope,
+            governor_gain=p["idle_gain"] / w_idle,
+            inv_limiter_band=1.0 / (w_red * LIMITER_BAND),
         )
     t_max = p["max_torque_nm"]
     w_max = p["max_rpm"] * RPM
-    return (
-        "motor",
-        0.0,
-        w_max,
-        p["inertia_kgm2"],
-        p["response_time_s"],
-        t_max,
-        p["max_power_w"],
-        w_max * (1.0 - MOTOR_CUT_BAND),
-        1.0 / (w_max * MOTOR_CUT_BAND),
-        p["regen_torque_fraction"] * t_max,
-        p["regen_max_power_w"],
-        p["regen_fade_rpm"] * RPM,
+    return MotorConstants(
+        kind="motor",
+        idle_omega=0.0,
+        speed_limit=w_max,
+        inertia=p["inertia_kgm2"],
+        response_time=p["response_time_s"],
+        max_torque=t_max,
+        max_power=p["max_power_w"],
+        cut_omega=w_max * (1.0 - MOTOR_CUT_BAND),
+        inv_cut_band=1.0 / (w_max * MOTOR_CUT_BAND),
+        regen_torque=p["regen_torque_fraction"] * t_max,
+        regen_max_power=p["regen_max_power_w"],
+        regen_fade_omega=p["regen_fade_rpm"] * RPM,
     )
 
 
-def inertia(k: tuple) -> float:
+def inertia(k: PowerUnitConstants) -> float:
     """Rotating inertia of the power unit (kg·m²)."""
-    return k[3]
+    return k.inertia
 
 
-def speed_limit(k: tuple) -> float:
+def speed_limit(k: PowerUnitConstants) -> float:
     """Highest speed (rad/s) the power unit turns at: an engine's redline, a motor's max_rpm."""
-    return k[2]
+    return k.speed_limit
 
 
-def idle_omega(k: tuple) -> float:
+def idle_omega(k: PowerUnitConstants) -> float:
     """Idle speed (rad/s); 0 for a motor."""
-    return k[1]
+    return k.idle_omega
 
 
-def update_throttle(k: tuple, theta: float, command: float, h: float) -> float:
+def update_throttle(k: PowerUnitConstants, theta: float, command: float, h: float) -> float:
     """Delivered throttle after one substep ``h`` following ``command`` with the lag τ."""
-    return theta + (command - theta) * h / (k[4] + h)
+    return theta + (command - theta) * h / (k.response_time + h)
 
 
-def full_load(k: tuple, omega: float) -> float:
+def full_load(k: EngineConstants, omega: float) -> float:
     """The engine's full-load torque (N·m) at ``omega`` (piecewise linear, flat beyond the ends)."""
-    w, t, sl = k[5], k[6], k[7]
+    w, t, sl = k.curve_omega, k.curve_torque, k.curve_slopes
     if omega <= w[0]:
         return t[0]
     n = len(w) - 1
@@ -185,41 +224,34 @@ def full_load(k: tuple, omega: float) -> float:
     return t[i] + sl[i] * (omega - w[i])
 
 
-def engine_drag(k: tuple, omega: float) -> float:
+def engine_drag(k: EngineConstants, omega: float) -> float:
     """Closed-throttle drag torque (N·m, <= 0) at ``omega``."""
-    w_idle = k[1]
+    w_idle = k.idle_omega
     if omega <= 0.0:
         return 0.0
     if omega < w_idle:
-        return -k[8] * omega / w_idle
-    return -(k[8] + k[9] * (omega - w_idle))
+        return -k.drag_idle * omega / w_idle
+    return -(k.drag_idle + k.drag_slope * (omega - w_idle))
 
 
-def engine_throttle(k: tuple, omega: float, theta: float) -> float:
+def engine_throttle(k: EngineConstants, omega: float, theta: float) -> float:
     """Throttle the engine actually burns: idle governor and rev-limiter fuel cut applied."""
-    gov = k[10] * (k[1] - omega)
+    gov = k.governor_gain * (k.idle_omega - omega)
     th = theta if theta >= gov else gov
     if th > 1.0:
         th = 1.0
-    if omega > k[2]:
-        cut = 1.0 - (omega - k[2]) * k[11]
+    if omega > k.speed_limit:
+        cut = 1.0 - (omega - k.speed_limit) * k.inv_limiter_band
         if cut < 0.0:
             cut = 0.0
         th *= cut
     return th
 
 
-def motor_torque(k: tuple, omega: float, theta: float, direction: float) -> float:
+def motor_torque(k: MotorConstants, omega: float, theta: float, direction: float) -> float:
     """Electric motor torque (N·m) at signed ``omega`` for throttle θ; ``direction`` ±1."""
-    t_max, p_max, w_cut, inv_band, t_regen, p_regen, w_fade = (
-        k[5],
-        k[6],
-        k[7],
-        k[8],
-        k[9],
-        k[10],
-        k[11],
-    )
+    t_max, p_max, w_cut, inv_band = k.max_torque, k.max_power, k.cut_omega, k.inv_cut_band
+    t_regen, p_regen, w_fade = k.regen_torque, k.regen_max_power, k.regen_fade_omega
     speed = direction * omega  # speed in the commanded sense
     a = speed if speed >= 0.0 else -speed
     drive = t_max
@@ -241,20 +273,22 @@ def motor_torque(k: tuple, omega: float, theta: float, direction: float) -> floa
     return theta * direction * drive + (1.0 - theta) * regen
 
 
-def torque(k: tuple, omega: float, theta: float, direction: float = 1.0) -> tuple[float, float]:
+def torque(
+    k: PowerUnitConstants, omega: float, theta: float, direction: float = 1.0
+) -> tuple[float, float]:
     """(crank torque N·m, throttle actually used) of the power unit at ``omega``."""
-    if k[0] != "engine":
+    if k.kind != "engine":
         return motor_torque(k, omega, theta, direction), theta
     # engine_throttle, full_load and engine_drag, inlined (the hot path)
-    w_idle = k[1]
-    gov = k[10] * (w_idle - omega)
+    w_idle = k.idle_omega
+    gov = k.governor_gain * (w_idle - omega)
     th = theta if theta >= gov else gov
     if th > 1.0:
         th = 1.0
-    if omega > k[2]:
-        cut = 1.0 - (omega - k[2]) * k[11]
+    if omega > k.speed_limit:
+        cut = 1.0 - (omega - k.speed_limit) * k.inv_limiter_band
         th *= cut if cut > 0.0 else 0.0
-    w, t = k[5], k[6]
+    w, t = k.curve_omega, k.curve_torque
     if omega <= w[0]:
         full = t[0]
     else:
@@ -265,11 +299,11 @@ def torque(k: tuple, omega: float, theta: float, direction: float = 1.0) -> tupl
             i = 0
             while omega > w[i + 1]:
                 i += 1
-            full = t[i] + k[7][i] * (omega - w[i])
+            full = t[i] + k.curve_slopes[i] * (omega - w[i])
     if omega <= 0.0:
         drag = 0.0
     elif omega < w_idle:
-        drag = -k[8] * omega / w_idle
+        drag = -k.drag_idle * omega / w_idle
     else:
-        drag = -(k[8] + k[9] * (omega - w_idle))
+        drag = -(k.drag_idle + k.drag_slope * (omega - w_idle))
     return th * full + (1.0 - th) * drag, th
