@@ -122,14 +122,14 @@ def initial(k: tuple, omega: tuple, speed_mps: float | None = None) -> tuple[flo
     pk, ck, gk = k.power_unit, k.clutch, k.gearbox
     w_out = output_speed(k, omega)
     gear = 1
-    if gk[0] == "automatic":
-        for _ in range(gk[7]):
+    if gk.kind == "automatic":
+        for _ in range(gk.n_gears):
             nxt = gearbox.schedule(gk, gear, w_out, 0.0)
             if nxt <= gear:
                 break
             gear = nxt
     limit = powertrain.speed_limit(pk)
-    while gear < gk[7] and gearbox.ratio(gk, gear) * w_out > limit:
+    while gear < gk.n_gears and gearbox.ratio(gk, gear) * w_out > limit:
         gear += 1
     w_e = gearbox.ratio(gk, gear) * w_out
     if w_e > limit:
@@ -146,7 +146,7 @@ def top_start_speed(definition: dict) -> float:
     front = definition["tires"]["front"]["radius_m"]
     rear = definition["tires"]["rear"]["radius_m"]
     per_mps = output_speed(k, (1.0 / front, 1.0 / front, 1.0 / rear, 1.0 / rear))
-    top = gearbox.ratio(k.gearbox, k.gearbox[7])
+    top = gearbox.ratio(k.gearbox, k.gearbox.n_gears)
     return powertrain.speed_limit(k.power_unit) / abs(top * per_mps)
 
 

@@ -926,19 +926,19 @@ def source(sim: object) -> str:
     automatic_stays = ""
     busy = "shift != 0 or gear_req != last_req"
     if gk.kind == "automatic":
-        up_l, up_f, dn_l, dn_f, kd_th, kd_w = gk.schedule
+        sched = gk.schedule
         automatic_stays = AUTOMATIC_STAYS.format(
             wt0=num(weights[0]),
             wt1=num(weights[1]),
             wt2=num(weights[2]),
             wt3=num(weights[3]),
             n_gears=num(gk.n_gears),
-            up_l=num(up_l),
-            up_span=num(up_f - up_l),
-            dn_l=num(dn_l),
-            dn_span=num(dn_f - dn_l),
-            kd_th=num(kd_th),
-            kd_w=num(kd_w),
+            up_l=num(sched.up_light),
+            up_span=num(sched.up_full - sched.up_light),
+            dn_l=num(sched.down_light),
+            dn_span=num(sched.down_full - sched.down_light),
+            kd_th=num(sched.kickdown_throttle),
+            kd_w=num(sched.kickdown_speed),
         )
         busy += " or not stays"
     sub += DRIVETRAIN.format(
