@@ -100,24 +100,30 @@ def validate(a: object, path: str = "assists") -> dict:
 
 
 class AbsConstants(NamedTuple):
-    slip_target: float
-    floor: float
+    """ABS, folded (see :func:`abs_scales`)."""
+
+    slip_target: float  # braking slip where the release starts
+    floor: float  # the lowest factor on the brake capacity
     slope: float  # (1 - floor)/(release - target)
-    min_speed: float
+    min_speed: float  # m/s: below it the ABS stands down
 
 
 class TcConstants(NamedTuple):
-    slip_target: float
-    floor: float
-    slope: float
+    """Traction control, folded (see :func:`tc_scale`)."""
+
+    slip_target: float  # drive slip where the throttle cut starts
+    floor: float  # the lowest factor on the throttle
+    slope: float  # (1 - floor)/(release - target)
 
 
 class EscConstants(NamedTuple):
-    dead_band: float
-    gain: float
-    max_torque: float
-    throttle_cut: float
-    mu_g: float
+    """Stability control, folded (see :func:`esc`)."""
+
+    dead_band: float  # rad/s
+    gain: float  # N·m per rad/s past the band
+    max_torque: float  # N·m
+    throttle_cut: float  # throttle fraction per rad/s past the band
+    mu_g: float  # m/s², the friction limit of the lateral acceleration
     wheelbase: float  # m
     understeer: float  # the car's linear understeer gradient, rad per m/s²
 
@@ -132,7 +138,7 @@ class AssistConstants(NamedTuple):
     abs: AbsConstants
     tc: TcConstants
     esc: EscConstants
-    steer_lat_accel: float
+    steer_lat_accel: float  # m/s², the steering assist's lateral-acceleration limit
 
 
 class AssistActions(NamedTuple):
@@ -151,31 +157,31 @@ def constants(a: dict, wheelbase: float = 1.0, understeer: float = 0.0) -> Assis
     """Folded constants for the stages (switch flags first); ``understeer`` is the car's
     linear understeer gradient (rad per m/s²) that sizes the ESC's dead band (0: neutral)."""
     return AssistConstants(
-        a["abs"],
-        a["traction_control"],
-        a["stability_control"],
-        a["steering_assist"],
-        AbsConstants(
-            a["abs_slip_target"],
-            a["abs_floor"],
-            (1.0 - a["abs_floor"]) / (a["abs_release_slip"] - a["abs_slip_target"]),
-            a["abs_min_speed_mps"],
+        abs_on=a["abs"],
+        tc_on=a["traction_control"],
+        esc_on=a["stability_control"],
+        steer_on=a["steering_assist"],
+        abs=AbsConstants(
+            slip_target=a["abs_slip_target"],
+            floor=a["abs_floor"],
+            slope=(1.0 - a["abs_floor"]) / (a["abs_release_slip"] - a["abs_slip_target"]),
+            min_speed=a["abs_min_speed_mps"],
         ),
-        TcConstants(
-            a["tc_slip_target"],
-            a["tc_floor"],
-            (1.0 - a["tc_floor"]) / (a["tc_release_slip"] - a["tc_slip_target"]),
+        tc=TcConstants(
+            slip_target=a["tc_slip_target"],
+            floor=a["tc_floor"],
+            slope=(1.0 - a["tc_floor"]) / (a["tc_release_slip"] - a["tc_slip_target"]),
         ),
-        EscConstants(
-            a["esc_dead_band_radps"],
-            a["esc_gain_nm_per_radps"],
-            a["esc_max_torque_nm"],
-            a["esc_throttle_cut_per_radps"],
-            a["esc_mu"] * 9.80665,
-            wheelbase,
-            understeer,
+        esc=EscConstants(
+            dead_band=a["esc_dead_band_radps"],
+            gain=a["esc_gain_nm_per_radps"],
+            max_torque=a["esc_max_torque_nm"],
+            throttle_cut=a["esc_throttle_cut_per_radps"],
+            mu_g=a["esc_mu"] * 9.80665,
+            wheelbase=wheelbase,
+            understeer=understeer,
         ),
-        a["steer_assist_lat_accel_mps2"],
+        steer_lat_accel=a["steer_assist_lat_accel_mps2"],
     )
 
 
@@ -193,11 +199,11 @@ def _ramp(slip: float, target: float, floor: float, slope: float) -> float:
     return f if f > floor else floor
 
 
-def abs_scales(k: tuple, rads: tuple, omegas: tuple, vxs: list, speed: float) -> list:
+def abs_scales(k: AbsConstants, rads: tuple, omegas: tuple, vxs: list, speed: float) -> list:
     """ABS factors on the brake capacities of the wheels (1 = untouched, never below the floor)."""
-    target, floor, slope, v_min = k
+    target, floor, slope = k.slip_target, k.floor, k.slope
     n = len(rads)
-    if speed < v_min:
+    if speed < k.min_speed:
         return [1.0] * n
     out = [1.0] * n
     for i in range(n):
@@ -213,7 +219,7 @@ def abs_scales(k: tuple, rads: tuple, omegas: tuple, vxs: list, speed: float) ->
     return out
 
 
-def abs_scale(k: tuple, rad: float, omega: float, v_x: float, speed: float) -> float:
+def abs_scale(k: AbsConstants, rad: float, omega: float, v_x: float, speed: float) -> float:
     """ABS factor on one wheel's brake capacity (see :func:`abs_scales`)."""
     return abs_scales(k, (rad,), (omega,), (v_x,), speed)[0]
 
@@ -238,22 +244,24 @@ def drive_slip(rad: float, omega: float, v_x: float) -> float:
     return max_drive_slip((rad,), (omega,), (v_x,), (0,))
 
 
-def tc_scale(k: tuple, max_drive_slip: float) -> float:
+def tc_scale(k: TcConstants, max_drive_slip: float) -> float:
     """Traction-control factor on the throttle from the largest driven-wheel drive slip."""
-    target, floor, slope = k
-    return _ramp(max_drive_slip, target, floor, slope)
+    return _ramp(max_drive_slip, k.slip_target, k.floor, k.slope)
 
 
-def esc(k: tuple, vx: float, r: float, tan_delta_over_l: float) -> tuple[float, float, int, float]:
+def esc(
+    k: EscConstants, vx: float, r: float, tan_delta_over_l: float
+) -> tuple[float, float, int, float]:
     """ESC: (yaw error rad/s, brake torque N·m, wheel index or -1, throttle factor)."""
-    dead, gain, t_max, cut, mu_g, wb, kus = k
+    dead = k.dead_band
+    wb = k.wheelbase
     r_ref = vx * tan_delta_over_l
-    den = wb + kus * vx * vx
+    den = wb + k.understeer * vx * vx
     r_car = r_ref * wb / den if den > 0.0 else r_ref * 1.0e30
     avx = vx if vx >= 0.0 else -vx
     headroom = 0.0
     if avx > 0.1:
-        lim = mu_g / avx
+        lim = k.mu_g / avx
         if r_ref > lim:
             r_ref = lim
         elif r_ref < -lim:
@@ -282,14 +290,14 @@ def esc(k: tuple, vx: float, r: float, tan_delta_over_l: float) -> tuple[float, 
     if mag <= band:
         return err, 0.0, -1, 1.0
     over = mag - band
-    torque = gain * over
-    if torque > t_max:
-        torque = t_max
+    torque = k.gain * over
+    if torque > k.max_torque:
+        torque = k.max_torque
     if excess > 0.0:  # oversteer: outer front (FR in a left turn, FL in a right)
         wheel = 1 if sense > 0.0 else 0
     else:  # understeer: inner rear (RL in a left turn, RR in a right)
         wheel = 2 if sense > 0.0 else 3
-    f = 1.0 - cut * over
+    f = 1.0 - k.throttle_cut * over
     return err, torque, wheel, (f if f > 0.0 else 0.0)
 
 

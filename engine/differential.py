@@ -91,14 +91,36 @@ def validate(layout: object, path: str = "drivetrain.layout") -> dict:
     }
 
 
-class DiffConstants(NamedTuple):
-    """The driveline tree: bodies (wheel indices, k); lsd axles (l, r, preload, power ratio,
-    coast ratio); each wheel's weight k_i; the indices of the bodies with k > 0."""
+class DiffBody(NamedTuple):
+    """One body of the driveline tree: a wheel, or a locked axle's two wheels merged."""
 
-    bodies: tuple
-    lsds: tuple
-    weights: tuple
-    driven: tuple
+    wheels: tuple[int, ...]  # wheel indices (FL, FR, RL, RR = 0..3): one, or the axle's two
+    weight: float  # k, its share of the output torque (a locked axle's k_L + k_R)
+
+
+class LsdAxle(NamedTuple):
+    """A limited-slip axle: its two wheels and the capacity of the torque pair between them."""
+
+    left: int  # wheel index
+    right: int  # wheel index
+    preload: float  # N·m
+    power_ratio: float  # capacity per N·m of axle torque while the axle is driven
+    coast_ratio: float  # the same while the engine brakes the axle
+
+
+class DiffConstants(NamedTuple):
+    """The driveline tree: its bodies, its limited-slip axles, each wheel's weight k_i
+    (FL, FR, RL, RR) and the indices into ``bodies`` of the bodies with k > 0."""
+
+    bodies: tuple[DiffBody, ...]
+    lsds: tuple[LsdAxle, ...]
+    weights: tuple[float, float, float, float]
+    driven: tuple[int, ...]
+
+
+def driven_bodies(bodies: tuple[DiffBody, ...]) -> tuple[int, ...]:
+    """The indices of the bodies the power unit drives (weight k > 0)."""
+    return tuple(n for n, body in enumerate(bodies) if body.weight > 0.0)
 
 
 def constants(layout: dict) -> DiffConstants:
@@ -110,18 +132,19 @@ def constants(layout: dict) -> DiffConstants:
     for axle, (left, right), share in (("front", (0, 1), s), ("rear", (2, 3), 1.0 - s)):
         diff = layout[f"{axle}_diff"]
         if diff["type"] == "locked":
-            bodies.append(((left, right), share))
+            bodies.append(DiffBody((left, right), share))
             continue
-        bodies.append(((left,), 0.5 * share))
-        bodies.append(((right,), 0.5 * share))
+        bodies.append(DiffBody((left,), 0.5 * share))
+        bodies.append(DiffBody((right,), 0.5 * share))
         if diff["type"] == "lsd" and share > 0.0:
-            lsds.append((left, right, diff["preload_nm"], diff["power_ratio"], diff["coast_ratio"]))
-    driven = tuple(n for n, (_idx, k) in enumerate(bodies) if k > 0.0)
-    return DiffConstants(tuple(bodies), tuple(lsds), weights, driven)
+            lsds.append(
+                LsdAxle(left, right, diff["preload_nm"], diff["power_ratio"], diff["coast_ratio"])
+            )
+    return DiffConstants(tuple(bodies), tuple(lsds), weights, driven_bodies(bodies))
 
 
 def solve(
-    k: tuple,
+    k: DiffConstants,
     b: list,
     d: list,
     cap: list,
@@ -138,7 +161,8 @@ def solve(
     Returns ``(omega', t_brake, held, x_drive, omega_e', t_clutch, clutch_locked, omega_out')``
     with the first four per wheel (lists, order FL, FR, RL, RR).
     """
-    bodies, lsds, weights, driven = k
+    bodies = k.bodies
+    weights = k.weights
     h_over_j = h / inertia_e
     if g == 0.0 or clutch_cap <= 0.0:
         t_c = 0.0
@@ -146,8 +170,9 @@ def solve(
     else:
         # per driven body: (weight k, b, d, C); a merged (locked) axle sums its two wheels
         dterms = []
-        for n in driven:
-            idx, kj = bodies[n]
+        for n in k.driven:
+            body = bodies[n]
+            idx, kj = body.wheels, body.weight
             if len(idx) == 1:
                 i = idx[0]
                 dterms.append((kj, b[i], d[i], cap[i]))
@@ -181,7 +206,8 @@ def solve(
         t_c, locked = bound(t, clutch_cap)
     t_out = eta * g * t_c
     x = [weights[0] * t_out, weights[1] * t_out, weights[2] * t_out, weights[3] * t_out]
-    for left, right, pre, pr, cr in lsds:
+    for lsd in k.lsds:
+        left, right = lsd.left, lsd.right
         # each wheel's free response to its open-diff torque (the bounded brake solve)
         xl = x[left]
         xr = x[right]
@@ -193,7 +219,8 @@ def solve(
             continue
         t_req = (wl - wr) / (gl + gr)
         axle_in = xl + xr
-        lim = pre + (pr if axle_in >= 0.0 else cr) * (axle_in if axle_in >= 0.0 else -axle_in)
+        ratio = lsd.power_ratio if axle_in >= 0.0 else lsd.coast_ratio
+        lim = lsd.preload + ratio * (axle_in if axle_in >= 0.0 else -axle_in)
         t = bound(t_req, lim)[0]
         x[left] = xl - t
         x[right] = xr + t
@@ -201,7 +228,8 @@ def solve(
     t_b = [0.0, 0.0, 0.0, 0.0]
     held = [False, False, False, False]
     omega_out = 0.0
-    for idx, kj in bodies:
+    for body in bodies:
+        idx, kj = body.wheels, body.weight
         if len(idx) == 1:
             i = idx[0]
             w, t_b[i], held[i] = bounded_solve(b[i] + x[i], d[i], cap[i])

@@ -621,13 +621,14 @@ def solve_source(sim: object) -> str:
     hoisted = ""
     bit = 1
     for n in dk.driven:
-        idx, kj = dk.bodies[n]
+        body = dk.bodies[n]
+        kj = body.weight
         bit *= 4
-        if len(idx) == 1:
-            i = idx[0]
+        if len(body.wheels) == 1:
+            i = body.wheels[0]
             b, d, c = f"b{i}", f"dg{i}", f"cap{i}"
         else:
-            i, j = idx
+            i, j = body.wheels
             merged += f"bm{n} = b{i} + b{j}\ndm{n} = dg{i} + dg{j}\ncm{n} = cap{i} + cap{j}\n"
             b, d, c = f"bm{n}", f"dm{n}", f"cm{n}"
         modes += CLUTCH_MODE.format(b=b, c=c, bit=str(bit), bit2=str(2 * bit))
@@ -647,15 +648,24 @@ def solve_source(sim: object) -> str:
         wt2=num(dk.weights[2]),
         wt3=num(dk.weights[3]),
     )
-    for left, right, pre, pr, cr in dk.lsds:
-        out += LSD_SIDE.format(i=str(left), side="l") + LSD_SIDE.format(i=str(right), side="r")
-        out += LSD.format(l=str(left), r=str(right), pre=num(pre), pr=num(pr), cr=num(cr))
+    for lsd in dk.lsds:
+        left, right = str(lsd.left), str(lsd.right)
+        out += LSD_SIDE.format(i=left, side="l") + LSD_SIDE.format(i=right, side="r")
+        out += LSD.format(
+            l=left,
+            r=right,
+            pre=num(lsd.preload),
+            pr=num(lsd.power_ratio),
+            cr=num(lsd.coast_ratio),
+        )
     out += "w_out = 0.0\n"
-    for idx, kj in dk.bodies:
-        if len(idx) == 1:
-            out += BODY_ONE.format(i=str(idx[0]), kj=num(kj))
+    for body in dk.bodies:
+        kj = num(body.weight)
+        if len(body.wheels) == 1:
+            out += BODY_ONE.format(i=str(body.wheels[0]), kj=kj)
         else:
-            out += BODY_PAIR.format(i=str(idx[0]), j=str(idx[1]), kj=num(kj))
+            i, j = body.wheels
+            out += BODY_PAIR.format(i=str(i), j=str(j), kj=kj)
     return out + ENGINE_SPEED.format(h_over_j=h_over_j)
 
 
@@ -927,19 +937,19 @@ def source(sim: object) -> str:
     automatic_stays = ""
     busy = "shift != 0 or gear_req != last_req"
     if gk.kind == "automatic":
-        up_l, up_f, dn_l, dn_f, kd_th, kd_w = gk.schedule
+        sched = gk.schedule
         automatic_stays = AUTOMATIC_STAYS.format(
             wt0=num(weights[0]),
             wt1=num(weights[1]),
             wt2=num(weights[2]),
             wt3=num(weights[3]),
             n_gears=num(gk.n_gears),
-            up_l=num(up_l),
-            up_span=num(up_f - up_l),
-            dn_l=num(dn_l),
-            dn_span=num(dn_f - dn_l),
-            kd_th=num(kd_th),
-            kd_w=num(kd_w),
+            up_l=num(sched.up_light),
+            up_span=num(sched.up_full - sched.up_light),
+            dn_l=num(sched.down_light),
+            dn_span=num(sched.down_full - sched.down_light),
+            kd_th=num(sched.kickdown_throttle),
+            kd_w=num(sched.kickdown_speed),
         )
         busy += " or not stays"
     sub += DRIVETRAIN.format(

@@ -121,16 +121,27 @@ def validate(g: object, path: str = "drivetrain.gearbox") -> dict:
     return out
 
 
+class ShiftSchedule(NamedTuple):
+    """The automatic's shift points, folded to engine speeds in rad/s (see the module docstring)."""
+
+    up_light: float  # rad/s: upshift above it at closed throttle
+    up_full: float  # rad/s: upshift above it at full throttle
+    down_light: float  # rad/s: downshift below it at closed throttle
+    down_full: float  # rad/s: downshift below it at full throttle
+    kickdown_throttle: float  # pedal fraction (0..1) from which kickdown acts
+    kickdown_speed: float  # rad/s: kick down while the next lower gear stays below it
+
+
 class GearboxConstants(NamedTuple):
     """Folded gearbox constants (see the module docstring)."""
 
     kind: str  # manual, automatic, single
-    overall: tuple  # ratio·final drive per forward gear
+    overall: tuple[float, ...]  # ratio·final drive per forward gear
     reverse: float  # signed overall reverse ratio
     efficiency: float
     shift_ticks: int
     ramp_ticks: int  # ticks of the clutch's re-engagement ramp
-    schedule: tuple | None  # the automatic's speeds (rad/s) and kickdown throttle
+    schedule: ShiftSchedule | None  # the automatic's only
     n_gears: int
 
 
@@ -142,57 +153,60 @@ def constants(g: dict, substep_hz: int) -> GearboxConstants:
     if ticks < 1:
         ticks = 1
     open_ticks = int(ticks * OPEN_FRACTION)
-    auto = g["type"] == "automatic"
-    sched = (
-        tuple(g[k] * RPM for k in AUTOMATIC_KEYS[:4])
-        + (g["kickdown_throttle"], g["kickdown_rpm"] * RPM)
-        if auto
-        else None
-    )
+    sched = None
+    if g["type"] == "automatic":
+        sched = ShiftSchedule(
+            up_light=g["upshift_rpm_light"] * RPM,
+            up_full=g["upshift_rpm_full"] * RPM,
+            down_light=g["downshift_rpm_light"] * RPM,
+            down_full=g["downshift_rpm_full"] * RPM,
+            kickdown_throttle=g["kickdown_throttle"],
+            kickdown_speed=g["kickdown_rpm"] * RPM,
+        )
     return GearboxConstants(
-        g["type"],
-        overall,
-        -g["reverse_ratio"] * fd,
-        g["efficiency"],
-        ticks,
-        ticks - open_ticks,  # ticks of the re-engagement ramp
-        sched,
-        len(overall),
+        kind=g["type"],
+        overall=overall,
+        reverse=-g["reverse_ratio"] * fd,
+        efficiency=g["efficiency"],
+        shift_ticks=ticks,
+        ramp_ticks=ticks - open_ticks,
+        schedule=sched,
+        n_gears=len(overall),
     )
 
 
-def ratio(k: tuple, gear: int) -> float:
+def ratio(k: GearboxConstants, gear: int) -> float:
     """Signed overall ratio G (engine speed per output speed) of ``gear``; 0 in neutral."""
     if gear > 0:
-        return k[1][gear - 1]
+        return k.overall[gear - 1]
     if gear < 0:
-        return k[2]
+        return k.reverse
     return 0.0
 
 
-def clutch_factor(k: tuple, shift_ticks: int) -> float:
+def clutch_factor(k: GearboxConstants, shift_ticks: int) -> float:
     """Scale on the clutch capacity during a shift: 0 while open, then a linear ramp to 1."""
     if shift_ticks <= 0:
         return 1.0
-    ramp = k[5]
+    ramp = k.ramp_ticks
     if shift_ticks >= ramp:
         return 0.0
     return (ramp - shift_ticks) / ramp
 
 
-def throttle_factor(k: tuple, shift_ticks: int, shift_up: int) -> float:
+def throttle_factor(k: GearboxConstants, shift_ticks: int, shift_up: int) -> float:
     """Throttle lift of the automatic's upshift (torque interruption); 1 otherwise."""
     if shift_up == 0 or shift_ticks <= 0:
         return 1.0
     return clutch_factor(k, shift_ticks)
 
 
-def _start(k: tuple, gear: int, new_gear: int) -> tuple[int, int, int]:
+def _start(k: GearboxConstants, gear: int, new_gear: int) -> tuple[int, int, int]:
     up = 1 if (new_gear > gear and gear > 0) else 0
-    return new_gear, k[4], up
+    return new_gear, k.shift_ticks, up
 
 
-def request(k: tuple, gear: int, req: int, omega_out: float) -> int:
+def request(k: GearboxConstants, gear: int, req: int, omega_out: float) -> int:
     """The gear a driver's request (on its edge) selects from ``gear``."""
     if req == REQ_NEUTRAL:
         return 0
@@ -200,12 +214,12 @@ def request(k: tuple, gear: int, req: int, omega_out: float) -> int:
         return -1 if omega_out < REVERSE_MAX_OMEGA else gear
     if req == REQ_DRIVE:
         return 1 if gear <= 0 else gear
-    if k[0] != "manual":
+    if k.kind != "manual":
         return gear
     if req == REQ_UP:
         if gear <= 0:
             return 1 if gear == 0 else 0
-        return gear + 1 if gear < k[7] else gear
+        return gear + 1 if gear < k.n_gears else gear
     if req == REQ_DOWN:
         if gear > 0:
             return gear - 1
@@ -214,24 +228,24 @@ def request(k: tuple, gear: int, req: int, omega_out: float) -> int:
     return gear
 
 
-def schedule(k: tuple, gear: int, omega_out: float, theta: float) -> int:
+def schedule(k: GearboxConstants, gear: int, omega_out: float, theta: float) -> int:
     """The automatic's choice of gear at output speed ``omega_out`` and throttle ``theta``."""
-    up_l, up_f, dn_l, dn_f, kd_th, kd_w = k[6]
-    overall = k[1]
+    s = k.schedule
+    overall = k.overall
     w_out = omega_out if omega_out >= 0.0 else -omega_out
     n = overall[gear - 1] * w_out
-    if gear < k[7] and n > up_l + theta * (up_f - up_l):
+    if gear < k.n_gears and n > s.up_light + theta * (s.up_full - s.up_light):
         return gear + 1
     if gear > 1:
-        if n < dn_l + theta * (dn_f - dn_l):
+        if n < s.down_light + theta * (s.down_full - s.down_light):
             return gear - 1
-        if theta >= kd_th and overall[gear - 2] * w_out < kd_w:
+        if theta >= s.kickdown_throttle and overall[gear - 2] * w_out < s.kickdown_speed:
             return gear - 1
     return gear
 
 
 def update(
-    k: tuple,
+    k: GearboxConstants,
     gear: int,
     shift_ticks: int,
     shift_up: int,
@@ -242,7 +256,7 @@ def update(
     braking: bool = False,
 ) -> tuple[int, int, int, int]:
     """One substep of the gearbox: (gear, shift_ticks, shift_up, last_request)."""
-    if shift_ticks == 0 and req == last_req and (gear <= 0 or k[0] != "automatic"):
+    if shift_ticks == 0 and req == last_req and (gear <= 0 or k.kind != "automatic"):
         return gear, 0, shift_up, req  # nothing to do (the common case of a manual or single)
     if shift_ticks > 0:
         shift_ticks -= 1
@@ -251,15 +265,15 @@ def update(
     new_gear = gear
     if req != last_req and req != REQ_NONE:
         new_gear = request(k, gear, req, omega_out)
-    elif shift_ticks == 0 and k[0] == "automatic" and gear > 0:
+    elif shift_ticks == 0 and k.kind == "automatic" and gear > 0:
         if not braking:
             new_gear = schedule(k, gear, omega_out, theta)
         elif gear > 1:
             w_out = omega_out if omega_out >= 0.0 else -omega_out
-            if k[1][0] * w_out < k[6][2]:
+            if k.overall[0] * w_out < k.schedule.down_light:
                 new_gear = 1
     if new_gear != gear:
         gear, shift_ticks, shift_up = _start(k, gear, new_gear)
-        if k[0] != "automatic":
+        if k.kind != "automatic":
             shift_up = 0
     return gear, shift_ticks, shift_up, req

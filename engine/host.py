@@ -168,11 +168,10 @@ def driveline_without(
             "host wheels: this car drives both axles through a centre coupling; "
             "the host must own all four wheels or none of the driven ones"
         )
-    bodies = tuple(b for b in layout.bodies if not any(i in owned for i in b[0]))
-    lsds = tuple(s for s in layout.lsds if s[0] not in owned)
+    bodies = tuple(b for b in layout.bodies if not any(i in owned for i in b.wheels))
+    lsds = tuple(s for s in layout.lsds if s.left not in owned)
     weights = tuple(0.0 if i in owned else w[i] for i in range(4))
-    driven = tuple(n for n, (_idx, k) in enumerate(bodies) if k > 0.0)
-    return differential.DiffConstants(bodies, lsds, weights, driven)
+    return differential.DiffConstants(bodies, lsds, weights, differential.driven_bodies(bodies))
 
 
 def pinned(link: HostLink, omega: tuple) -> tuple:

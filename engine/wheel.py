@@ -95,7 +95,7 @@ class WheelSolution(NamedTuple):
 
 def solve(
     wheels: tuple,
-    diff_k: tuple,
+    diff_k: differential.DiffConstants,
     tf: tire.TireForces,
     omega: tuple,
     g: float,

@@ -15,7 +15,7 @@ def k():
 
 
 def test_abs_shape_from_the_slip_target_to_a_floor_at_the_release_slip():
-    a = k()[4]
+    a = k().abs
     r = 0.3
     v = 20.0
 
@@ -31,7 +31,7 @@ def test_abs_shape_from_the_slip_target_to_a_floor_at_the_release_slip():
 
 
 def test_traction_control_scales_throttle_on_the_largest_drive_slip():
-    t = k()[5]
+    t = k().tc
     assert assists.tc_scale(t, 0.05) == 1.0
     assert assists.tc_scale(t, 0.21) == pytest.approx(0.5, rel=1e-9)
     assert assists.tc_scale(t, 0.5) == 0.0
@@ -43,7 +43,7 @@ L = 2.5
 
 
 def test_esc_brakes_outer_front_on_oversteer_and_inner_rear_on_understeer():
-    e = k()[6]
+    e = k().esc
     tan_d = 0.05 / L  # left turn
     vx = 20.0
     r_ref = vx * tan_d
@@ -65,7 +65,7 @@ def test_esc_brakes_outer_front_on_oversteer_and_inner_rear_on_understeer():
 
 
 def test_esc_reference_is_capped_by_friction():
-    e = k()[6]
+    e = k().esc
     vx = 30.0
     tan_d = 0.2 / L  # asks for 2.4 rad/s, friction allows g/30 = 0.327 rad/s
     err, _, _, _ = assists.esc(e, vx, 0.0, tan_d)
