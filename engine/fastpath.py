@@ -978,14 +978,7 @@ def source(sim: object) -> str:
     store = "".join(f"st[{index}] = {name}\n" for name, index in SLOTS).rstrip("\n")
     sub += BODY.format(
         store=_indent(store, 4),
-        x0=wheel_k[0]["x"],
-        y0=wheel_k[0]["y"],
-        x1=wheel_k[1]["x"],
-        y1=wheel_k[1]["y"],
-        x2=wheel_k[2]["x"],
-        y2=wheel_k[2]["y"],
-        x3=wheel_k[3]["x"],
-        y3=wheel_k[3]["y"],
+        **{f"{axis}{i}": wheel_k[i][axis] for i in WHEELS for axis in ("x", "y")},
         inv_m=num(sim.inv_m),
         inv_iz=num(sim.inv_iz),
         gx=num(sim.g_world[0]),
