@@ -9,7 +9,6 @@ renamed: never a half-written page or plot).
 from __future__ import annotations
 
 import io
-from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +18,13 @@ from engine.errors import SkidpadError
 def require() -> None:
     """Refuse at once, before any run, where matplotlib is not installed (``--docs`` pages
     carry plots); the plain commands do not need it."""
-    if find_spec("matplotlib") is None:
+    try:
+        import matplotlib  # noqa: F401  # strict: allow layering -- plots for the docs, not physics
+    except ImportError:
         raise SkidpadError(
             "--docs draws its plots with matplotlib, which is not installed "
             "(pip install 'skidpad[dev]')"
-        )
+        ) from None
 
 
 def pyplot() -> Any:

@@ -564,9 +564,9 @@ def test_bless_draws_progress_only_on_a_terminal(made, tmp_path: Path, monkeypat
 def test_docs_without_matplotlib_is_refused_before_any_run(argv, capsys, monkeypatch) -> None:
     """A plain install has no matplotlib: ``--docs`` says so in one line (exit 2) before a
     single drive runs, and writes nothing."""
-    from scenarios import host_loop, plots
+    from scenarios import host_loop
 
-    monkeypatch.setattr(plots, "find_spec", lambda name: None)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib: ImportError
 
     def no_run(*args, **kwargs):
         raise AssertionError("a drive ran before the refusal")
