@@ -20,6 +20,7 @@ from helpers import strict_float_lint
 
 from engine.commonroad import mb, mb_fast
 from engine.commonroad.params import load_vehicle
+from engine.memo import IdentityMemo
 
 ROOT = Path(__file__).resolve().parents[1]
 lint = strict_float_lint()
@@ -199,7 +200,8 @@ def test_a_planted_mb_body_fails_the_parity_check(monkeypatch: pytest.MonkeyPatc
         return real_build(p, text.replace(old, new))  # both copies: either branch shows it
 
     monkeypatch.setattr(mb_fast, "build", planted_build)
-    monkeypatch.setattr(mb_fast, "_RECENT", [])
+    fresh = IdentityMemo(mb_fast.build_or_readable)  # nothing built before the plant
+    monkeypatch.setattr(mb_fast, "derivatives_for", fresh)
     monkeypatch.setattr(mb_fast, "_LAST", (None, None))
     first = fastpath_check.compare_commonroad_mb()["first_difference"]
     assert first is not None and first["host_step"] == 0, first

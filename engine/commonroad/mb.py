@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from engine.memo import IdentityMemo
 from engine.smath.trig import atan_fast, sincos_fast
 
 from . import ks_cog
@@ -150,25 +151,8 @@ def constants(p: VehicleParams) -> MBConstants:
     )
 
 
-class _Entry(NamedTuple):
-    params: VehicleParams
-    constants: MBConstants
-
-
-_RECENT: list[_Entry] = []
-CACHE_SIZE = 8
-
-
-def constants_for(p: VehicleParams) -> MBConstants:
-    """``constants(p)``, formed once per ``VehicleParams`` object (a memo of a pure function,
-    compared by identity: which entries it holds never changes a result)."""
-    for entry in _RECENT:
-        if entry.params is p:
-            return entry.constants
-    k = constants(p)
-    _RECENT.insert(0, _Entry(p, k))
-    del _RECENT[CACHE_SIZE:]
-    return k
+#: ``constants(p)``, formed once per ``VehicleParams`` object
+constants_for: IdentityMemo[VehicleParams, MBConstants] = IdentityMemo(constants)
 
 
 def derivatives(x: Sequence[float], u: Sequence[float], p: VehicleParams) -> list:

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from math import sqrt
-from typing import NamedTuple
 
+from engine.memo import IdentityMemo
 from engine.smath import inline
 from engine.smath.inline import Unfoldable, indent, inline_atan, inline_sincos
 
@@ -357,28 +357,19 @@ def _readable(p: VehicleParams) -> Derivatives:
     return derivatives
 
 
-class _Entry(NamedTuple):
-    params: VehicleParams
-    derivatives: Derivatives
-
-
-_RECENT: list[_Entry] = []
-
-
-def derivatives_for(p: VehicleParams) -> Derivatives:
-    """The compiled ``derivatives`` of parameter set ``p``, built once per ``VehicleParams``
-    object (a memo of a pure function, compared by identity: which entries it holds never
-    changes a result)."""
-    for entry in _RECENT:
-        if entry.params is p:
-            return entry.derivatives
+def build_or_readable(p: VehicleParams) -> Derivatives:
+    """:func:`build`, or the readable equations where a constant has no literal."""
     try:
-        fn = build(p)
+        return build(p)
     except Unfoldable:  # a non-finite constant (parameters built past validation)
-        fn = _readable(p)
-    _RECENT.insert(0, _Entry(p, fn))
-    del _RECENT[CACHE_SIZE:]
-    return fn
+        return _readable(p)
+
+
+#: The compiled ``derivatives`` of parameter set ``p``, built once per ``VehicleParams`` object
+#: (compared by identity). ``build`` is looked up at each miss, so a test may replace it.
+derivatives_for: IdentityMemo[VehicleParams, Derivatives] = IdentityMemo(
+    lambda p: build_or_readable(p), CACHE_SIZE
+)
 
 
 #: (params, compiled derivatives) of the last parameter set seen: one tuple, so a reader never

@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from math import sqrt
-from typing import NamedTuple
 
+from engine.memo import IdentityMemo
 from engine.smath import inline
 from engine.smath.inline import inline_atan, inline_sin_or_cos
 
@@ -154,24 +154,8 @@ def build(p: TireParams, text: str | None = None) -> Callable[[float, float, flo
     return names["forces"]
 
 
-class _Entry(NamedTuple):
-    params: TireParams
-    forces: Callable[[float, float, float, float], tuple]
-
-
-_RECENT: list[_Entry] = []
-
-
-def forces_for(p: TireParams) -> Callable[[float, float, float, float], tuple]:
-    """The compiled ``forces`` of tire ``p``, built once per ``TireParams`` object.
-
-    A memo of a pure function (compared by identity, so a lookup costs no hashing of 32
-    floats): which entries it holds never changes a result.
-    """
-    for entry in _RECENT:
-        if entry.params is p:
-            return entry.forces
-    fn = build(p)
-    _RECENT.insert(0, _Entry(p, fn))
-    del _RECENT[CACHE_SIZE:]
-    return fn
+#: The compiled ``forces`` of tire ``p``, built once per ``TireParams`` object (compared by
+#: identity: a lookup hashes none of its 32 floats).
+forces_for: IdentityMemo[TireParams, Callable[[float, float, float, float], tuple]] = (
+    IdentityMemo(build, CACHE_SIZE)
+)
