@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 # one place knows how to find the interpreters: the CPython adapter
-from parity.runtimes.cpython import PINNED, find_cpython, install_hint  # noqa: E402
+from skidpad.parity.runtimes.cpython import PINNED, find_cpython, install_hint  # noqa: E402
 
 CPYTHON_VERSIONS = tuple(PINNED)  # "3.11", "3.12", "3.13"
 RUNTIMES = [f"cpython{minor}" for minor in CPYTHON_VERSIONS] + ["node"]
@@ -69,7 +69,7 @@ def missing_cpython_message(minor: str) -> str:
 @functools.cache
 def project_wheel() -> Path:
     """Build (or take from the cache) the project wheel, once per nox invocation."""
-    from parity.wheel import build_wheel
+    from skidpad.parity.wheel import build_wheel
 
     return build_wheel()
 
@@ -121,8 +121,11 @@ def lint(session: nox.Session) -> None:
     if not lint_script.is_file():
         session.error("lint: ci/strict_float_lint.py (the strict-float lint) is missing")
     session.run("python", str(lint_script), "engine", "scenarios")
-    packages = ("engine", "replay", "scenarios", "parity", "sandbox", "cli")
-    session.run("python", str(lint_script), "--only", "layering", *packages)
+    packages = ("engine", "replay", "scenarios", "parity", "sandbox", "cli", "skidpad")
+    session.run("python", str(lint_script), "--only", "layering,bare-import", *packages)
+    # one name per module (ADR 0204): no bare `import engine` in the tests and scripts either
+    scripts = ("tests", "benchmarks", "ci", "noxfile.py")
+    session.run("python", str(lint_script), "--only", "bare-import", *scripts)
 
 
 @nox.session
@@ -135,7 +138,7 @@ def accuracy(session: nox.Session) -> None:
     install_project(session)
     session.install("mpmath>=1.3")
     session.chdir(session.create_tmp())
-    session.run("python", "-m", "parity.accuracy", *(session.posargs or ["--points", "200000"]))
+    session.run("python", "-m", "skidpad.parity.accuracy", *(session.posargs or ["--points", "200000"]))
 
 
 def _parity_session(session: nox.Session, runtime: str, selftest_only: bool) -> None:
@@ -234,8 +237,8 @@ def _define_browser(kind: str, name: str, selftest_only: bool) -> None:
     """``selftest-<browser>``/``replay-<browser>``: Pyodide in Chromium, Firefox or WebKitGTK."""
 
     def session_fn(session: nox.Session) -> None:
-        from parity.runtimes.browser import missing_parts
-        from parity.runtimes.page import INSTALL_COMMAND
+        from skidpad.parity.runtimes.browser import missing_parts
+        from skidpad.parity.runtimes.page import INSTALL_COMMAND
 
         missing = missing_parts(name, python_packages=False)
         if missing:

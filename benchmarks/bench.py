@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from parity.runtimes.cpython import PINNED, find_cpython, install_hint  # noqa: E402
+from skidpad.parity.runtimes.cpython import PINNED, find_cpython, install_hint  # noqa: E402
 
 BENCH = ROOT / "benchmarks"
 RUNTIMES = [f"cpython{minor}" for minor in PINNED] + ["node"]
@@ -96,7 +96,7 @@ def run_substep(runtime: str, args: argparse.Namespace) -> dict:
             return {"error": "node: node_modules/pyodide is missing; install it with `npm ci`"}
         wheel = args.wheel
         if wheel is None:
-            from parity.wheel import build_wheel
+            from skidpad.parity.wheel import build_wheel
 
             wheel = str(build_wheel())
         runner = str(BENCH / "pyodide_run.mjs")

@@ -26,12 +26,12 @@ ROOT = Path(__file__).resolve().parents[1]
 HOST_HZ = 250
 sys.path.insert(0, str(ROOT))
 
-from replay import output, recording  # noqa: E402
+from skidpad.replay import output, recording  # noqa: E402
 
 CHILD = """
 import json, os, resource, sys, time, tracemalloc
 sys.path.insert(0, {root!r})
-from replay import recording
+from skidpad.replay import recording
 import engine.simulation, replay.commonroad
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 traced = sys.argv[2] == "trace"

@@ -26,10 +26,10 @@ sys.path.insert(0, str(ROOT))
 def measure(browser_name: str, presets: list[str], seconds: float) -> dict:
     from playwright.sync_api import sync_playwright
 
-    from parity.runtimes import browser
-    from parity.server import LoopbackServer
-    from sandbox import WEB_DIR, WEB_FILES
-    from sandbox.serve import page_url, project_wheel, pyodide_dir
+    from skidpad.parity.runtimes import browser
+    from skidpad.parity.server import LoopbackServer
+    from skidpad.sandbox import WEB_DIR, WEB_FILES
+    from skidpad.sandbox.serve import page_url, project_wheel, pyodide_dir
 
     wheel = project_wheel()
     profile = tempfile.mkdtemp(prefix="skidpad-headroom-")
@@ -56,7 +56,7 @@ def measure(browser_name: str, presets: list[str], seconds: float) -> dict:
 
 
 def main() -> int:
-    from engine.definition import PRESET_NAMES
+    from skidpad.engine.definition import PRESET_NAMES
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--browsers", default="chromium,firefox")

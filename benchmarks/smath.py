@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine import smath  # noqa: E402
+from skidpad.engine import smath  # noqa: E402
 
 #: name -> (libm counterpart, argument ranges)
 RANGES = {

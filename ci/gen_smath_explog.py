@@ -113,7 +113,7 @@ def _log2(x) -> float:
 
 
 def gen_exp() -> dict:
-    from engine.floatbits import bits_float, float_bits
+    from skidpad.engine.floatbits import bits_float, float_bits
 
     ln2 = mpmath.log(2)
     step = ln2 / EXP_N
@@ -328,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         same = OUT.exists() and OUT.read_text(encoding="utf-8") == text
         print("up to date" if same else f"{OUT} differs from the generator output")
         return 0 if same else 1
-    from replay import output
+    from skidpad.replay import output
 
     output.write_text(OUT, text)
     print(f"wrote {OUT}")

@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"{OUT} is up to date")
         return 0
-    from replay import output
+    from skidpad.replay import output
 
     output.write_text(OUT, text)
     print(f"wrote {OUT}")

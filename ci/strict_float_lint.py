@@ -40,6 +40,12 @@ Rules (the rationale of each is in docs/adr/0020-strict-float-lint-rules.md):
                     is held to ``engine``'s rule. ``--only layering`` checks this rule
                     alone, so the layers of the whole tree can be checked
                     (docs/adr/0161-layer-order.md).
+``bare-import``     an import of a project package by its folder name (``import engine``,
+                    ``from replay.verify import ...``): the one import package is
+                    ``skidpad`` (``skidpad.engine``, ...). In a checkout both names would
+                    load, as two copies of every module, and an error class or an
+                    ``isinstance`` check would split in two (ADR 0204). ``--only
+                    bare-import`` checks this alone, for tests and scripts.
 ``hash-id``         the built-ins ``hash()`` and ``id()``, and ``.__hash__()``:
                     string hashing is randomised per process, ids are addresses.
 ``complex``         ``complex(...)``, complex literals (``1j``) and ``cmath``.
@@ -120,7 +126,7 @@ STR_METHODS = frozenset({
 
 RULES = (
     "banned-math", "pow-operator", "builtin-sum", "set-iteration", "banned-import",
-    "layering", "hash-id", "complex", "float-parse", "dynamic-code", "pragma",
+    "layering", "bare-import", "hash-id", "complex", "float-parse", "dynamic-code", "pragma",
 )
 
 _PRAGMA = re.compile(r"#\s*strict:\s*allow\b(?P<rest>.*)$")
@@ -129,7 +135,10 @@ _PRAGMA_BODY = re.compile(r"^\s+(?P<rule>[a-z-]+)\s+--\s+(?P<reason>\S.*)$")
 _STDLIB = frozenset(sys.stdlib_module_names)
 
 #: the project's packages from the bottom layer up (docs/architecture.md §1, ADR 0161).
-LAYERS = ("engine", "replay", "scenarios", "parity", "sandbox", "cli")
+LAYERS = ("engine", "replay", "scenarios", "parity", "sandbox", "cli", "skidpad")
+#: the one top-level import package; the layers below it are its subpackages, and the
+#: ``skidpad`` layer itself (its public API, ``skidpad/*.py``) sits above them all
+TOP = "skidpad"
 #: packages that may import the standard library and the project only, no third party.
 STDLIB_ONLY = ("engine", "scenarios")
 #: methods whose result is a set whatever they are called on.
@@ -169,6 +178,15 @@ def _is_view_call(node: ast.AST) -> bool:
 
 def _root(module: str) -> str:
     return module.split(".", 1)[0]
+
+
+def _layer_of(module: str) -> str:
+    """The project layer ``module`` belongs to: ``skidpad.engine.x`` -> ``engine``, bare
+    ``skidpad`` (its public API) -> ``skidpad``; else the module's root name."""
+    parts = module.split(".")
+    if parts[0] == TOP and len(parts) > 1 and parts[1] in LAYERS:
+        return parts[1]
+    return parts[0]
 
 
 def package_of(path: Path) -> str | None:
@@ -294,6 +312,12 @@ class _Checker(ast.NodeVisitor):
     # ------------------------------------------------------------------ imports
     def _check_module(self, node: ast.AST, module: str) -> bool:
         root = _root(module)
+        if root in LAYERS and root != TOP:
+            self.report(node, "bare-import",
+                        f"import of {module}: write {TOP}.{module} (one name per module; "
+                        f"a bare import loads a second copy of it)")
+            return False
+        root = _layer_of(module)
         if root in BANNED_MODULES:
             rule = "complex" if root == "cmath" else "banned-import"
             self.report(node, rule, f"import of {module}: {BANNED_MODULES[root]}")
@@ -327,6 +351,16 @@ class _Checker(ast.NodeVisitor):
                     self.module_aliases[a.asname] = a.name
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.level == 0 and node.module == TOP:
+            # ``from skidpad import engine`` imports that layer; ``from skidpad import X``
+            # of anything else is the public API, the top layer
+            names = [a.name for a in node.names]
+            layers = [f"{TOP}.{n}" for n in names if n in LAYERS]
+            if len(layers) < len(names):
+                layers.append(TOP)
+            for module in layers:
+                self._check_module(node, module)
+            return
         if node.level == 0 and node.module:
             if not self._check_module(node, node.module):
                 return

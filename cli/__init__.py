@@ -1,4 +1,4 @@
-"""The ``skidpad`` command line (docs/architecture.md §7); also ``python -m cli``.
+"""The ``skidpad`` command line (docs/architecture.md §7); also ``python -m skidpad``.
 
 Every subcommand prints a human table by default and JSON with ``--json``, and
 exits 0 on success, 1 on a mismatch or failed check, 2 on bad input (one line
@@ -28,8 +28,8 @@ import importlib
 import os
 import sys
 
-from engine.errors import SkidpadError
-from engine.state import NonFiniteStateError
+from skidpad.engine.errors import SkidpadError
+from skidpad.engine.state import NonFiniteStateError
 
 EXIT_OK = 0
 EXIT_MISMATCH = 1
@@ -41,27 +41,27 @@ EXIT_BROKEN_INSTALL = 70
 
 #: subcommand -> (module, one-line help), in the order ``--help`` lists them.
 COMMANDS = {
-    "selftest": ("cli.cmd_selftest", "math self-test hash and accuracy summary"),
-    "record": ("cli.cmd_record", "drive a preset and write a recording"),
-    "replay": ("cli.cmd_replay", "replay recordings: checkpoint and final hashes vs hashes/"),
-    "verify": ("cli.cmd_verify", "replay recordings on their own and check every claim"),
-    "diff": ("cli.cmd_diff", "first divergence between two runs, or a run and hashes/"),
-    "bless": ("cli.cmd_bless", "rewrite hashes/ from the current physics, print what changed"),
-    "validate": ("cli.cmd_validate", "the validation table of the standard manoeuvres"),
+    "selftest": ("skidpad.cli.cmd_selftest", "math self-test hash and accuracy summary"),
+    "record": ("skidpad.cli.cmd_record", "drive a preset and write a recording"),
+    "replay": ("skidpad.cli.cmd_replay", "replay recordings: checkpoint and final hashes vs hashes/"),
+    "verify": ("skidpad.cli.cmd_verify", "replay recordings on their own and check every claim"),
+    "diff": ("skidpad.cli.cmd_diff", "first divergence between two runs, or a run and hashes/"),
+    "bless": ("skidpad.cli.cmd_bless", "rewrite hashes/ from the current physics, print what changed"),
+    "validate": ("skidpad.cli.cmd_validate", "the validation table of the standard manoeuvres"),
     "host-loop": (
-        "cli.cmd_host_loop",
+        "skidpad.cli.cmd_host_loop",
         "the external-host loop predicted from a preset's data and measured by simulation",
     ),
-    "compare": ("cli.cmd_compare", "our car against an independent simulator"),
-    "parity": ("cli.cmd_parity", "the runtime matrix: every recording in every runtime"),
-    "fuzz": ("cli.cmd_fuzz", "random drives in several runtimes; disagreements saved, diffed"),
-    "sandbox": ("cli.cmd_sandbox", "drive a lap in the browser (served on 127.0.0.1)"),
+    "compare": ("skidpad.cli.cmd_compare", "our car against an independent simulator"),
+    "parity": ("skidpad.cli.cmd_parity", "the runtime matrix: every recording in every runtime"),
+    "fuzz": ("skidpad.cli.cmd_fuzz", "random drives in several runtimes; disagreements saved, diffed"),
+    "sandbox": ("skidpad.cli.cmd_sandbox", "drive a lap in the browser (served on 127.0.0.1)"),
 }
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # exit 2 with one line, as for any bad input
-        from replay.terminal import printable
+        from skidpad.replay.terminal import printable
 
         self.exit(EXIT_BAD_INPUT, f"skidpad: error: {printable(message)}\n")
 
@@ -80,8 +80,8 @@ def comma_list(values: str | list[str] | None, option: str) -> list[str]:
 
 def version_line() -> str:
     """``skidpad <version> (math self-test hash <hash>)``."""
-    import engine
-    from replay.recorder import current_math_hash
+    from skidpad import engine
+    from skidpad.replay.recorder import current_math_hash
 
     return f"skidpad {engine.__version__} (math self-test hash {current_math_hash() or 'n/a'})"
 
@@ -160,7 +160,7 @@ def _silence_stdout() -> None:
 
 
 def _main(argv: list[str] | None) -> int:
-    from replay.terminal import printable
+    from skidpad.replay.terminal import printable
 
     try:
         parser = build_parser()

@@ -1,7 +1,7 @@
-"""``python -m cli``: the same command line as the ``skidpad`` console script."""
+"""``python -m skidpad``: the same command line as the ``skidpad`` console script."""
 
 import sys
 
-from cli import main
+from skidpad.cli import main
 
 sys.exit(main())

@@ -24,10 +24,10 @@ import json
 import sys
 from pathlib import Path
 
-from cli.options import add_checkpoint_every, add_json_flag, at_least_one
-from engine.errors import SkidpadError
-from engine.state import NonFiniteStateError
-from replay.terminal import printable, printable_lines
+from skidpad.cli.options import add_checkpoint_every, add_json_flag, at_least_one
+from skidpad.engine.errors import SkidpadError
+from skidpad.engine.state import NonFiniteStateError
+from skidpad.replay.terminal import printable, printable_lines
 
 PHYSICS_RULE = (
     'commit hashes/ with a line starting "physics:" in the message saying why the physics '
@@ -49,18 +49,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "recordings/ folder that holds each recording)",
     )
     add_checkpoint_every(p)
-    from replay.budget import add_budget_argument
+    from skidpad.replay.budget import add_budget_argument
 
     add_budget_argument(p)
     add_json_flag(p)
 
 
 def run(args: argparse.Namespace) -> int:
-    import engine
-    from engine import smath
-    from replay import output, recording
-    from replay.budget import from_seconds
-    from replay.golden import (
+    from skidpad import engine
+    from skidpad.engine import smath
+    from skidpad.replay import output, recording
+    from skidpad.replay.budget import from_seconds
+    from skidpad.replay.golden import (
         describe_change,
         golden_document,
         golden_path,
@@ -70,9 +70,9 @@ def run(args: argparse.Namespace) -> int:
         write_golden,
         write_math,
     )
-    from replay.progress import Progress
-    from replay.recorder import current_math_hash
-    from replay.replayer import replay
+    from skidpad.replay.progress import Progress
+    from skidpad.replay.recorder import current_math_hash
+    from skidpad.replay.replayer import replay
 
     at_least_one(("--checkpoint-every", args.checkpoint_every))
     files = [Path(f) for f in args.files]
@@ -159,8 +159,8 @@ def run(args: argparse.Namespace) -> int:
 def _preflight(files: list[Path], targets: list[Path], with_math: bool) -> None:
     """Every golden file (and math.json) bless will write can be written, or the folder
     that will hold a hashes/ not made yet can take it; OutputError in one line if not."""
-    from replay import output
-    from replay.golden import golden_path, math_path
+    from skidpad.replay import output
+    from skidpad.replay.golden import golden_path, math_path
 
     outputs = []
     for d in dict.fromkeys(targets):
@@ -190,14 +190,14 @@ def state_hash_moved(old: dict | None, new: dict) -> bool:
 
 
 def _read_math_if_any(hashes_dir: Path) -> str | None:
-    from replay.golden import read_math
+    from skidpad.replay.golden import read_math
 
     return read_math(hashes_dir) if hashes_dir.is_dir() else None
 
 
 def _hashes_dir(recording_path: Path, given: str | None) -> Path:
     """Where the golden file of ``recording_path`` goes (see the module docstring)."""
-    from replay.golden import find_hashes_dir
+    from skidpad.replay.golden import find_hashes_dir
 
     if given is not None:
         p = Path(given)

@@ -17,10 +17,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from cli.options import add_json_flag
-from engine.errors import SkidpadError
-from replay.progress import Progress
-from scenarios.comparison import compare
+from skidpad.cli.options import add_json_flag
+from skidpad.engine.errors import SkidpadError
+from skidpad.replay.progress import Progress
+from skidpad.scenarios.comparison import compare
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,16 +38,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from replay.terminal import printable
+    from skidpad.replay.terminal import printable
 
     if args.model not in compare.MODELS:
         raise SkidpadError(
             f"unknown model {printable(args.model)!r}; known: {', '.join(compare.MODELS)}"
         )
     if args.docs:
-        from replay import output
-        from scenarios import plots
-        from scenarios.comparison import report
+        from skidpad.replay import output
+        from skidpad.scenarios import plots
+        from skidpad.scenarios.comparison import report
 
         plots.require()
         output.preflight([p for p in report.OUTPUTS if p.parent.is_dir()])
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     if args.docs:
-        from scenarios.comparison import report
+        from skidpad.scenarios.comparison import report
 
         written = report.write(result, sensitivity)
     if args.json:

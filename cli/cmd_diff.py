@@ -31,9 +31,9 @@ import argparse
 import json
 from pathlib import Path
 
-from cli.options import add_json_flag
-from engine.errors import SkidpadError
-from replay.terminal import printable_lines
+from skidpad.cli.options import add_json_flag
+from skidpad.engine.errors import SkidpadError
+from skidpad.replay.terminal import printable_lines
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -64,7 +64,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="with --stats: largest allowed |A-B| of a field (glob patterns, comma lists, "
         "repeatable; a later one overrides)",
     )
-    from replay.budget import add_budget_argument
+    from skidpad.replay.budget import add_budget_argument
 
     add_budget_argument(p)
     add_json_flag(p)
@@ -72,9 +72,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _kind(path: Path) -> tuple[str, str]:
     """('trace'|'recording'|'golden', text) by the file's declared format."""
-    from replay.golden import GOLDEN_FORMAT
-    from replay.recording import FORMAT_NAMES, decode_utf8, read_bytes_limited
-    from replay.trace import TRACE_FORMAT
+    from skidpad.replay.golden import GOLDEN_FORMAT
+    from skidpad.replay.recording import FORMAT_NAMES, decode_utf8, read_bytes_limited
+    from skidpad.replay.trace import TRACE_FORMAT
 
     text = decode_utf8(read_bytes_limited(path), str(path))
     head = text[:4096]
@@ -88,18 +88,18 @@ def _kind(path: Path) -> tuple[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from replay import recording
-    from replay.budget import from_seconds
-    from replay.diff import diff_against_golden, diff_recordings, diff_traces
-    from replay.golden import (
+    from skidpad.replay import recording
+    from skidpad.replay.budget import from_seconds
+    from skidpad.replay.diff import diff_against_golden, diff_recordings, diff_traces
+    from skidpad.replay.golden import (
         another_recording,
         golden_path,
         hashes_dir_for,
         identity_of,
         read_golden,
     )
-    from replay.terminal import printable
-    from replay.trace import load_trace_document
+    from skidpad.replay.terminal import printable
+    from skidpad.replay.trace import load_trace_document
 
     budget = from_seconds(args.max_sim_seconds)
     if args.tolerance and not args.stats:
@@ -167,8 +167,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _stats(args: argparse.Namespace, budget) -> int:
     """``--stats``: load both runs and check every option before any replay."""
-    from replay import recording
-    from replay.diff import (
+    from skidpad.replay import recording
+    from skidpad.replay.diff import (
         check_comparable,
         describe_inputs,
         parse_tolerances,
@@ -176,7 +176,7 @@ def _stats(args: argparse.Namespace, budget) -> int:
         state_stats,
         trace_series,
     )
-    from replay.trace import load_trace_document
+    from skidpad.replay.trace import load_trace_document
 
     if args.b is None:
         raise SkidpadError("--stats: give two runs A and B (recordings or traces)")
@@ -216,18 +216,18 @@ def _stats(args: argparse.Namespace, budget) -> int:
 
 def _running_code() -> str:
     """Which code "replayed here" means: the checkout or installed copy, with its content hash."""
-    from parity.wheel import running_code
+    from skidpad.parity.wheel import running_code
 
     return running_code().describe()
 
 
 def _trace_vs_recording(a_path: Path, ka: str, ta: str, b_path: Path, tb: str, budget):
     """Replay the recording here with the trace's settings and compare the two traces."""
-    from replay import recording
-    from replay.diff import diff_traces
-    from replay.recorder import current_math_hash
-    from replay.replayer import replay
-    from replay.trace import load_trace_document, trace_document
+    from skidpad.replay import recording
+    from skidpad.replay.diff import diff_traces
+    from skidpad.replay.recorder import current_math_hash
+    from skidpad.replay.replayer import replay
+    from skidpad.replay.trace import load_trace_document, trace_document
 
     trace_path, trace_text, rec_path = (
         (a_path, ta, b_path) if ka == "trace" else (b_path, tb, a_path)

@@ -15,9 +15,9 @@ import os
 import sys
 from pathlib import Path
 
-from cli.options import add_checkpoint_every, at_least_one, check_known
-from parity.executor import add_scheduler_argument
-from parity.harness import RUNTIME_NAMES
+from skidpad.cli.options import add_checkpoint_every, at_least_one, check_known
+from skidpad.parity.executor import add_scheduler_argument
+from skidpad.parity.harness import RUNTIME_NAMES
 
 DEFAULT_RUNTIMES = ("cpython3.11", "cpython3.12")
 MAX_DRIVES = 10_000_000
@@ -25,7 +25,7 @@ MAX_DURATION_S = 600.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from scenarios.random_drive import FUZZ_PRESETS
+    from skidpad.scenarios.random_drive import FUZZ_PRESETS
 
     parser.add_argument("--drives", type=int, required=True, metavar="N", help="random drives")
     parser.add_argument(
@@ -79,11 +79,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def campaign_of(args: argparse.Namespace):  # -> parity.fuzz.Campaign
     """The campaign the arguments ask for; HarnessError (exit 2) names the first bad one."""
-    from cli import comma_list
-    from engine.definition import PRESET_NAMES
-    from parity.fuzz import Campaign
-    from parity.harness import HarnessError
-    from scenarios.random_drive import FUZZ_PRESETS
+    from skidpad.cli import comma_list
+    from skidpad.engine.definition import PRESET_NAMES
+    from skidpad.parity.fuzz import Campaign
+    from skidpad.parity.harness import HarnessError
+    from skidpad.scenarios.random_drive import FUZZ_PRESETS
 
     if not 1 <= args.drives <= MAX_DRIVES:
         raise HarnessError(f"--drives {args.drives}: must be within 1..{MAX_DRIVES}")
@@ -124,7 +124,7 @@ def campaign_of(args: argparse.Namespace):  # -> parity.fuzz.Campaign
 
 
 def run(args: argparse.Namespace) -> int:
-    from parity.executor import check_scheduler, dask_available
+    from skidpad.parity.executor import check_scheduler, dask_available
 
     campaign = campaign_of(args)
     check_scheduler(args.scheduler)
@@ -134,9 +134,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _factory(args: argparse.Namespace, names: tuple[str, ...]):  # -> RuntimeFactory
     """``make_runtime`` with the wheel every runtime runs (built once, here)."""
-    from parity.harness import make_runtime
-    from parity.runtimes.cpython import installed_harness
-    from parity.wheel import build_wheel, find_repo_root
+    from skidpad.parity.harness import make_runtime
+    from skidpad.parity.runtimes.cpython import installed_harness
+    from skidpad.parity.wheel import build_wheel, find_repo_root
 
     root = args.root.resolve() if args.root else find_repo_root()
     here = f"cpython{sys.version_info[0]}.{sys.version_info[1]}"
@@ -151,9 +151,9 @@ def _factory(args: argparse.Namespace, names: tuple[str, ...]):  # -> RuntimeFac
 
 def run_fuzz(args: argparse.Namespace, campaign, scheduler: str | None, factory=None) -> int:
     """The campaign on the executor ``scheduler`` names; ``factory`` replaces the adapters."""
-    from parity.executor import make_executor
-    from parity.fuzz import CampaignLog, run_campaign, summary_line
-    from replay.progress import Progress
+    from skidpad.parity.executor import make_executor
+    from skidpad.parity.fuzz import CampaignLog, run_campaign, summary_line
+    from skidpad.replay.progress import Progress
 
     CampaignLog(args.out, campaign).open()  # another campaign's log is refused before any work
     factory = factory or _factory(args, campaign.runtimes)

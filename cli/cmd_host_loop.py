@@ -17,10 +17,10 @@ import argparse
 import json
 import sys
 
-from cli.options import add_json_flag, check_known
-from engine.definition import PRESET_NAMES
-from replay.progress import Progress
-from scenarios import host_loop
+from skidpad.cli.options import add_json_flag, check_known
+from skidpad.engine.definition import PRESET_NAMES
+from skidpad.replay.progress import Progress
+from skidpad.scenarios import host_loop
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,13 +37,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cli import comma_list
+    from skidpad.cli import comma_list
 
     presets = list(PRESET_NAMES) if args.preset == "all" else comma_list(args.preset, "--preset")
     check_known(presets, PRESET_NAMES, "--preset", "preset")
     if args.docs:
-        from replay import output
-        from scenarios import host_loop_report, plots
+        from skidpad.replay import output
+        from skidpad.scenarios import host_loop_report, plots
 
         plots.require()
         output.preflight([host_loop_report.DOC])
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     bar.close()
     failed = [(p, c) for p in presets for c in verdicts[p] if not c.ok]
     if args.docs:
-        from scenarios import host_loop_report
+        from skidpad.scenarios import host_loop_report
 
         for path in host_loop_report.write(results):
             if not args.json:
@@ -80,6 +80,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def host_loop_report_table(result: dict) -> str:
-    from scenarios import host_loop_report
+    from skidpad.scenarios import host_loop_report
 
     return host_loop_report.table(result)

@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from cli.options import add_checkpoint_every, add_json_flag, at_least_one
-from parity.executor import add_scheduler_argument
-from parity.harness import RUNTIME_NAMES, run_parity
-from replay.progress import Progress
-from replay.terminal import printable_lines
+from skidpad.cli.options import add_checkpoint_every, add_json_flag, at_least_one
+from skidpad.parity.executor import add_scheduler_argument
+from skidpad.parity.harness import RUNTIME_NAMES, run_parity
+from skidpad.replay.progress import Progress
+from skidpad.replay.terminal import printable_lines
 
 DEFAULT_RUNTIMES = ("cpython3.11", "cpython3.12", "cpython3.13", "node")
 
@@ -75,9 +75,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cli import comma_list
-    from parity.harness import HarnessError
-    from parity.wheel import find_repo_root
+    from skidpad.cli import comma_list
+    from skidpad.parity.harness import HarnessError
+    from skidpad.parity.wheel import find_repo_root
 
     at_least_one(
         ("--checkpoint-every", args.checkpoint_every),

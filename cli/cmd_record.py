@@ -35,10 +35,10 @@ import sys
 import time
 from pathlib import Path
 
-from cli.options import add_json_flag
-from engine.errors import SkidpadError
-from engine.state import NonFiniteStateError
-from replay.terminal import printable
+from skidpad.cli.options import add_json_flag
+from skidpad.engine.errors import SkidpadError
+from skidpad.engine.state import NonFiniteStateError
+from skidpad.replay.terminal import printable
 
 BUILTIN_DRIVES = ("scripted", "lap", "random:SEED", "validation:NAME", "commonroad:MODEL:VEHICLE")
 DEFAULT_HOST_HZ = 100
@@ -101,19 +101,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def make_driver(drive: str, definition: dict, host_hz: int, duration: float | None = None):
     """The scenario driver for ``drive`` (see the module docstring)."""
     if drive == "scripted":
-        from scenarios import scripted
+        from skidpad.scenarios import scripted
 
         return scripted.make_driver(definition, host_hz)
     if drive == "lap":
-        from scenarios import lap_driver
+        from skidpad.scenarios import lap_driver
 
         return lap_driver.make_driver(definition, host_hz)
     if drive.startswith("validation:"):
-        from scenarios.validation import drives as validation_drives
+        from skidpad.scenarios.validation import drives as validation_drives
 
         return validation_drives.make_driver(drive, definition, host_hz)
     if drive.startswith("random:"):
-        from scenarios import random_drive
+        from skidpad.scenarios import random_drive
 
         seed_text = drive[len("random:") :]
         if not seed_text.isdigit():
@@ -151,8 +151,8 @@ def check_options(args: argparse.Namespace, drives: list[str]) -> None:
     if args.host_wheels is not None and args.host is None:
         raise SkidpadError("--host-wheels applies only with --host (a host run)")
     if args.host is not None:
-        from engine import host as engine_host
-        from engine import hosts
+        from skidpad.engine import host as engine_host
+        from skidpad.engine import hosts
 
         if cr:
             raise SkidpadError(
@@ -181,7 +181,7 @@ def check_options(args: argparse.Namespace, drives: list[str]) -> None:
             "(the recording would have no steps)"
         )
     if cr:
-        from engine.commonroad.scheduler import MIN_DT_US
+        from skidpad.engine.commonroad.scheduler import MIN_DT_US
 
         if round(args.duration * 1_000_000) < MIN_DT_US:
             raise SkidpadError(
@@ -198,8 +198,8 @@ def driven_wheels(definition: dict) -> str:
 
 def check_host_wheels(definition: dict, wheels: str, preset: str) -> None:
     """Refuse, before any drive runs, a wheel set the engine does not let a host own."""
-    from engine import definition as engine_definition
-    from engine import drive, host
+    from skidpad.engine import definition as engine_definition
+    from skidpad.engine import drive, host
 
     k = drive.constants(definition["drivetrain"], engine_definition.SUBSTEP_HZ_MIN)
     try:
@@ -212,7 +212,7 @@ def host_loop_warning(definition: dict, host_hz: int, substep_hz: int | None) ->
     """Where the wheel/tire loop through the host is predicted unstable at this host rate
     (``scenarios.host_loop``, ADR 0203), or None: a host run says so rather than quietly
     recording a loop that rings up to the tire's limit."""
-    from scenarios import host_loop
+    from skidpad.scenarios import host_loop
 
     sub = substep_hz or int(definition["substep_hz"])
     if sub % host_hz:
@@ -228,8 +228,8 @@ def host_loop_warning(definition: dict, host_hz: int, substep_hz: int | None) ->
 
 
 def _presets(spec: str) -> list[str]:
-    from cli import comma_list
-    from engine import definition as engine_definition
+    from skidpad.cli import comma_list
+    from skidpad.engine import definition as engine_definition
 
     if spec == "all":
         return list(engine_definition.PRESET_NAMES)
@@ -246,12 +246,12 @@ def _file_name(preset: str, drive: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cli import comma_list
-    from engine import definition as engine_definition
-    from replay import output, recording
-    from replay.progress import Progress
-    from replay.recorder import record_drive
-    from replay.replayer import replay
+    from skidpad.cli import comma_list
+    from skidpad.engine import definition as engine_definition
+    from skidpad.replay import output, recording
+    from skidpad.replay.progress import Progress
+    from skidpad.replay.recorder import record_drive
+    from skidpad.replay.replayer import replay
 
     if (args.host_hz is not None and args.host_hz <= 0) or (
         args.substep_hz is not None and args.substep_hz <= 0
@@ -310,7 +310,7 @@ def run(args: argparse.Namespace) -> int:
             name = _file_name(preset, drive if host is None else f"{drive}-host-{host[0]}")
             jobs.append((preset, drive, target_for(name), run_job))
     for drive in cr_drives:
-        from replay import commonroad
+        from skidpad.replay import commonroad
 
         model, vehicle = commonroad.parse_drive(drive)
         duration_us = None if args.duration is None else round(args.duration * 1_000_000)

@@ -26,11 +26,11 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from cli.options import add_checkpoint_every, add_json_flag, at_least_one
-from engine.errors import SkidpadError
-from engine.state import NonFiniteStateError
-from replay.budget import add_budget_argument
-from replay.terminal import printable, printable_lines
+from skidpad.cli.options import add_checkpoint_every, add_json_flag, at_least_one
+from skidpad.engine.errors import SkidpadError
+from skidpad.engine.state import NonFiniteStateError
+from skidpad.replay.budget import add_budget_argument
+from skidpad.replay.terminal import printable, printable_lines
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -117,8 +117,8 @@ def check_state_steps(loaded: list[Loaded], state_at: list[int], detail: range |
 
 def check_math(hashes_dir: Path) -> dict | None:
     """``{"golden", "here", "ok"}`` for the math self-test hash; None if either side is missing."""
-    from replay.golden import read_math
-    from replay.recorder import current_math_hash
+    from skidpad.replay.golden import read_math
+    from skidpad.replay.recorder import current_math_hash
 
     golden = read_math(hashes_dir)
     here = current_math_hash()
@@ -128,7 +128,7 @@ def check_math(hashes_dir: Path) -> dict | None:
 
 
 def _golden_for(f: str, hashes_dir: Path | None) -> dict | None:
-    from replay.golden import golden_path, read_golden
+    from skidpad.replay.golden import golden_path, read_golden
 
     return None if hashes_dir is None else read_golden(golden_path(hashes_dir, f))
 
@@ -143,13 +143,13 @@ def _no_golden_reason(f: str, hashes_dir: Path | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from replay import output, recording
-    from replay.budget import from_seconds
-    from replay.claims import check_claims, not_checked
-    from replay.golden import compare, hashes_dir_for, identity_of
-    from replay.progress import Progress
-    from replay.replayer import replay
-    from replay.trace import dumps_trace, trace_document
+    from skidpad.replay import output, recording
+    from skidpad.replay.budget import from_seconds
+    from skidpad.replay.claims import check_claims, not_checked
+    from skidpad.replay.golden import compare, hashes_dir_for, identity_of
+    from skidpad.replay.progress import Progress
+    from skidpad.replay.replayer import replay
+    from skidpad.replay.trace import dumps_trace, trace_document
 
     at_least_one(("--checkpoint-every", args.checkpoint_every))
     detail = parse_steps_range(args.detail_steps)
@@ -283,7 +283,7 @@ def _failed_row(f: str, rec, problem: str) -> dict:
 
 
 def _math_here() -> str | None:
-    from replay.recorder import current_math_hash
+    from skidpad.replay.recorder import current_math_hash
 
     return current_math_hash()
 

@@ -10,7 +10,7 @@ import argparse
 import sys
 import time
 
-from engine.definition import PRESET_NAMES
+from skidpad.engine.definition import PRESET_NAMES
 
 
 def port_number(text: str) -> int:
@@ -38,10 +38,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.errors import SkidpadError
-    from parity.server import LoopbackServer, ServerError
-    from sandbox import WEB_DIR, WEB_FILES
-    from sandbox.serve import page_url, project_wheel, pyodide_dir
+    from skidpad.engine.errors import SkidpadError
+    from skidpad.parity.server import LoopbackServer, ServerError
+    from skidpad.sandbox import WEB_DIR, WEB_FILES
+    from skidpad.sandbox.serve import page_url, project_wheel, pyodide_dir
 
     wheel = project_wheel()
     try:

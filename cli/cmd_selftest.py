@@ -23,9 +23,9 @@ import sys
 import time
 from pathlib import Path
 
-from cli.options import add_json_flag
-from engine.errors import SkidpadError
-from replay.golden import MATH_FILE, require_math
+from skidpad.cli.options import add_json_flag
+from skidpad.engine.errors import SkidpadError
+from skidpad.replay.golden import MATH_FILE, require_math
 
 DEFAULT_POINTS = 300
 ACCURACY_SEED = 1
@@ -50,8 +50,8 @@ def accuracy_summary(points: int) -> tuple[list[dict] | None, str]:
         import mpmath  # noqa: F401
     except ImportError:
         return None, "the accuracy summary needs mpmath (pip install 'skidpad[test]')"
-    from engine.smath import FUNCTIONS
-    from parity import accuracy
+    from skidpad.engine.smath import FUNCTIONS
+    from skidpad.parity import accuracy
 
     names = [n for n in FUNCTIONS if n in accuracy.ARITY]
     rows = accuracy.measure_all(names, points, ACCURACY_SEED, jobs=1)
@@ -59,7 +59,7 @@ def accuracy_summary(points: int) -> tuple[list[dict] | None, str]:
 
 
 def failed_functions(rows: list[dict]) -> list[str]:
-    from parity.accuracy import failed_functions as failed
+    from skidpad.parity.accuracy import failed_functions as failed
 
     return failed(rows)
 
@@ -67,14 +67,14 @@ def failed_functions(rows: list[dict]) -> list[str]:
 def _json_rows(rows: list[dict] | None) -> list[dict] | None:
     if rows is None:
         return None
-    from parity.accuracy import json_safe
+    from skidpad.parity.accuracy import json_safe
 
     return json_safe(rows)
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.smath import FUNCTIONS
-    from engine.smath.selftest import SELFTEST_VERSION, battery, selftest_hash
+    from skidpad.engine.smath import FUNCTIONS
+    from skidpad.engine.smath.selftest import SELFTEST_VERSION, battery, selftest_hash
 
     if args.points < 0:
         raise SkidpadError("--points must be >= 0")
@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
             verdict = "match" if match else "MISMATCH"
             print(f"golden     {golden}  ({Path(args.hashes) / MATH_FILE}): {verdict}")
         if rows is not None:
-            from parity.accuracy import failure_lines, format_table
+            from skidpad.parity.accuracy import failure_lines, format_table
 
             print(
                 f"\naccuracy against mpmath ({args.points} points per function, "

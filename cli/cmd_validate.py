@@ -24,11 +24,11 @@ import sys
 import time
 from collections.abc import Callable
 
-from cli.options import add_json_flag, at_least_one, check_known
-from engine.definition import PRESET_NAMES
-from engine.errors import SkidpadError
-from replay.progress import Progress
-from scenarios.validation import run as vrun
+from skidpad.cli.options import add_json_flag, at_least_one, check_known
+from skidpad.engine.definition import PRESET_NAMES
+from skidpad.engine.errors import SkidpadError
+from skidpad.replay.progress import Progress
+from skidpad.scenarios.validation import run as vrun
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -81,7 +81,7 @@ def _task(args: tuple, note: Callable[[str], None] = _quiet) -> tuple:
 
 
 def _check_names(given: list | None, known: tuple, what: str) -> list:
-    from cli import comma_list
+    from skidpad.cli import comma_list
 
     if not given:
         return list(known)
@@ -92,12 +92,12 @@ def _check_names(given: list | None, known: tuple, what: str) -> list:
 
 def _preflight(args: argparse.Namespace) -> None:
     """What --bless and --docs will write can be written, before any scenario runs."""
-    from replay import output
+    from skidpad.replay import output
 
     outputs = [vrun.GOLDEN_PATH] if args.bless else []
     if args.docs:
-        from scenarios import plots
-        from scenarios.validation import report
+        from skidpad.scenarios import plots
+        from skidpad.scenarios.validation import report
 
         plots.require()
         outputs += report.OUTPUTS
@@ -176,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
             for name, r in scen.items():
                 problems.extend(vrun.check(preset, name, r, golden))
     if args.docs:
-        from scenarios.validation import report
+        from skidpad.scenarios.validation import report
 
         for path in report.write(results, wall):
             print(f"wrote {path}", file=sys.stderr)

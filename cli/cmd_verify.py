@@ -33,12 +33,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cli.options import add_json_flag
-from engine.errors import SkidpadError
-from engine.state import NonFiniteStateError
-from replay.budget import DEFAULT_MAX_SIM_SECONDS
-from replay.terminal import printable
-from replay.verify import verify_one
+from skidpad.cli.options import add_json_flag
+from skidpad.engine.errors import SkidpadError
+from skidpad.engine.state import NonFiniteStateError
+from skidpad.replay.budget import DEFAULT_MAX_SIM_SECONDS
+from skidpad.replay.terminal import printable
+from skidpad.replay.verify import verify_one
 
 #: files per task when verifying at scale (``--batch``)
 DEFAULT_BATCH = 4
@@ -113,8 +113,8 @@ def expand(files: list[str]) -> list[Path]:
 def run(args: argparse.Namespace) -> int:
     if args.report is not None or args.jobs is not None or args.scheduler is not None:
         return run_at_scale(args)
-    from replay import recording
-    from replay.budget import from_seconds
+    from skidpad.replay import recording
+    from skidpad.replay.budget import from_seconds
 
     budget = from_seconds(args.max_sim_seconds)
     paths = expand(args.files)
@@ -153,11 +153,11 @@ def upgrade(path: Path, rec: Any, result: Any, laps: list[dict] | None) -> None:
     """Rewrite a verified version 1 recording as version 2 with the claims its replay gave."""
     from dataclasses import replace
 
-    from replay import recording
-    from replay.recorder import circuit_timer
+    from skidpad.replay import recording
+    from skidpad.replay.recorder import circuit_timer
 
     if laps is None and circuit_timer(rec.track, rec.definition, rec.substep_hz) is not None:
-        from replay.laps import replay_laps
+        from skidpad.replay.laps import replay_laps
 
         laps, result = replay_laps(rec)
     upgraded = replace(
@@ -191,10 +191,10 @@ def format_table(rows: list[dict]) -> str:
 
 def run_at_scale(args: argparse.Namespace) -> int:
     """Every recording under the given folders, a batch per task, one report line per file."""
-    from parity.executor import check_scheduler, make_executor
-    from replay import output
-    from replay.progress import Progress
-    from replay.verify import ERROR, passed, verify_files, walk
+    from skidpad.parity.executor import check_scheduler, make_executor
+    from skidpad.replay import output
+    from skidpad.replay.progress import Progress
+    from skidpad.replay.verify import ERROR, passed, verify_files, walk
 
     if args.upgrade:
         raise SkidpadError(

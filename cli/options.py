@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterable, Sequence
 
-from engine.errors import SkidpadError
+from skidpad.engine.errors import SkidpadError
 
 
 def add_checkpoint_every(parser: argparse.ArgumentParser, default: int = 100) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from math import isfinite
 
-from engine.errors import DefinitionError
+from skidpad.engine.errors import DefinitionError
 
 
 def require_object(block: object, path: str) -> dict:

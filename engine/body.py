@@ -32,7 +32,7 @@ from __future__ import annotations
 from math import sqrt
 from typing import NamedTuple
 
-from engine.state import Field
+from skidpad.engine.state import Field
 
 FIELDS = (
     Field("body.x", "f", "m", "CoG position, world X"),

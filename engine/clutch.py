@@ -39,9 +39,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from engine.blocks import number, refuse_unknown, require_object
-from engine.errors import DefinitionError
-from engine.powertrain import RPM
+from skidpad.engine.blocks import number, refuse_unknown, require_object
+from skidpad.engine.errors import DefinitionError
+from skidpad.engine.powertrain import RPM
 
 RIGID = 1.0e12  # N·m: the capacity of a shaft, never exceeded by a finite solve
 

@@ -30,8 +30,8 @@ import json
 import math
 from pathlib import Path
 
-from engine.errors import DefinitionError
-from engine.state import hash_bytes
+from skidpad.engine.errors import DefinitionError
+from skidpad.engine.state import hash_bytes
 
 PRESET_NAMES: tuple[str, ...] = (
     "hatchbackFwd",
@@ -157,7 +157,7 @@ _STRUCTURED = ("drivetrain", "assists")
 
 
 def _check_structured(key: str, value: object) -> dict:
-    from engine import assists, drive
+    from skidpad.engine import assists, drive
 
     return drive.validate(value, key) if key == "drivetrain" else assists.validate(value, key)
 
@@ -230,7 +230,7 @@ def _check_consistency(d: dict) -> None:
 def _peak_slip(c: float, e: float) -> float:
     """The normalised slip ρ of the Magic-Formula force peak: ψ(ρ) = tan(π/2C), by bisection."""
     # Outside the hot path and not part of any state: evaluated with smath.
-    from engine import smath
+    from skidpad.engine import smath
 
     target = smath.tan(1.5707963267948966 / c)
     lo, hi = 0.0, 1.0

@@ -51,9 +51,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from engine.blocks import number, refuse_unknown, require_keys, require_object
-from engine.constraint import bound, bounded_solve
-from engine.errors import DefinitionError
+from skidpad.engine.blocks import number, refuse_unknown, require_keys, require_object
+from skidpad.engine.constraint import bound, bounded_solve
+from skidpad.engine.errors import DefinitionError
 
 DIFF_TYPES = ("open", "lsd", "locked")
 MAX_ITER = 4

@@ -31,10 +31,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from engine import clutch, differential, gearbox, powertrain
-from engine.blocks import refuse_unknown, require_keys, require_object
-from engine.errors import DefinitionError
-from engine.state import Field
+from skidpad.engine import clutch, differential, gearbox, powertrain
+from skidpad.engine.blocks import refuse_unknown, require_keys, require_object
+from skidpad.engine.errors import DefinitionError
+from skidpad.engine.state import Field
 
 FIELDS = (
     Field("drivetrain.throttle", "f", "1", "throttle the power unit delivers (lagged)"),

@@ -34,11 +34,11 @@ import re
 from collections.abc import Callable
 from math import ceil, isfinite, sqrt
 
-from engine import assists, differential, gearbox, powertrain
-from engine.smath import inline
-from engine.smath.inline import Unfoldable, num  # noqa: F401  (Unfoldable: re-exported)
-from engine.telemetry import Derived
-from engine.vehicle_layout import (
+from skidpad.engine import assists, differential, gearbox, powertrain
+from skidpad.engine.smath import inline
+from skidpad.engine.smath.inline import Unfoldable, num  # noqa: F401  (Unfoldable: re-exported)
+from skidpad.engine.telemetry import Derived
+from skidpad.engine.vehicle_layout import (
     I_AX,
     I_AY,
     I_DC_FL,

@@ -50,10 +50,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from engine.blocks import number, refuse_unknown, require_keys, require_object
-from engine.errors import DefinitionError
-from engine.powertrain import RPM
-from engine.state import Field
+from skidpad.engine.blocks import number, refuse_unknown, require_keys, require_object
+from skidpad.engine.errors import DefinitionError
+from skidpad.engine.powertrain import RPM
+from skidpad.engine.state import Field
 
 FIELDS = (
     Field("drivetrain.gear", "i", "1", "selected gear: -1 reverse, 0 neutral, 1..n forward"),

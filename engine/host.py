@@ -60,8 +60,8 @@ from __future__ import annotations
 from math import isfinite
 from typing import NamedTuple
 
-from engine import differential, tire
-from engine.errors import SkidpadError
+from skidpad.engine import differential, tire
+from skidpad.engine.errors import SkidpadError
 
 WHEELS = ("FL", "FR", "RL", "RR")
 

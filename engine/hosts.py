@@ -48,11 +48,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from engine import drive, gearbox, powertrain
-from engine.constraint import bounded_solve
-from engine.host import HostExchange
-from engine.inputs import CHANNELS
-from engine.vehicle_layout import I_OMEGA
+from skidpad.engine import drive, gearbox, powertrain
+from skidpad.engine.constraint import bounded_solve
+from skidpad.engine.host import HostExchange
+from skidpad.engine.inputs import CHANNELS
+from skidpad.engine.vehicle_layout import I_OMEGA
 
 #: the position of the driver's throttle in a host step's inputs
 THROTTLE = tuple(c.name for c in CHANNELS).index("throttle")

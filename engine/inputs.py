@@ -31,7 +31,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from engine.errors import InputError
+from skidpad.engine.errors import InputError
 
 #: Version of the channel set; bumped whenever a channel is added, removed or changed.
 INPUT_VERSION: int = 2

@@ -36,8 +36,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from engine import aero
-from engine.state import Field  # noqa: F401  (no state of its own)
+from skidpad.engine import aero
+from skidpad.engine.state import Field  # noqa: F401  (no state of its own)
 
 G = 9.80665  # m/s², standard gravity
 

@@ -42,8 +42,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from engine.blocks import number, refuse_unknown, require_keys, require_object
-from engine.errors import DefinitionError
+from skidpad.engine.blocks import number, refuse_unknown, require_keys, require_object
+from skidpad.engine.errors import DefinitionError
 
 RPM = 0.10471975511965977  # rad/s per rpm (2π/60)
 LIMITER_BAND = 0.02  # fraction above the redline where the fuel cut reaches 0

@@ -8,7 +8,7 @@ is an integer below 2**53 times 2**-53, never a rounded quotient.
 
 from __future__ import annotations
 
-from engine.floatbits import bits_float
+from skidpad.engine.floatbits import bits_float
 
 MASK64 = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15

@@ -55,7 +55,7 @@ from collections.abc import Callable, Mapping, Sequence
 from math import sqrt
 from typing import NamedTuple
 
-from engine import (
+from skidpad.engine import (
     aero,
     assists,
     body,
@@ -71,12 +71,12 @@ from engine import (
     tire,
     wheel,
 )
-from engine import host as external
-from engine.definition import definition_hash, validate_definition
-from engine.errors import DefinitionError, SkidpadError
-from engine.inputs import CHANNELS, DEFAULTS, INPUT_VERSION, normalise_inputs, validate_inputs
-from engine.state import NonFiniteStateError, StepArithmeticError
-from engine.telemetry import (
+from skidpad.engine import host as external
+from skidpad.engine.definition import definition_hash, validate_definition
+from skidpad.engine.errors import DefinitionError, SkidpadError
+from skidpad.engine.inputs import CHANNELS, DEFAULTS, INPUT_VERSION, normalise_inputs, validate_inputs
+from skidpad.engine.state import NonFiniteStateError, StepArithmeticError
+from skidpad.engine.telemetry import (
     DERIVED_FLOATS,
     DERIVED_ZERO,
     Derived,
@@ -85,8 +85,8 @@ from engine.telemetry import (
     build_telemetry,
     capture,
 )
-from engine.ticks import substeps_in_step
-from engine.vehicle_layout import (  # noqa: E402,F401  (re-exported for callers)
+from skidpad.engine.ticks import substeps_in_step
+from skidpad.engine.vehicle_layout import (  # noqa: E402,F401  (re-exported for callers)
     I_AX,
     I_AY,
     I_DC_FL,

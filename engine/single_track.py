@@ -32,10 +32,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine import load_transfer, smath, tire
-from engine.definition import validate_definition
-from engine.errors import SteadyStateError
-from engine.steering import DEG
+from skidpad.engine import load_transfer, smath, tire
+from skidpad.engine.definition import validate_definition
+from skidpad.engine.errors import SteadyStateError
+from skidpad.engine.steering import DEG
 
 G = load_transfer.G
 RAD_TO_DEG_PER_G = G / DEG  # (rad per m/s²) -> (deg per g)

@@ -31,8 +31,8 @@ from __future__ import annotations
 from math import sqrt
 from typing import NamedTuple
 
-from engine import smath
-from engine.state import Field
+from skidpad.engine import smath
+from skidpad.engine.state import Field
 
 DEG = 0.017453292519943295  # rad per degree
 

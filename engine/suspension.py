@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from engine.state import Field
+from skidpad.engine.state import Field
 
 FIELDS = (
     Field("suspension.roll", "f", "rad", "sprung-mass roll, positive right side down"),

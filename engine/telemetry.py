@@ -40,8 +40,8 @@ from dataclasses import FrozenInstanceError, dataclass, fields
 from math import sqrt
 from typing import NamedTuple
 
-from engine import smath
-from engine.vehicle_layout import (
+from skidpad.engine import smath
+from skidpad.engine.vehicle_layout import (
     I_AX,
     I_AY,
     I_DC_FL,

@@ -66,11 +66,11 @@ from __future__ import annotations
 from math import sqrt
 from typing import TYPE_CHECKING, NamedTuple
 
-from engine.smath.trig import atan_fast, sin_fast
-from engine.state import Field
+from skidpad.engine.smath.trig import atan_fast, sin_fast
+from skidpad.engine.state import Field
 
 if TYPE_CHECKING:
-    from engine.wheel import WheelConstants
+    from skidpad.engine.wheel import WheelConstants
 
 #: Surface friction factor λ (multiplies μ_x and μ_y; stiffness unchanged).
 SURFACES: dict[str, float] = {

@@ -47,8 +47,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine import smath
-from engine.errors import SkidpadError
+from skidpad.engine import smath
+from skidpad.engine.errors import SkidpadError
 
 TRACK_DIR = Path(__file__).resolve().parent / "tracks"
 CLOSURE_M = 1e-3

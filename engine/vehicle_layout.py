@@ -11,8 +11,8 @@ gearbox's integer state (ADR 0070).
 
 from __future__ import annotations
 
-from engine import body, drive, steering, suspension, tire, wheel
-from engine.state import StateLayout
+from skidpad.engine import body, drive, steering, suspension, tire, wheel
+from skidpad.engine.state import StateLayout
 
 #: Bumped whenever the state layout (fields, order, meaning) changes.
 LAYOUT_VERSION = 2

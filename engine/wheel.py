@@ -33,8 +33,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from engine import differential, tire
-from engine.state import Field
+from skidpad.engine import differential, tire
+from skidpad.engine.state import Field
 
 WHEELS = ("FL", "FR", "RL", "RR")
 

@@ -25,16 +25,16 @@ from collections.abc import Callable, Sequence
 
 import mpmath
 
-from engine.smath import FUNCTIONS
-from engine.smath.selftest import edge_cases
-from parity.oracle import (
+from skidpad.engine.smath import FUNCTIONS
+from skidpad.engine.smath.selftest import edge_cases
+from skidpad.parity.oracle import (
     ARITY,
     FUNCTION_NAMES,
     REF_PREC,
     DomainError,
     evaluate_at_prec,
 )
-from parity.sampler import BLOCK, sample_points
+from skidpad.parity.sampler import BLOCK, sample_points
 
 
 def float_hex(x: float) -> str:

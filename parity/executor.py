@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Any
 
-from engine.errors import SkidpadError
+from skidpad.engine.errors import SkidpadError
 
 INSTALL_HINT = "pip install 'skidpad[scale]'"
 CONNECT_TIMEOUT_S = 20.0

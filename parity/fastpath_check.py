@@ -30,9 +30,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from engine.definition import PRESET_NAMES, load_preset
-from engine.floatbits import float_bits, ulp_distance
-from engine.simulation import Simulation
+from skidpad.engine.definition import PRESET_NAMES, load_preset
+from skidpad.engine.floatbits import float_bits, ulp_distance
+from skidpad.engine.simulation import Simulation
 
 DRIVE_STEPS = 60
 INITIAL = {"speed_mps": 6.0, "surface": "wet"}  # low and slippery: the assists have work
@@ -140,8 +140,8 @@ def compare_commonroad_mb(drives: tuple = MB_DRIVES) -> dict[str, Any]:
     branch and leaves it, the cruise its tires at speed."""
     from dataclasses import replace
 
-    from engine.commonroad import mb
-    from engine.commonroad.daemon import CommonRoadDaemon
+    from skidpad.engine.commonroad import mb
+    from skidpad.engine.commonroad.daemon import CommonRoadDaemon
 
     done = 0
     final = None

@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from parity.harness import (
+from skidpad.parity.harness import (
     REQUEST_TIMEOUT_S,
     START_TIMEOUT_S,
     HarnessError,
@@ -42,7 +42,7 @@ from parity.harness import (
     first_difference,
     run_runtime,
 )
-from replay import output
+from skidpad.replay import output
 
 LOG_NAME = "cells.jsonl"
 LOG_FORMAT = "skidpad-fuzz-log"
@@ -80,7 +80,7 @@ class Campaign:
         return [(rt, b) for b in range(self.batches) for rt in self.runtimes]
 
     def setup(self, index: int) -> Any:
-        from scenarios.random_drive import drive_seed, random_setup
+        from skidpad.scenarios.random_drive import drive_seed, random_setup
 
         return random_setup(drive_seed(self.seed, index), self.presets, self.max_substep_hz)
 
@@ -91,10 +91,10 @@ def drive_name(index: int) -> str:
 
 def record_drive_text(campaign: Campaign, index: int) -> str:
     """The recording of drive ``index`` (JSON text), made in this process."""
-    from engine import definition as engine_definition
-    from replay.recorder import record_drive
-    from replay.recording import dumps
-    from scenarios.random_drive import RandomDriver
+    from skidpad.engine import definition as engine_definition
+    from skidpad.replay.recorder import record_drive
+    from skidpad.replay.recording import dumps
+    from skidpad.scenarios.random_drive import RandomDriver
 
     setup = campaign.setup(index)
     definition = engine_definition.load_preset(setup.preset)
@@ -311,7 +311,7 @@ def _trace_task(
     timeouts: dict,
 ) -> dict[str, Any]:
     """A task: trace ``rec`` in ``runtime``; the worker's trace document, or ``{"error"}``."""
-    from parity.runtimes.base import RuntimeFailed, RuntimeUnavailable
+    from skidpad.parity.runtimes.base import RuntimeFailed, RuntimeUnavailable
 
     runtime_ = factory(runtime)
     try:
@@ -346,8 +346,8 @@ def save_divergence(
     timeouts: dict,
 ) -> Saved:
     """Write the drive's folder: recording, setup, both traces and their diff report."""
-    from replay.diff import diff_traces
-    from replay.trace import dumps_trace, load_trace_document
+    from skidpad.replay.diff import diff_traces
+    from skidpad.replay.trace import dumps_trace, load_trace_document
 
     folder = out / DIVERGENCES / drive_name(verdict.drive)
     folder.mkdir(parents=True, exist_ok=True)

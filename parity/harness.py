@@ -68,13 +68,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.errors import SkidpadError
-from parity.runtimes import browser
-from parity.runtimes.base import Runtime, RuntimeFailed, RuntimeUnavailable
+from skidpad.engine.errors import SkidpadError
+from skidpad.parity.runtimes import browser
+from skidpad.parity.runtimes.base import Runtime, RuntimeFailed, RuntimeUnavailable
 
 if TYPE_CHECKING:
-    from parity.wheel import RunningCode
-    from replay.diff import DiffReport
+    from skidpad.parity.wheel import RunningCode
+    from skidpad.replay.diff import DiffReport
 
 CPYTHON_RUNTIMES = ("cpython3.11", "cpython3.12", "cpython3.13")
 BROWSER_RUNTIMES = browser.RUNTIME_NAMES
@@ -94,11 +94,11 @@ class HarnessError(SkidpadError):
 def make_runtime(name: str, wheel: Path | None = None, pyodide_dir: Path | None = None) -> Runtime:
     """The adapter for runtime ``name``; RuntimeUnavailable if it cannot run here."""
     if name in CPYTHON_RUNTIMES:
-        from parity.runtimes.cpython import CPythonRuntime
+        from skidpad.parity.runtimes.cpython import CPythonRuntime
 
         return CPythonRuntime(name.removeprefix("cpython"), wheel=wheel)
     if name == "node":
-        from parity.runtimes.node import NodeRuntime
+        from skidpad.parity.runtimes.node import NodeRuntime
 
         return NodeRuntime(wheel=wheel, pyodide_dir=pyodide_dir)
     if name in BROWSER_RUNTIMES:
@@ -334,7 +334,7 @@ def compare_runs(
     checkpoint_every: int = 100,
 ) -> Matrix:
     """Every runtime against ``hashes/`` and against the reference (first usable) runtime."""
-    from replay import golden  # the golden-file format belongs to the replay package
+    from skidpad.replay import golden  # the golden-file format belongs to the replay package
 
     names = [r.name for r in recordings]
     matrix = Matrix([r.name for r in runs], names, None)
@@ -382,7 +382,7 @@ def _math_cell(run: RuntimeRun, golden_hash: str | None, reference: RuntimeRun |
 
 def _fastpath_cell(run: RuntimeRun) -> Cell:
     """The runtime's fast path against its readable stages (``parity.fastpath_check``)."""
-    from parity.fastpath_check import describe
+    from skidpad.parity.fastpath_check import describe
 
     check = run.fastpath
     if run.status != "ok" or check is None:
@@ -486,7 +486,7 @@ AGREE_LINE = (
 def _trace_with(
     run_request: TraceRequest, who: str, rec: RecordingFile, every: int, trace: dict
 ) -> dict:
-    from replay.trace import load_trace_document
+    from skidpad.replay.trace import load_trace_document
 
     request = {
         "selftest": False,
@@ -512,7 +512,7 @@ def _trace_in(
 
 def _trace_here(rec: RecordingFile, every: int, trace: dict) -> dict:
     """The same trace in this process, from the code it imports: the reference trace."""
-    from parity.worker import run_request
+    from skidpad.parity.worker import run_request
 
     return _trace_with(run_request, "this process", rec, every, trace)
 
@@ -527,7 +527,7 @@ def _traced_diff(
 ) -> tuple[DiffReport, list[dict]]:
     """Trace both sides up to ``stop`` with a hash per substep and diff them; when a substep
     differs, trace that one host step again with stage and state detail and diff again."""
-    from replay.diff import diff_traces
+    from skidpad.replay.diff import diff_traces
 
     trace: dict[str, Any] = {"stop_after": stop, "detail_steps": None}
     docs = [trace_a(trace), trace_b(trace)]
@@ -552,7 +552,7 @@ def _code_of(run: RuntimeRun | None, name: str) -> str:
 def _fill_code_from_wheel(runs: Sequence[RuntimeRun], wheel: Path) -> None:
     """A worker from before ``code_hash`` does not report its code: name the wheel's instead,
     and say where that hash comes from."""
-    from parity.wheel import wheel_code_hash
+    from skidpad.parity.wheel import wheel_code_hash
 
     silent = [r for r in runs if r.status == "ok" and not r.info.get("code_hash")]
     if not silent:
@@ -630,7 +630,7 @@ def diagnose_pair(
 def _vs_golden(doc: dict, golden_doc: dict) -> tuple[int | None, int | None]:
     """(last equal, first differing checkpoint step) of a trace against the golden file; a
     trace that ran to the end and differs only in its final hash differs at its last step."""
-    from replay.diff import first_differing_checkpoint
+    from skidpad.replay.diff import first_differing_checkpoint
 
     golden_points = [(int(s), str(h)) for s, h in golden_doc["checkpoints"]]
     eq, first = first_differing_checkpoint(doc["checkpoints"], golden_points)
@@ -711,7 +711,7 @@ def explain_golden_mismatch(
     golden checkpoints, and diff that trace with the same trace made in this process (the
     reference) for the substep, fields and stage. Says which code each side ran, and when
     the two traces agree, that the mismatch is not explained by them and why."""
-    from parity.wheel import running_code
+    from skidpad.parity.wheel import running_code
 
     here = running_code()
     head = [headline] if headline else []
@@ -761,7 +761,7 @@ def explain_golden_mismatch(
 
 def _usable_golden(hashes_dir: Path, name: str, checkpoint_every: int) -> dict | None:
     """The golden file of ``name`` when its checkpoints can be compared with this run's."""
-    from replay import golden
+    from skidpad.replay import golden
 
     try:
         doc = golden.read_golden(Path(hashes_dir) / f"{name}.json")
@@ -948,7 +948,7 @@ def markdown_report(matrix: Matrix, runs: Sequence[RuntimeRun]) -> str:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    from replay import output
+    from skidpad.replay import output
 
     output.make_directory(path.parent)
     output.write_text(path, text)
@@ -956,7 +956,7 @@ def _atomic_write(path: Path, text: str) -> None:
 
 def _preflight_reports(report_dir: Path, inputs: Sequence[Path]) -> None:
     """The reports can be written (before any runtime starts); OutputError in one line if not."""
-    from replay import output
+    from skidpad.replay import output
 
     if report_dir.is_dir():
         output.preflight([report_dir / "report.json", report_dir / "report.md"], inputs)
@@ -986,7 +986,7 @@ def write_reports(
 def _validate_recordings(recordings: Sequence[RecordingFile]) -> None:
     """Load every recording here first: a bad file is bad input (one line, exit 2), found
     before any runtime starts, never a row of per-runtime errors."""
-    from replay.recording import loads
+    from skidpad.replay.recording import loads
 
     for rec in recordings:
         try:
@@ -997,7 +997,7 @@ def _validate_recordings(recordings: Sequence[RecordingFile]) -> None:
 
 def _all_installed(names: Sequence[str]) -> bool:
     """True when every runtime asked for runs the installed package (no wheel needed)."""
-    from parity.runtimes.cpython import installed_harness
+    from skidpad.parity.runtimes.cpython import installed_harness
 
     here = f"cpython{sys.version_info[0]}.{sys.version_info[1]}"
     return installed_harness() and all(n == here for n in names)
@@ -1052,7 +1052,7 @@ def _run_runtimes(
     share the machine's cores and the table's wall times are those of a shared machine. A task
     on a cluster cannot print here: its progress counts when it finishes, once, even when dask
     re-ran it after a worker died."""
-    from parity.executor import make_executor
+    from skidpad.parity.executor import make_executor
 
     remote = scheduler is not None
     tick = _no_tick if counter is None or remote else counter.advance
@@ -1131,7 +1131,7 @@ def run_parity(
     ``factory(name)`` replaces ``make_runtime`` (tests use it to plant a perturbed runtime).
     ``counter`` (a ``replay.progress.Progress``) counts the self-tests and recordings run.
     """
-    from parity.executor import check_scheduler
+    from skidpad.parity.executor import check_scheduler
 
     unknown = [n for n in names if n not in RUNTIME_NAMES]
     if unknown:
@@ -1144,7 +1144,7 @@ def run_parity(
     report_dir = report_dir or root / "build" / "parity"
     _preflight_reports(report_dir, [r.path for r in recordings])
     if factory is None and wheel is None and not _all_installed(names):
-        from parity.wheel import build_wheel
+        from skidpad.parity.wheel import build_wheel
 
         wheel = build_wheel(root=root)
     pyodide_dir = root / "node_modules" / "pyodide"

@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 import mpmath
 from mpmath import mpf
 
-from engine.smath import FUNCTIONS
+from skidpad.engine.smath import FUNCTIONS
 
 #: bits of precision of the oracle (docs/architecture.md §3 asks for at least 100).
 REF_PREC = 128

@@ -17,10 +17,10 @@ from collections.abc import Callable
 
 import mpmath
 
-from engine.floatbits import bits_float
-from engine.prng import MASK64
-from engine.prng import SplitMix64 as _ProjectSplitMix64
-from parity.oracle import ARITY, FUNCTION_NAMES, round_to_double
+from skidpad.engine.floatbits import bits_float
+from skidpad.engine.prng import MASK64
+from skidpad.engine.prng import SplitMix64 as _ProjectSplitMix64
+from skidpad.parity.oracle import ARITY, FUNCTION_NAMES, round_to_double
 
 DBL_MAX = sys.float_info.max
 

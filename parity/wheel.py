@@ -31,10 +31,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.errors import SkidpadError
+from skidpad.engine.errors import SkidpadError
 
-#: what goes into the wheel (pyproject's [tool.hatch.build.targets.wheel]) plus its metadata.
+#: the repository's package folders; the wheel ships them as ``skidpad/<folder>``, beside
+#: the ``skidpad`` package's own files (pyproject's [tool.hatch.build.targets.wheel]).
 PACKAGES = ("engine", "replay", "scenarios", "parity", "sandbox", "cli")
+#: the top-level import package (ADR 0204)
+TOP = "skidpad"
 METADATA_FILES = ("pyproject.toml", "README.md")
 _SKIP_DIRS = {"__pycache__", ".pytest_cache", ".ruff_cache", ".hypothesis"}
 _SKIP_SUFFIXES = (".pyc", ".pyo")
@@ -77,6 +80,13 @@ def package_files(root: Path) -> list[Path]:
 def source_files(root: Path) -> list[Path]:
     """Every file the wheel is built from, sorted (so the content hash is stable)."""
     files = package_files(root)
+    top = root / TOP
+    if top.is_dir():
+        files.extend(
+            p for p in top.rglob("*")
+            if p.is_file() and not p.name.endswith(_SKIP_SUFFIXES)
+            and not _SKIP_DIRS.intersection(p.parts)
+        )
     files.extend(root / name for name in METADATA_FILES if (root / name).is_file())
     return sorted(files)
 
@@ -111,9 +121,15 @@ def code_hash(root: Path) -> str:
 
 def wheel_code_hash(wheel: Path) -> str:
     """:func:`code_hash` of what ``wheel`` unpacks, read from the wheel file itself."""
+    prefix = TOP + "/"
     with zipfile.ZipFile(wheel) as archive:
-        names = [n for n in archive.namelist() if n.split("/", 1)[0] in PACKAGES]
-        return content_hash((n, archive.read(n)) for n in names if not n.endswith("/"))
+        names = [
+            n for n in archive.namelist()
+            if n.startswith(prefix) and n[len(prefix):].split("/", 1)[0] in PACKAGES
+        ]
+        return content_hash(
+            (n[len(prefix):], archive.read(n)) for n in names if not n.endswith("/")
+        )
 
 
 @dataclass(frozen=True)
@@ -131,8 +147,9 @@ class RunningCode:
 
 @functools.cache
 def running_code() -> RunningCode:
-    """Which code this process runs: the folder above the imported ``parity`` package."""
-    import parity
+    """Which code this process runs: the folder that holds the imported ``parity`` package
+    (a checkout's root, or the installed ``skidpad`` package)."""
+    from skidpad import parity
 
     folder = Path(parity.__file__).resolve().parent.parent
     kind = "working tree" if (folder / "pyproject.toml").is_file() else "installed package"

@@ -52,7 +52,7 @@ import sys
 import time
 from typing import IO, Any
 
-from engine.errors import SkidpadError
+from skidpad.engine.errors import SkidpadError
 
 #: prefix of every protocol line, so stray output can never be mistaken for a response.
 PROTOCOL_PREFIX = "@@skidpad "
@@ -76,7 +76,7 @@ def runtime_info() -> dict[str, str | None]:
 
 
 def _code_hash() -> str | None:
-    from parity.wheel import running_code  # lazy: hashing the packages once, on first use
+    from skidpad.parity.wheel import running_code  # lazy: hashing the packages once, on first use
 
     try:
         return running_code().hash
@@ -149,7 +149,7 @@ def _error_text(exc: BaseException) -> str:
 
 def math_hash() -> str:
     """The math self-test hash (docs/architecture.md §3) computed in this runtime."""
-    from engine.smath.selftest import selftest_hash  # lazy: written alongside this module
+    from skidpad.engine.smath.selftest import selftest_hash  # lazy: written alongside this module
 
     return selftest_hash()
 
@@ -157,7 +157,7 @@ def math_hash() -> str:
 def fastpath_equivalence() -> dict[str, Any]:
     """The fast path against the readable stages on a short drive of every preset, in this
     runtime (``parity.fastpath_check``)."""
-    from parity import fastpath_check  # lazy: only the self-test phase needs it
+    from skidpad.parity import fastpath_check  # lazy: only the self-test phase needs it
 
     return fastpath_check.run()
 
@@ -167,8 +167,8 @@ def replay_one(
 ) -> dict[str, Any]:
     """Load and replay one recording; the result in the response's per-recording shape."""
     # lazy: a missing replayer fails only the recordings, not the self-test
-    recording = importlib.import_module("replay.recording")
-    replayer = importlib.import_module("replay.replayer")
+    recording = importlib.import_module("skidpad.replay.recording")
+    replayer = importlib.import_module("skidpad.replay.replayer")
     rec = recording.loads(text)
     options: dict[str, Any] = {}
     if trace is not None:
@@ -186,7 +186,7 @@ def replay_one(
         "wall_s": float(result.wall_s),
     }
     if trace is not None:
-        tracing = importlib.import_module("replay.trace")
+        tracing = importlib.import_module("skidpad.replay.trace")
         info = {
             "name": name,
             "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),

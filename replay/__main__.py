@@ -7,7 +7,7 @@ point only says where the command line went and exits 2 (bad input), running not
 import sys
 
 print(
-    "skidpad: the command line is 'skidpad' or 'python -m cli' now; "
+    "skidpad: the command line is 'skidpad' or 'python -m skidpad' now; "
     "'python -m replay' no longer runs it",
     file=sys.stderr,
 )

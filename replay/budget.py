@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from engine.definition import SUBSTEP_HZ_MAX
+from skidpad.engine.definition import SUBSTEP_HZ_MAX
 
 #: Recordings larger than this are refused before they are read.
 DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -102,7 +102,7 @@ def from_seconds(max_sim_seconds: float | None) -> Budget:
     """The budget for a command's ``--max-sim-seconds`` (None: the default)."""
     if max_sim_seconds is None:
         return DEFAULT_BUDGET
-    from engine.errors import SkidpadError
+    from skidpad.engine.errors import SkidpadError
 
     try:
         return Budget(max_sim_seconds=max_sim_seconds)

@@ -61,13 +61,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-import engine
-from engine.commonroad.inputs import INPUT_NAMES, INPUTS, STAGES
-from engine.commonroad.scheduler import MAX_HOST_DT_US, MIN_DT_US, plan_steps
-from engine.errors import DefinitionError, SkidpadError
-from engine.state import StateLayout, hash_bytes
-from replay.budget import DEFAULT_BUDGET, Budget
-from replay.document import (
+from skidpad import engine
+from skidpad.engine.commonroad.inputs import INPUT_NAMES, INPUTS, STAGES
+from skidpad.engine.commonroad.scheduler import MAX_HOST_DT_US, MIN_DT_US, plan_steps
+from skidpad.engine.errors import DefinitionError, SkidpadError
+from skidpad.engine.state import StateLayout, hash_bytes
+from skidpad.replay.budget import DEFAULT_BUDGET, Budget
+from skidpad.replay.document import (
     Column,
     RecordingError,
     RunLengthFrames,
@@ -90,10 +90,10 @@ from replay.document import (
     run_length,
     type_name,
 )
-from replay.model import Format, Probe
+from skidpad.replay.model import Format, Probe
 
 if TYPE_CHECKING:
-    from engine.commonroad.daemon import CommonRoadDaemon, DaemonParameters
+    from skidpad.engine.commonroad.daemon import CommonRoadDaemon, DaemonParameters
 
 # The models, the daemon and their parameter modules are imported where a CommonRoad
 # recording is read, built or recorded, so a process that only ever sees four-wheel
@@ -190,7 +190,7 @@ def parameters_hash(parameters: dict) -> str:
 
 def parameters_of(daemon: Any) -> dict:
     """Every number ``daemon`` is configured with, as plain JSON data."""
-    from engine.commonroad import safety
+    from skidpad.engine.commonroad import safety
 
     cfg = daemon.safety
 
@@ -225,7 +225,7 @@ def _check_dataclass_data(v: Any, cls: type, path: str) -> None:
     This names a wrong key or type by its JSON pointer; the values' ranges are the
     engine's to check (:func:`_engine_built`).
     """
-    from engine.commonroad import params
+    from skidpad.engine.commonroad import params
 
     names = [f.name for f in fields(cls)]
     exact_keys(v, names, path)
@@ -245,7 +245,7 @@ def _check_dataclass_data(v: Any, cls: type, path: str) -> None:
 
 
 def _check_profile_data(v: Any, path: str) -> None:
-    from engine.commonroad import safety
+    from skidpad.engine.commonroad import safety
 
     exact_keys(v, safety.METRICS, path)
     for name in safety.METRICS:
@@ -267,8 +267,8 @@ def _engine_built(build: Callable[[Any], Any], data: Any, path: str) -> Any:
 
 def build_parameters(parameters: Any, vehicle: int) -> tuple[DaemonParameters, float]:
     """The daemon's parameter objects and steering gain, from a recording's embedded data."""
-    from engine.commonroad import params, powertrain, safety
-    from engine.commonroad.daemon import DaemonParameters
+    from skidpad.engine.commonroad import params, powertrain, safety
+    from skidpad.engine.commonroad.daemon import DaemonParameters
 
     exact_keys(parameters, PARAMETER_KEYS, "/parameters")
     vdata = parameters["vehicle"]
@@ -309,7 +309,7 @@ def build_parameters(parameters: Any, vehicle: int) -> tuple[DaemonParameters, f
 def build_daemon(rec: CommonRoadRecording) -> CommonRoadDaemon:
     """The fresh daemon a replay of ``rec`` starts from: the embedded parameters, not the
     data files (the model and vehicle a recording names never change during its replay)."""
-    from engine.commonroad.daemon import CommonRoadDaemon
+    from skidpad.engine.commonroad.daemon import CommonRoadDaemon
 
     given, steer_gain = build_parameters(rec.parameters, rec.vehicle)
     try:
@@ -333,7 +333,7 @@ def build_daemon(rec: CommonRoadRecording) -> CommonRoadDaemon:
 def _validate_frames(frames: Any, steps: int, model: str, budget: Budget, consume: bool) -> tuple:
     """The runs checked by column (the daemon's own input table), then the drive they
     declare, simulated time and substeps counted from the run lengths, against ``budget``."""
-    from engine.commonroad import models
+    from skidpad.engine.commonroad import models
 
     runs = check_runs(frames, COLUMNS, steps, consume)
     max_dt = models.MODELS[model].max_dt_us
@@ -354,7 +354,7 @@ def from_document(
 ) -> CommonRoadRecording:
     """Validate a parsed ``skidpad-commonroad-recording`` document; its drive must fit
     ``budget`` (``consume``: as ``replay.recording.from_document``)."""
-    from engine.commonroad import models, params
+    from skidpad.engine.commonroad import models, params
 
     check_version_and_keys(doc, CR_FORMAT_VERSION, CR_KEYS, "CommonRoad recording version")
     check_header_numbers(doc)
@@ -497,7 +497,7 @@ class CommonRoadRecorder:
 
 def parse_drive(spec: str) -> tuple[str, int]:
     """``commonroad:MODEL:VEHICLE`` -> (model, vehicle id); SkidpadError naming what is wrong."""
-    from engine.commonroad import models, params
+    from skidpad.engine.commonroad import models, params
 
     parts = spec.split(":")
     if len(parts) != 3 or parts[0] != "commonroad":
@@ -521,8 +521,8 @@ def record_scripted(
     model: str, vehicle: int, duration_us: int | None = None
 ) -> tuple[CommonRoadRecording, Any]:
     """The scripted drive of ``engine.commonroad.scripted`` as a recording (and the daemon)."""
-    from engine.commonroad import scripted
-    from engine.commonroad.daemon import CommonRoadDaemon
+    from skidpad.engine.commonroad import scripted
+    from skidpad.engine.commonroad.daemon import CommonRoadDaemon
 
     full = scripted.DURATION_US
     duration = full if duration_us is None else duration_us
@@ -539,7 +539,7 @@ def record_scripted(
 
 def step_ticks(rec: CommonRoadRecording) -> list[int]:
     """Substeps done after each host step (``[n_1, n_1 + n_2, ...]``), from the scheduler."""
-    from engine.commonroad import models
+    from skidpad.engine.commonroad import models
 
     max_dt = models.MODELS[rec.model].max_dt_us
     out = []

@@ -39,11 +39,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import SkidpadError
-from engine.floatbits import ulp_distance
-from engine.ticks import step_of_tick, ticks_before
-from replay.replayer import replay, start_model
-from replay.trace import SubstepDetail, TraceProbe
+from skidpad.engine.errors import SkidpadError
+from skidpad.engine.floatbits import ulp_distance
+from skidpad.engine.ticks import step_of_tick, ticks_before
+from skidpad.replay.replayer import replay, start_model
+from skidpad.replay.trace import SubstepDetail, TraceProbe
 
 #: host steps the detailed replay runs past the first differing checkpoint
 LATER_STAGE_STEPS = 20

@@ -38,8 +38,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple, Self
 
-from engine.errors import SkidpadError
-from replay.budget import DEFAULT_BUDGET, Budget, BudgetExceeded
+from skidpad.engine.errors import SkidpadError
+from skidpad.replay.budget import DEFAULT_BUDGET, Budget, BudgetExceeded
 
 _HEX16 = frozenset("0123456789abcdef")
 
@@ -596,6 +596,6 @@ def dump_document(doc: dict, keys: Sequence[str], spread: Collection[str]) -> st
 @functools.lru_cache(maxsize=1)
 def current_math_hash() -> str:
     """The math self-test hash of this runtime (what a recording made here carries)."""
-    from engine.smath import selftest
+    from skidpad.engine.smath import selftest
 
     return selftest.selftest_hash()

@@ -17,13 +17,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from engine import definition as engine_definition
-from engine.errors import DefinitionError, SkidpadError
-from engine.simulation import STAGES, Simulation
-from engine.state import StateLayout
-from engine.ticks import ticks_of_step
-from replay.document import RecordingError
-from replay.model import Probe
+from skidpad.engine import definition as engine_definition
+from skidpad.engine.errors import DefinitionError, SkidpadError
+from skidpad.engine.simulation import STAGES, Simulation
+from skidpad.engine.state import StateLayout
+from skidpad.engine.ticks import ticks_of_step
+from skidpad.replay.document import RecordingError
+from skidpad.replay.model import Probe
 
 #: the stage names a probed four-wheel substep reports, in order
 STAGE_NAMES = tuple(s.name for s in STAGES)

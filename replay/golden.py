@@ -34,9 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from engine.errors import SkidpadError
-from replay import output
-from replay.recording import decode_utf8, is_hex16, read_bytes_limited
+from skidpad.engine.errors import SkidpadError
+from skidpad.replay import output
+from skidpad.replay.recording import decode_utf8, is_hex16, read_bytes_limited
 
 GOLDEN_FORMAT = "skidpad-golden"
 GOLDEN_VERSION = 1

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.track import LapTimer, load_circuit, wheel_offsets
-from replay.recording import CHECKPOINT_EVERY
-from replay.replayer import replay
+from skidpad.engine.track import LapTimer, load_circuit, wheel_offsets
+from skidpad.replay.recording import CHECKPOINT_EVERY
+from skidpad.replay.replayer import replay
 
 
 def replay_laps(rec: Any) -> tuple[list[dict], Any]:

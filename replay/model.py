@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from replay.budget import Budget
+from skidpad.replay.budget import Budget
 
 
 class Probe(Protocol):

@@ -24,7 +24,7 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from engine.errors import SkidpadError
+from skidpad.engine.errors import SkidpadError
 
 PathLike = str | os.PathLike
 

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from typing import Self, TextIO
 
-from replay.terminal import printable
+from skidpad.replay.terminal import printable
 
 #: Shortest interval between two redraws of the line, in seconds.
 REDRAW_S = 0.2

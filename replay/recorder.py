@@ -16,14 +16,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-import engine
-from engine import definition as engine_definition
-from engine import inputs as engine_inputs
-from engine.inputs import normalise_inputs
-from engine.simulation import Simulation
-from engine.vehicle_layout import I_OMEGA
-from replay.document import current_math_hash
-from replay.recording import CHECKPOINT_EVERY, HostBlock, Recording, run_length
+from skidpad import engine
+from skidpad.engine import definition as engine_definition
+from skidpad.engine import inputs as engine_inputs
+from skidpad.engine.inputs import normalise_inputs
+from skidpad.engine.simulation import Simulation
+from skidpad.engine.vehicle_layout import I_OMEGA
+from skidpad.replay.document import current_math_hash
+from skidpad.replay.recording import CHECKPOINT_EVERY, HostBlock, Recording, run_length
 
 __all__ = ["Recorder", "current_math_hash", "normalise_inputs", "record_drive"]
 
@@ -145,7 +145,7 @@ def circuit_timer(track: str | None, definition: dict, substep_hz: int) -> Any:
     """A lap timer for a drive on ``track`` if that track is a circuit, else None."""
     if track is None:
         return None
-    from engine.track import LapTimer, TrackError, load_circuit, wheel_offsets
+    from skidpad.engine.track import LapTimer, TrackError, load_circuit, wheel_offsets
 
     try:
         circuit = load_circuit(track)
@@ -188,7 +188,7 @@ def record_drive(
     )
     ext = None
     if host is not None:
-        from engine import hosts
+        from skidpad.engine import hosts
 
         ext = hosts.make_host(host[0], sim)
     rec = Recorder(

@@ -63,14 +63,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from engine import definition as engine_definition
-from engine import inputs as engine_inputs
-from engine.definition import SUBSTEP_HZ_MAX, SUBSTEP_HZ_MIN
-from engine.errors import DefinitionError, SkidpadError
-from engine.simulation import Simulation
-from replay import commonroad, fourwheel, output
-from replay.budget import DEFAULT_BUDGET, Budget
-from replay.document import (  # noqa: F401  (the field checks, re-exported for their callers)
+from skidpad.engine import definition as engine_definition
+from skidpad.engine import inputs as engine_inputs
+from skidpad.engine.definition import SUBSTEP_HZ_MAX, SUBSTEP_HZ_MIN
+from skidpad.engine.errors import DefinitionError, SkidpadError
+from skidpad.engine.simulation import Simulation
+from skidpad.replay import commonroad, fourwheel, output
+from skidpad.replay.budget import DEFAULT_BUDGET, Budget
+from skidpad.replay.document import (  # noqa: F401  (the field checks, re-exported for their callers)
     MAX_BYTES,
     MAX_EXACT_INT,
     Column,
@@ -105,8 +105,8 @@ from replay.document import (  # noqa: F401  (the field checks, re-exported for 
     shown,
     type_name,
 )
-from replay.fourwheel import definition_for_replay  # noqa: F401  (re-exported)
-from replay.model import Format
+from skidpad.replay.fourwheel import definition_for_replay  # noqa: F401  (re-exported)
+from skidpad.replay.model import Format
 
 FORMAT_NAME = "skidpad-recording"
 #: the version ``skidpad record`` writes; version 1 files still load
@@ -375,7 +375,7 @@ def load_host_block(block: Any, steps: int, definition: dict) -> HostBlock:
     (``engine.host.SURFACE_SPEED_LIMIT`` over the wheel's radius), and the counts
     add up to the recording's steps.
     """
-    from engine import host as engine_host
+    from skidpad.engine import host as engine_host
 
     exact_keys(block, HOST_KEYS, "/host")
     wheels = block["wheels"]

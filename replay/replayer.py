@@ -29,9 +29,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from replay.model import VehicleModel
-from replay.recording import RecordingError, build_model
-from replay.trace import SubstepDetail, TraceProbe
+from skidpad.replay.model import VehicleModel
+from skidpad.replay.recording import RecordingError, build_model
+from skidpad.replay.trace import SubstepDetail, TraceProbe
 
 
 @dataclass

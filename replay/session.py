@@ -31,11 +31,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine import definition as engine_definition
-from engine import smath
-from engine.errors import InputError
-from engine.simulation import LAYOUT
-from engine.track import (
+from skidpad.engine import definition as engine_definition
+from skidpad.engine import smath
+from skidpad.engine.errors import InputError
+from skidpad.engine.simulation import LAYOUT
+from skidpad.engine.track import (
     Circuit,
     LapTimer,
     load_circuit,
@@ -43,8 +43,8 @@ from engine.track import (
     walk_nearest,
     wheel_offsets,
 )
-from replay.laps import replay_laps  # noqa: F401  (re-exported for the page's callers)
-from replay.recorder import Recorder, make_simulation
+from skidpad.replay.laps import replay_laps  # noqa: F401  (re-exported for the page's callers)
+from skidpad.replay.recorder import Recorder, make_simulation
 
 #: (press, release) ramp rates, full scale per second
 THROTTLE_RATES = (4.0, 8.0)
@@ -283,7 +283,7 @@ class PageAPI:
         """The presets, surfaces and assist switches the page offers."""
         import json
 
-        from engine.tire import SURFACES
+        from skidpad.engine.tire import SURFACES
 
         return json.dumps(
             {
@@ -344,15 +344,15 @@ class PageAPI:
         return self.session.state_hash() if self.session else ""
 
     def recording(self) -> str:
-        from replay.recording import dumps
+        from skidpad.replay.recording import dumps
 
         return dumps(self.session.recording())
 
     def replay(self, text: str) -> str:
         import json
 
-        from replay.recording import loads
-        from replay.replayer import replay
+        from skidpad.replay.recording import loads
+        from skidpad.replay.replayer import replay
 
         rec = loads(text)
         definition = getattr(rec, "definition", None)

@@ -38,7 +38,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import SkidpadError
+from skidpad.engine.errors import SkidpadError
 
 TRACE_FORMAT = "skidpad-trace"
 TRACE_VERSION = 1

@@ -19,8 +19,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine.errors import SkidpadError
-from engine.state import NonFiniteStateError
+from skidpad.engine.errors import SkidpadError
+from skidpad.engine.state import NonFiniteStateError
 
 #: overall verdicts of one file; only ``verified`` (and ``nothing claimed`` when the caller
 #: allows unclaimed recordings) pass
@@ -60,9 +60,9 @@ def departure(claimed: list, replayed: list) -> str:
 
 
 def verify_one(path: Path, rec: Any) -> dict:
-    from replay.claims import check_claims, claims_of
-    from replay.recorder import current_math_hash
-    from replay.replayer import replay
+    from skidpad.replay.claims import check_claims, claims_of
+    from skidpad.replay.recorder import current_math_hash
+    from skidpad.replay.replayer import replay
 
     row: dict[str, Any] = {
         "file": str(path),
@@ -80,7 +80,7 @@ def verify_one(path: Path, rec: Any) -> dict:
     t0 = time.perf_counter()
     laps = None
     if rec.laps is not None:
-        from replay.laps import replay_laps
+        from skidpad.replay.laps import replay_laps
 
         laps, result = replay_laps(rec)
     else:
@@ -126,7 +126,7 @@ def walk(paths: Iterable[str | Path]) -> list[Path]:
 def claim_verdicts(rec: Any, replayed: Any, laps: list[dict] | None) -> list[dict]:
     """Every claim of ``rec`` with its verdict against the replay: ``verified``,
     ``MISMATCH``, or ``not checked`` (a value the replay did not compute)."""
-    from replay.claims import check_claims, claims_of
+    from skidpad.replay.claims import check_claims, claims_of
 
     checked = {d["where"]: d for d in check_claims(rec, replayed, laps).details}
     out = []
@@ -144,8 +144,8 @@ def claim_verdicts(rec: Any, replayed: Any, laps: list[dict] | None) -> list[dic
 
 def verify_file(path: str | Path, max_sim_seconds: float) -> dict[str, Any]:
     """One report line for the recording at ``path`` (never raises for a bad file)."""
-    from replay import recording
-    from replay.budget import from_seconds
+    from skidpad.replay import recording
+    from skidpad.replay.budget import from_seconds
 
     t0 = time.perf_counter()
     line: dict[str, Any] = {"path": str(path), "sha256": None, "claims": [], "problems": []}

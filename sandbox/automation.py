@@ -14,9 +14,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from engine.definition import load_preset
-from engine.track import load_circuit
-from scenarios.key_driver import KeyDriver
+from skidpad.engine.definition import load_preset
+from skidpad.engine.track import load_circuit
+from skidpad.scenarios.key_driver import KeyDriver
 
 KEYS = {"throttle": "ArrowUp", "brake": "ArrowDown", "left": "ArrowLeft", "right": "ArrowRight"}
 #: how much of the tyres' grip the driver plans on, and its top speed, through the page (key

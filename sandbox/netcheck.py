@@ -226,7 +226,7 @@ def default_recording(root: Path = ROOT) -> Path:
 def run_browser_runtime(name: str, recording: Path, wheel: Path | None) -> dict[str, Any]:
     """One start of the harness's adapter for ``name``: self-test plus one recording,
     compared with ``hashes/``."""
-    from parity import harness
+    from skidpad.parity import harness
 
     recordings = harness.load_recordings([recording], ROOT)
     run = harness.run_runtime(name, recordings, wheel=wheel, progress=lambda _m: None)
@@ -255,11 +255,11 @@ def run_sandbox_page(recording: Path, wheel: Path | None) -> dict[str, Any]:
     golden file; ``recording`` is not used.)"""
     from playwright.sync_api import sync_playwright
 
-    from parity.runtimes.chromium import ChromiumRuntime
-    from parity.runtimes.page import default_wheel
-    from parity.server import DEFAULT_PYODIDE_DIR, LoopbackServer
-    from sandbox import WEB_DIR, WEB_FILES
-    from sandbox.serve import page_url
+    from skidpad.parity.runtimes.chromium import ChromiumRuntime
+    from skidpad.parity.runtimes.page import default_wheel
+    from skidpad.parity.server import DEFAULT_PYODIDE_DIR, LoopbackServer
+    from skidpad.sandbox import WEB_DIR, WEB_FILES
+    from skidpad.sandbox.serve import page_url
 
     wheel = wheel if wheel is not None else default_wheel()
     server = LoopbackServer(wheel, DEFAULT_PYODIDE_DIR, WEB_DIR, WEB_FILES)
@@ -343,7 +343,7 @@ def _inner_command(target: str, recording: Path, wheel: Path | None) -> list[str
     command = [
         sys.executable,
         "-m",
-        "sandbox.netcheck",
+        "skidpad.sandbox.netcheck",
         "run",
         target,
         "--recording",
@@ -377,7 +377,7 @@ def traced(target: str, recording: Path, wheel: Path | None, keep: Path | None =
         code, result, output = _run(strace_command(_inner_command(target, recording, wheel), trace))
         text = trace.read_text(errors="replace") if trace.exists() else ""
         if keep is not None:
-            from replay import output
+            from skidpad.replay import output
 
             output.write_text(keep, text)
     return Outcome(target, code, result, output, beyond_loopback(text.splitlines()))
@@ -412,7 +412,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"netcheck: {why}", file=sys.stderr)
         return 2
     if args.mode == "trace" and args.keep is not None:
-        from replay import output
+        from skidpad.replay import output
 
         try:
             output.preflight([args.keep], [recording])
@@ -421,7 +421,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     wheel = args.wheel
     if wheel is None:
-        from parity.wheel import build_wheel
+        from skidpad.parity.wheel import build_wheel
 
         wheel = Path(build_wheel())  # built here: the namespace has no network for pip
     if args.mode == "trace":

@@ -18,19 +18,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from engine.definition import PRESET_NAMES
+from skidpad.engine.definition import PRESET_NAMES
 
 
 def record(presets: list[str], out_dir: Path) -> int:
     from playwright.sync_api import sync_playwright
 
-    from parity.runtimes.chromium import ChromiumRuntime
-    from parity.server import LoopbackServer
-    from replay import recording
-    from replay.laps import replay_laps
-    from sandbox import WEB_DIR, WEB_FILES
-    from sandbox.automation import drive_until_a_valid_lap
-    from sandbox.serve import page_url, project_wheel, pyodide_dir
+    from skidpad.parity.runtimes.chromium import ChromiumRuntime
+    from skidpad.parity.server import LoopbackServer
+    from skidpad.replay import recording
+    from skidpad.replay.laps import replay_laps
+    from skidpad.sandbox import WEB_DIR, WEB_FILES
+    from skidpad.sandbox.automation import drive_until_a_valid_lap
+    from skidpad.sandbox.serve import page_url, project_wheel, pyodide_dir
 
     wheel = project_wheel()
     profile = tempfile.mkdtemp(prefix="skidpad-record-laps-")

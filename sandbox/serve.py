@@ -20,8 +20,8 @@ import urllib.parse
 import zipfile
 from pathlib import Path
 
-from engine.errors import SkidpadError
-from replay import output
+from skidpad.engine.errors import SkidpadError
+from skidpad.replay import output
 
 #: the Pyodide release the project pins (package.json / package-lock.json; a test ties them)
 PYODIDE_VERSION = "314.0.8"
@@ -94,21 +94,22 @@ def project_wheel() -> Path:
     """The project wheel the page unpacks into Pyodide."""
     root = checkout_root()
     if root is not None:
-        from parity.wheel import build_wheel
+        from skidpad.parity.wheel import build_wheel
 
         return build_wheel(root / "build" / "wheel", root)
     return wheel_from_installed(cache_dir() / "wheel")
 
 
 def wheel_from_installed(out_dir: Path) -> Path:
-    """A pure-Python wheel of the installed packages, cached by the hash of their files."""
-    import engine
+    """A pure-Python wheel of the installed ``skidpad`` package, cached by the hash of its
+    files (their names inside the wheel start with ``skidpad/``, as in the real wheel)."""
+    from skidpad import engine
 
-    site = Path(engine.__file__).resolve().parent.parent
+    top = Path(__file__).resolve().parent.parent  # <site>/skidpad: this is skidpad/sandbox/
+    site = top.parent
     files = sorted(
         p
-        for package in PACKAGES
-        for p in (site / package).rglob("*")
+        for p in top.rglob("*")
         if p.is_file() and not any(part in _SKIP for part in p.parts) and p.suffix != ".pyc"
     )
     digest = hashlib.sha256()

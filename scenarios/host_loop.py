@@ -30,12 +30,12 @@ import math
 from collections.abc import Callable
 from typing import NamedTuple
 
-from engine import definition as engine_definition
-from engine import drive, hosts
-from engine.errors import SkidpadError
-from engine.inputs import CHANNELS
-from engine.simulation import Simulation
-from engine.vehicle_layout import I_OMEGA, I_VX, I_X
+from skidpad.engine import definition as engine_definition
+from skidpad.engine import drive, hosts
+from skidpad.engine.errors import SkidpadError
+from skidpad.engine.inputs import CHANNELS
+from skidpad.engine.simulation import Simulation
+from skidpad.engine.vehicle_layout import I_OMEGA, I_VX, I_X
 
 #: the position of the brake pedal in a host step's inputs
 BRAKE = tuple(c.name for c in CHANNELS).index("brake")

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine import definition as engine_definition
-from scenarios import host_loop, plots
+from skidpad.engine import definition as engine_definition
+from skidpad.scenarios import host_loop, plots
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "external-host.md"
@@ -241,7 +241,7 @@ def page(results: dict) -> str:
 
 def write(results: dict) -> list[Path]:
     """Write the page and its plots; return the paths written."""
-    from replay import output
+    from skidpad.replay import output
 
     written = _plots(results)
     output.write_text(DOC, page(results))

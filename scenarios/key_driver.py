@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from math import pi, sqrt
 
-from engine import smath
-from engine.track import Circuit
+from skidpad.engine import smath
+from skidpad.engine.track import Circuit
 
 LOOKAHEAD_S = 0.9  # s of travel to the pure-pursuit target
 MIN_LOOKAHEAD_M = 8.0

@@ -35,8 +35,8 @@ from __future__ import annotations
 
 from math import sqrt
 
-from engine import smath
-from engine.track import Track, load_track
+from skidpad.engine import smath
+from skidpad.engine.track import Track, load_track
 
 G = 9.80665
 V_MAX = 60.0  # m/s cap of the speed profile

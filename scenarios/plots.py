@@ -12,7 +12,7 @@ import io
 from pathlib import Path
 from typing import Any
 
-from engine.errors import SkidpadError
+from skidpad.engine.errors import SkidpadError
 
 
 def require() -> None:
@@ -39,7 +39,7 @@ def pyplot() -> Any:
 
 def write_file(path: Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` whole, making its folder first."""
-    from replay import output
+    from skidpad.replay import output
 
     output.make_directory(path.parent)
     output.write_bytes(path, data)

@@ -16,9 +16,9 @@ used only in the last second, to park.
 
 from __future__ import annotations
 
-from engine.definition import load_preset
-from engine.drive import top_start_speed
-from engine.prng import SplitMix64
+from skidpad.engine.definition import load_preset
+from skidpad.engine.drive import top_start_speed
+from skidpad.engine.prng import SplitMix64
 
 
 def plan(seed: int, host_hz: int, steps: int) -> list[tuple[int, float, float, float]]:
@@ -55,7 +55,7 @@ class RandomDriver:
         duration_s: float = 30.0,
         initial: dict | None = None,
     ) -> None:
-        from engine import inputs as engine_inputs
+        from skidpad.engine import inputs as engine_inputs
 
         self.seed = int(seed)
         self.drive = f"random:{self.seed}"

@@ -122,7 +122,7 @@ class ScriptedDriver:
     def __init__(
         self, host_hz: int = 100, script: dict | None = None, duration_ms: int = DURATION_MS
     ) -> None:
-        from engine import inputs as engine_inputs
+        from skidpad.engine import inputs as engine_inputs
 
         self.host_hz = int(host_hz)
         self.script = SCRIPT if script is None else script

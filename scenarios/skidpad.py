@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.simulation import Simulation
-from engine.single_track import fit_understeer, linear_understeer
-from engine.steering import DEG
+from skidpad.engine.simulation import Simulation
+from skidpad.engine.single_track import fit_understeer, linear_understeer
+from skidpad.engine.steering import DEG
 
 RADIUS_M = 40.0
 SPEEDS_MPS = (4.0, 6.0, 8.0, 10.0, 12.0)

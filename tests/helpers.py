@@ -15,8 +15,8 @@ from types import ModuleType
 
 import pytest
 
-from engine import gearbox
-from engine.definition import load_preset
+from skidpad.engine import gearbox
+from skidpad.engine.definition import load_preset
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -70,8 +70,8 @@ def cut_recording(name: str, steps: int) -> dict:
 
 def skip_unless_browser(name: str) -> None:
     """Skip (fail under CI) unless browser runtime ``name`` and Pyodide can run here."""
-    from parity.runtimes import browser
-    from parity.server import DEFAULT_PYODIDE_DIR
+    from skidpad.parity.runtimes import browser
+    from skidpad.parity.server import DEFAULT_PYODIDE_DIR
 
     reason = browser.unavailable_reason(name)
     if reason is None and not (DEFAULT_PYODIDE_DIR / "pyodide.mjs").is_file():
@@ -88,8 +88,8 @@ def run_in_process(name: str, request: dict, hook: object = None) -> dict:
     ``hook`` is given to every replay of the request as its probe hook: a test plants a
     perturbation there to stand in for a runtime whose arithmetic differs.
     """
-    import replay.replayer as replayer
-    from parity import worker
+    import skidpad.replay.replayer as replayer
+    from skidpad.parity import worker
 
     real = replayer.replay
     if hook is not None:

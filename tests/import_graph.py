@@ -15,8 +15,9 @@ import ast
 from pathlib import Path
 
 
-def module_files(root: Path, packages: tuple[str, ...]) -> dict[str, Path]:
-    """Module name -> file for every ``.py`` file of ``packages`` under ``root``."""
+def module_files(root: Path, packages: tuple[str, ...], top: str = "") -> dict[str, Path]:
+    """Module name -> file for every ``.py`` file of ``packages`` under ``root``; the
+    package folders may be subpackages of ``top`` (the repository's are of ``skidpad``)."""
     modules: dict[str, Path] = {}
     for package in packages:
         for f in sorted((root / package).rglob("*.py")):
@@ -25,7 +26,7 @@ def module_files(root: Path, packages: tuple[str, ...]) -> dict[str, Path]:
             parts = list(f.relative_to(root).with_suffix("").parts)
             if parts[-1] == "__init__":
                 parts.pop()
-            modules[".".join(parts)] = f
+            modules[".".join([top, *parts] if top else parts)] = f
     return modules
 
 
@@ -85,9 +86,10 @@ def imports_of(module: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return targets
 
 
-def import_graph(root: Path, packages: tuple[str, ...]) -> dict[str, set[str]]:
-    """Module -> the project modules it imports, for every module of ``packages``."""
-    modules = module_files(root, packages)
+def import_graph(root: Path, packages: tuple[str, ...], top: str = "") -> dict[str, set[str]]:
+    """Module -> the project modules it imports, for every module of ``packages`` (named
+    as subpackages of ``top`` when it is given)."""
+    modules = module_files(root, packages, top)
     return {m: imports_of(m, f, modules) for m, f in sorted(modules.items())}
 
 

@@ -15,9 +15,9 @@ import pytest
 
 mpmath = pytest.importorskip("mpmath")
 
-from parity import accuracy as A  # noqa: E402
-from parity import oracle, sampler  # noqa: E402
-from parity.oracle import correctly_rounded, round_to_double, ulp_error  # noqa: E402
+from skidpad.parity import accuracy as A  # noqa: E402
+from skidpad.parity import oracle, sampler  # noqa: E402
+from skidpad.parity.oracle import correctly_rounded, round_to_double, ulp_error  # noqa: E402
 
 mpf = mpmath.mpf
 
@@ -229,7 +229,7 @@ def test_evaluate_overflow_error_is_right_only_when_exact_overflows():
 
 
 def test_cli_exit_codes(monkeypatch, capsys):
-    from engine import smath
+    from skidpad.engine import smath
 
     assert A.main(["--points", "300", "--functions", "sqrt", "--jobs", "1", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
@@ -255,7 +255,7 @@ def test_parallel_result_equals_serial():
 
 
 def test_edge_cases_compare_specials_bit_for_bit(monkeypatch):
-    from engine import smath
+    from skidpad.engine import smath
 
     def sloppy_sqrt(x):
         if x == 0.0:
@@ -281,7 +281,7 @@ def test_edge_cases_compare_specials_bit_for_bit(monkeypatch):
 
 
 def test_json_output_is_strict_json_even_for_infinite_errors(monkeypatch, capsys):
-    from engine import smath
+    from skidpad.engine import smath
 
     def raises(x):
         raise ValueError("math domain error")

@@ -13,9 +13,9 @@ import copy
 
 import pytest
 
-from engine.definition import PRESET_NAMES, load_preset
-from engine.simulation import Simulation
-from scenarios.skidpad import CircleDriver
+from skidpad.engine.definition import PRESET_NAMES, load_preset
+from skidpad.engine.simulation import Simulation
+from skidpad.scenarios.skidpad import CircleDriver
 
 G = 9.80665
 AY = 0.4 * G

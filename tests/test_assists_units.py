@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine import assists
-from engine.errors import DefinitionError
+from skidpad.engine import assists
+from skidpad.engine.errors import DefinitionError
 
 
 def k():

@@ -8,9 +8,9 @@ import math
 
 import pytest
 
-from engine.definition import load_preset
-from engine.inputs import CHANNEL_INDEX, DEFAULTS
-from engine.simulation import Simulation
+from skidpad.engine.definition import load_preset
+from skidpad.engine.inputs import CHANNEL_INDEX, DEFAULTS
+from skidpad.engine.simulation import Simulation
 
 
 def inputs(**kw) -> tuple:

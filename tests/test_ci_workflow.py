@@ -31,7 +31,7 @@ from typing import NamedTuple
 
 import pytest
 
-from parity.runtimes.cpython import env_override_name, find_cpython
+from skidpad.parity.runtimes.cpython import env_override_name, find_cpython
 
 yaml = pytest.importorskip("yaml")
 

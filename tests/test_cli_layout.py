@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-import cli
+from skidpad import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_every_subcommand_module_is_in_the_table_and_nothing_else():
     on_disk = sorted(p.stem for p in (ROOT / "cli").glob("cmd_*.py"))
-    in_table = sorted(module.removeprefix("cli.") for module, _help in cli.COMMANDS.values())
+    in_table = sorted(module.removeprefix("skidpad.cli.") for module, _help in cli.COMMANDS.values())
     assert in_table == on_disk
     for name, (module, _help) in cli.COMMANDS.items():
-        assert module == f"cli.cmd_{name.replace('-', '_')}", name
+        assert module == f"skidpad.cli.cmd_{name.replace('-', '_')}", name
 
 
 def test_no_subcommand_module_is_left_in_the_lower_packages():
@@ -34,8 +34,8 @@ def test_no_subcommand_module_is_left_in_the_lower_packages():
 @pytest.mark.parametrize(
     "module, why",
     [
-        ("cli.cmd_not_there", "ModuleNotFoundError"),
-        ("cli", "no add_arguments()"),  # importable, but not a subcommand module
+        ("skidpad.cli.cmd_not_there", "ModuleNotFoundError"),
+        ("skidpad.cli", "no add_arguments()"),  # importable, but not a subcommand module
     ],
 )
 def test_a_subcommand_that_cannot_be_imported_fails_loudly(monkeypatch, capsys, module, why):
@@ -51,38 +51,43 @@ def test_a_subcommand_that_cannot_be_imported_fails_loudly(monkeypatch, capsys, 
 
 def test_an_import_error_inside_a_subcommand_module_names_it(monkeypatch, capsys):
     # a module that exists but whose own import fails (a dependency it needs is missing)
-    monkeypatch.setitem(sys.modules, "cli.cmd_diff", None)
+    monkeypatch.setitem(sys.modules, "skidpad.cli.cmd_diff", None)
     assert cli.main(["--help"]) == cli.EXIT_BROKEN_INSTALL
     err = capsys.readouterr().err
-    assert "subcommand 'diff' cannot be imported from cli.cmd_diff" in err
+    assert "subcommand 'diff' cannot be imported from skidpad.cli.cmd_diff" in err
 
 
-def test_the_wheel_ships_every_package_and_the_script_points_at_cli():
-    from parity.wheel import PACKAGES as harness_packages
-    from sandbox.serve import PACKAGES as sandbox_packages
+def test_the_wheel_ships_every_package_under_skidpad_and_the_script_points_at_cli():
+    from skidpad.parity.wheel import PACKAGES as harness_packages
+    from skidpad.sandbox.serve import PACKAGES as sandbox_packages
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
-    wheel = project["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]
+    wheel = project["tool"]["hatch"]["build"]["targets"]["wheel"]
     sdist = project["tool"]["hatch"]["build"]["targets"]["sdist"]["include"]
     top_level = sorted(
         p.name for p in ROOT.iterdir() if p.is_dir() and (p / "__init__.py").is_file()
     )
-    assert sorted(wheel) == top_level  # every importable package of the checkout ships
-    assert sorted(harness_packages) == sorted(wheel) == sorted(sandbox_packages)
-    assert set(wheel) <= set(sdist)
-    assert project["project"]["scripts"] == {"skidpad": "cli:main"}
+    assert sorted(wheel["only-include"]) == top_level  # every importable folder ships
+    # ... and each lands inside the one import package (ADR 0204)
+    assert wheel["sources"] == {
+        name: "skidpad" if name == "skidpad" else f"skidpad/{name}" for name in top_level
+    }
+    packages = sorted(set(top_level) - {"skidpad"})
+    assert sorted(harness_packages) == packages == sorted(sandbox_packages)
+    assert set(top_level) <= set(sdist)
+    assert project["project"]["scripts"] == {"skidpad": "skidpad.cli:main"}
 
 
 def test_python_m_cli_runs_and_python_m_replay_says_where_it_went():
     ok = subprocess.run(
-        [sys.executable, "-m", "cli", "--help"], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-m", "skidpad", "--help"], cwd=ROOT, capture_output=True, text=True
     )
     assert ok.returncode == 0 and "verify" in ok.stdout, ok.stderr
     gone = subprocess.run(
-        [sys.executable, "-m", "replay", "verify", "x.json"],
+        [sys.executable, "-m", "skidpad.replay", "verify", "x.json"],
         cwd=ROOT,
         capture_output=True,
         text=True,
     )
     assert gone.returncode == 2 and gone.stdout == ""
-    assert "'python -m cli'" in gone.stderr and "Traceback" not in gone.stderr
+    assert "'python -m skidpad'" in gone.stderr and "Traceback" not in gone.stderr

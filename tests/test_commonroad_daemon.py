@@ -9,19 +9,19 @@ import math
 
 import pytest
 
-from engine.commonroad import safety
-from engine.commonroad.daemon import (
+from skidpad.engine.commonroad import safety
+from skidpad.engine.commonroad.daemon import (
     STAGES,
     CommonRoadDaemon,
     DaemonParameters,
     make_layout,
     validate_inputs,
 )
-from engine.commonroad.models import MODELS
-from engine.commonroad.params import load_vehicle
-from engine.commonroad.powertrain import load_powertrain, longitudinal
-from engine.commonroad.scheduler import MIN_DT_US, plan_steps
-from engine.errors import DefinitionError, InputError
+from skidpad.engine.commonroad.models import MODELS
+from skidpad.engine.commonroad.params import load_vehicle
+from skidpad.engine.commonroad.powertrain import load_powertrain, longitudinal
+from skidpad.engine.commonroad.scheduler import MIN_DT_US, plan_steps
+from skidpad.engine.errors import DefinitionError, InputError
 
 CRUISE = {"steer": 0.0, "throttle": 0.3, "brake": 0.0, "drift_toggle": 0}
 
@@ -90,8 +90,8 @@ def test_one_long_step_equals_many_short_ones():
 
 def test_substeps_keep_an_unstable_stride_stable():
     """Without the split, one 50 ms RK4 stride of ST at low speed diverges; with it, not."""
-    from engine.commonroad import st
-    from engine.commonroad.integrator import rk4_step
+    from skidpad.engine.commonroad import st
+    from skidpad.engine.commonroad.integrator import rk4_step
 
     p = load_vehicle(2)
     x = [0.0, 0.0, 0.1, 0.5, 0.0, 0.3, 0.05]
@@ -508,7 +508,7 @@ def test_daemon_keeps_the_inputs_it_applied():
 
 
 def test_scripted_drive_lands_on_30_s_with_clamped_frames():
-    from engine.commonroad import scripted
+    from skidpad.engine.commonroad import scripted
 
     d = CommonRoadDaemon("ks", 1, initial=dict(scripted.INITIAL))
     clamped = 0

@@ -16,10 +16,10 @@ import math
 
 import pytest
 
-from engine.commonroad import guards
-from engine.commonroad.daemon import CommonRoadDaemon
-from engine.commonroad.powertrain import G
-from engine.errors import DefinitionError
+from skidpad.engine.commonroad import guards
+from skidpad.engine.commonroad.daemon import CommonRoadDaemon
+from skidpad.engine.commonroad.powertrain import G
+from skidpad.engine.errors import DefinitionError
 
 VEHICLE = 2
 DT = 0.02  # host step [s]; the scheduler splits it into the model's substeps

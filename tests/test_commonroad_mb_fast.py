@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from helpers import strict_float_lint
 
-from engine.commonroad import mb, mb_fast
-from engine.commonroad.params import load_vehicle
-from engine.memo import IdentityMemo
+from skidpad.engine.commonroad import mb, mb_fast
+from skidpad.engine.commonroad.params import load_vehicle
+from skidpad.engine.memo import IdentityMemo
 
 ROOT = Path(__file__).resolve().parents[1]
 lint = strict_float_lint()
@@ -184,13 +184,13 @@ def test_generated_text_holds_only_numbers_and_templates() -> None:
 def test_the_parity_check_drives_mb_on_both_paths() -> None:
     """``parity/fastpath_check`` (run in every runtime of the parity matrix) finds the paths
     equal on its MB drives, and sees a one-ulp plant in the generated body."""
-    from parity import fastpath_check
+    from skidpad.parity import fastpath_check
 
     assert fastpath_check.compare_commonroad_mb()["first_difference"] is None
 
 
 def test_a_planted_mb_body_fails_the_parity_check(monkeypatch: pytest.MonkeyPatch) -> None:
-    from parity import fastpath_check
+    from skidpad.parity import fastpath_check
 
     real_build = mb_fast.build
 

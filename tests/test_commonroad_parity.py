@@ -16,7 +16,7 @@ import math
 
 import pytest
 
-from engine.prng import SplitMix64 as _ProjectSplitMix64
+from skidpad.engine.prng import SplitMix64 as _ProjectSplitMix64
 
 vm_params = pytest.importorskip("vehiclemodels.vehicle_parameters")
 
@@ -28,8 +28,8 @@ from vehiclemodels.vehicle_dynamics_std_old import (  # noqa: E402
     vehicle_dynamics_std as vehicle_dynamics_std_old,
 )
 
-from engine.commonroad import ks, mb, st, std  # noqa: E402
-from engine.commonroad.params import load_vehicle, vehicle_data  # noqa: E402
+from skidpad.engine.commonroad import ks, mb, st, std  # noqa: E402
+from skidpad.engine.commonroad.params import load_vehicle, vehicle_data  # noqa: E402
 
 TOL = {"ks": 1e-13, "st": 1e-13, "std": 1e-13, "mb": 1e-7}
 N_RANDOM = 2000
@@ -358,7 +358,7 @@ _ACC_KS_GT = [3.0845676868494927, 0.1484249221523042, 0.15, 6.1803000000000017,
 
 
 def _integrate(f, x0, u, p, seconds=1.0, h=1e-3):
-    from engine.commonroad.integrator import rk4_step
+    from skidpad.engine.commonroad.integrator import rk4_step
 
     x = list(x0)
     for _ in range(round(seconds / h)):
@@ -368,7 +368,7 @@ def _integrate(f, x0, u, p, seconds=1.0, h=1e-3):
 
 def test_zero_initial_velocity_scenario():
     """The reference's test_zeroInitialVelocity, integrated with our RK4 and asserted."""
-    from engine.commonroad.models import MODELS, init_state
+    from skidpad.engine.commonroad.models import MODELS, init_state
 
     p = _our_params[2]
     core = [0.0] * 7

@@ -19,16 +19,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cli import main
-from engine.commonroad import scripted
-from engine.commonroad.daemon import CommonRoadDaemon
-from engine.floatbits import bits_float, float_bits
-from parity.worker import run_request
-from replay import commonroad, recording
-from replay.commonroad import CommonRoadRecorder, CommonRoadRecording, parameters_hash
-from replay.diff import diff_recordings
-from replay.recording import RecordingError
-from replay.replayer import replay
+from skidpad.cli import main
+from skidpad.engine.commonroad import scripted
+from skidpad.engine.commonroad.daemon import CommonRoadDaemon
+from skidpad.engine.floatbits import bits_float, float_bits
+from skidpad.parity.worker import run_request
+from skidpad.replay import commonroad, recording
+from skidpad.replay.commonroad import CommonRoadRecorder, CommonRoadRecording, parameters_hash
+from skidpad.replay.diff import diff_recordings
+from skidpad.replay.recording import RecordingError
+from skidpad.replay.replayer import replay
 
 SCHEMA_PATH = Path(commonroad.__file__).with_name("commonroad-recording.schema.json")
 

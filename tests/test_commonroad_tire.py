@@ -17,8 +17,8 @@ import mpmath
 import pytest
 from helpers import strict_float_lint
 
-from engine.commonroad import std, tire, tire_fast
-from engine.commonroad.params import load_vehicle
+from skidpad.engine.commonroad import std, tire, tire_fast
+from skidpad.engine.commonroad.params import load_vehicle
 
 ROOT = Path(__file__).resolve().parents[1]
 lint = strict_float_lint()

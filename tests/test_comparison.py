@@ -12,12 +12,12 @@ import json
 
 import pytest
 
-from cli import main
-from engine import load_transfer
-from engine.commonroad.params import load_vehicle
-from engine.definition import validate_definition
-from engine.tire import cornering_stiffness
-from scenarios.comparison import compare, drive, manoeuvres, report, tolerances, vehicle
+from skidpad.cli import main
+from skidpad.engine import load_transfer
+from skidpad.engine.commonroad.params import load_vehicle
+from skidpad.engine.definition import validate_definition
+from skidpad.engine.tire import cornering_stiffness
+from skidpad.scenarios.comparison import compare, drive, manoeuvres, report, tolerances, vehicle
 
 
 @pytest.fixture(scope="module")

@@ -19,17 +19,17 @@ from pathlib import Path
 
 import pytest
 
-from cli import main
-from engine import definition as engine_definition
-from engine.floatbits import bits_float, float_bits
-from engine.simulation import STAGES
-from replay import recording
-from replay.diff import diff_recordings, diff_traces
-from replay.golden import golden_document, write_golden
-from replay.recorder import record_drive
-from replay.replayer import replay
-from replay.trace import dumps_trace, load_trace_document, trace_document
-from scenarios import random_drive
+from skidpad.cli import main
+from skidpad.engine import definition as engine_definition
+from skidpad.engine.floatbits import bits_float, float_bits
+from skidpad.engine.simulation import STAGES
+from skidpad.replay import recording
+from skidpad.replay.diff import diff_recordings, diff_traces
+from skidpad.replay.golden import golden_document, write_golden
+from skidpad.replay.recorder import record_drive
+from skidpad.replay.replayer import replay
+from skidpad.replay.trace import dumps_trace, load_trace_document, trace_document
+from skidpad.scenarios import random_drive
 
 PRESET = "sportsRwd"
 

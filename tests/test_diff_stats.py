@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from cli import main
-from engine import definition as engine_definition
-from replay import recording
-from replay.diff import parse_tolerances, recording_series, state_stats
-from replay.recorder import record_drive
-from scenarios import random_drive
+from skidpad.cli import main
+from skidpad.engine import definition as engine_definition
+from skidpad.replay import recording
+from skidpad.replay.diff import parse_tolerances, recording_series, state_stats
+from skidpad.replay.recorder import record_drive
+from skidpad.scenarios import random_drive
 
 PRESET = "sportsRwd"
 DRIFT_M = 1e-4  # added to body.x after every substep of run B
@@ -153,8 +153,8 @@ def test_refusals(files, capsys) -> None:
 
 
 def test_a_trace_with_states_stands_for_its_recording(rec, files, tmp_path, capsys) -> None:
-    from replay.replayer import replay
-    from replay.trace import dumps_trace, trace_document
+    from skidpad.replay.replayer import replay
+    from skidpad.replay.trace import dumps_trace, trace_document
 
     info = {"name": "a.json", "sha256": "x", "preset": PRESET, "steps": rec.steps}
     every_other = range(0, rec.steps + 1, 2)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import InputError
-from replay.session import (
+from skidpad.engine.errors import InputError
+from skidpad.replay.session import (
     STEER_RATES,
     THROTTLE_RATES,
     DriveSession,
@@ -15,7 +15,7 @@ from replay.session import (
     assist_channels,
     replay_laps,
 )
-from scenarios.key_driver import KeyDriver
+from skidpad.scenarios.key_driver import KeyDriver
 
 HOST_HZ = 100
 
@@ -90,8 +90,8 @@ def test_replaying_the_recording_recomputes_laps_and_hashes_exactly(
 def test_the_pose_observer_sees_the_same_bits_on_the_fast_and_the_readable_path() -> None:
     import struct
 
-    from engine.definition import load_preset
-    from engine.simulation import Simulation
+    from skidpad.engine.definition import load_preset
+    from skidpad.engine.simulation import Simulation
 
     definition = load_preset("sportsRwd")
     seen = {}
@@ -113,7 +113,7 @@ def test_the_page_refuses_a_ghost_it_cannot_draw_in_one_line() -> None:
     and where to check it, not an attribute error from deep in the lap timer."""
     from pathlib import Path
 
-    from replay.session import PageAPI
+    from skidpad.replay.session import PageAPI
 
     root = Path(__file__).resolve().parents[1]
     text = (root / "recordings" / "commonroad-ks-v2.json").read_text(encoding="utf-8")

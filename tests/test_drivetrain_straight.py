@@ -21,9 +21,9 @@ import math
 
 import pytest
 
-from engine.definition import PRESET_NAMES, load_preset
-from engine.inputs import CHANNEL_INDEX, DEFAULTS
-from engine.simulation import I_VX, I_VY, Simulation
+from skidpad.engine.definition import PRESET_NAMES, load_preset
+from skidpad.engine.inputs import CHANNEL_INDEX, DEFAULTS
+from skidpad.engine.simulation import I_VX, I_VY, Simulation
 
 V100 = 100.0 / 3.6
 

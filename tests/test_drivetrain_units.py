@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine import clutch, differential, gearbox, powertrain
-from engine.errors import DefinitionError
+from skidpad.engine import clutch, differential, gearbox, powertrain
+from skidpad.engine.errors import DefinitionError
 from tests.helpers import manual
 
 RPM = powertrain.RPM

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import copy
 
-from engine import gearbox
-from engine.definition import load_preset
-from engine.inputs import CHANNEL_INDEX, DEFAULTS
-from engine.simulation import Simulation
+from skidpad.engine import gearbox
+from skidpad.engine.definition import load_preset
+from skidpad.engine.inputs import CHANNEL_INDEX, DEFAULTS
+from skidpad.engine.simulation import Simulation
 from tests.helpers import manual_hatch
 
 RPM = 9.549296585513721

@@ -15,18 +15,18 @@ from pathlib import Path
 
 import pytest
 
-from cli import main
-from engine import definition as engine_definition
-from engine import hosts
-from engine.host import SURFACE_SPEED_LIMIT, HostError
-from engine.simulation import Simulation
-from engine.vehicle_layout import I_OMEGA
-from replay import recording
-from replay.golden import read_golden
-from replay.recorder import record_drive
-from replay.recording import RecordingError
-from replay.replayer import replay
-from scenarios import host_loop, random_drive
+from skidpad.cli import main
+from skidpad.engine import definition as engine_definition
+from skidpad.engine import hosts
+from skidpad.engine.host import SURFACE_SPEED_LIMIT, HostError
+from skidpad.engine.simulation import Simulation
+from skidpad.engine.vehicle_layout import I_OMEGA
+from skidpad.replay import recording
+from skidpad.replay.golden import read_golden
+from skidpad.replay.recorder import record_drive
+from skidpad.replay.recording import RecordingError
+from skidpad.replay.replayer import replay
+from skidpad.scenarios import host_loop, random_drive
 
 ROOT = Path(__file__).resolve().parents[1]
 HOST_RECORDINGS = sorted((ROOT / "recordings").glob("*-host-*.json"))

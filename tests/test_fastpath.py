@@ -13,15 +13,15 @@ from pathlib import Path
 import pytest
 from helpers import strict_float_lint
 
-from engine import fastpath
-from engine.definition import PRESET_NAMES, load_preset
-from engine.floatbits import float_bits
-from engine.simulation import STAGES, Simulation
-from engine.state import NonFiniteStateError
-from engine.vehicle_layout import I_YAW
-from replay import recording
-from replay.fourwheel import build_simulation
-from scenarios.random_drive import RandomDriver
+from skidpad.engine import fastpath
+from skidpad.engine.definition import PRESET_NAMES, load_preset
+from skidpad.engine.floatbits import float_bits
+from skidpad.engine.simulation import STAGES, Simulation
+from skidpad.engine.state import NonFiniteStateError
+from skidpad.engine.vehicle_layout import I_YAW
+from skidpad.replay import recording
+from skidpad.replay.fourwheel import build_simulation
+from skidpad.scenarios.random_drive import RandomDriver
 
 ROOT = Path(__file__).resolve().parents[1]
 lint = strict_float_lint()

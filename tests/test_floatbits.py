@@ -11,7 +11,7 @@ import struct
 
 import pytest
 
-from engine.floatbits import bits_float, float_bits, ulp_distance
+from skidpad.engine.floatbits import bits_float, float_bits, ulp_distance
 
 CASES = [
     (0.0, 0x0000000000000000),

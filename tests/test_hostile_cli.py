@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from cli import EXIT_BROKEN_PIPE, main
-from replay import recording
-from replay.golden import Identity, compare
-from replay.progress import Progress, format_eta
-from replay.terminal import printable, printable_lines
+from skidpad.cli import EXIT_BROKEN_PIPE, main
+from skidpad.replay import recording
+from skidpad.replay.golden import Identity, compare
+from skidpad.replay.progress import Progress, format_eta
+from skidpad.replay.terminal import printable, printable_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -415,7 +415,7 @@ def test_printable_escapes_controls_and_keeps_text() -> None:
 
 def test_a_closed_stdout_ends_quietly_with_141(made) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cli", "replay", str(made["kart"])],
+        [sys.executable, "-m", "skidpad", "replay", str(made["kart"])],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -427,7 +427,7 @@ def test_a_closed_stdout_ends_quietly_with_141(made) -> None:
 
 
 def test_head_reads_one_line(made) -> None:
-    shell = f"{sys.executable} -m cli replay {made['kart']} {made['cr']} | head -1"
+    shell = f"{sys.executable} -m skidpad replay {made['kart']} {made['cr']} | head -1"
     proc = subprocess.run(
         ["bash", "-o", "pipefail", "-c", shell],
         cwd=ROOT,
@@ -442,11 +442,11 @@ def test_head_reads_one_line(made) -> None:
 
 
 def test_version_prints_the_version_and_the_math_hash() -> None:
-    import engine
-    from replay.recorder import current_math_hash
+    from skidpad import engine
+    from skidpad.replay.recorder import current_math_hash
 
     proc = subprocess.run(
-        [sys.executable, "-m", "cli", "--version"],
+        [sys.executable, "-m", "skidpad", "--version"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -533,7 +533,7 @@ def test_record_of_several_drives_draws_progress(tmp_path: Path, monkeypatch, ca
 
 
 def test_the_readme_quotes_the_physics_rule_as_bless_prints_it() -> None:
-    from cli.cmd_bless import PHYSICS_RULE
+    from skidpad.cli.cmd_bless import PHYSICS_RULE
 
     assert PHYSICS_RULE in (ROOT / "README.md").read_text("utf-8")
 
@@ -564,7 +564,7 @@ def test_bless_draws_progress_only_on_a_terminal(made, tmp_path: Path, monkeypat
 def test_docs_without_matplotlib_is_refused_before_any_run(argv, capsys, monkeypatch) -> None:
     """A plain install has no matplotlib: ``--docs`` says so in one line (exit 2) before a
     single drive runs, and writes nothing."""
-    from scenarios import host_loop
+    from skidpad.scenarios import host_loop
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib: ImportError
 
@@ -572,8 +572,8 @@ def test_docs_without_matplotlib_is_refused_before_any_run(argv, capsys, monkeyp
         raise AssertionError("a drive ran before the refusal")
 
     monkeypatch.setattr(host_loop, "analyse", no_run)
-    monkeypatch.setattr("scenarios.validation.run.run_all", no_run, raising=False)
-    monkeypatch.setattr("scenarios.comparison.compare.run", no_run, raising=False)
+    monkeypatch.setattr("skidpad.scenarios.validation.run.run_all", no_run, raising=False)
+    monkeypatch.setattr("skidpad.scenarios.comparison.compare.run", no_run, raising=False)
     before = snapshot(ROOT / "docs")
     rc, out, err = run_cli(argv, capsys)
     assert rc == 2

@@ -30,14 +30,14 @@ from pathlib import Path
 import pytest
 from test_recording_format import frame, make_recording
 
-from cli import main
-from engine.commonroad.daemon import CommonRoadDaemon
-from engine.definition import canonical_json
-from engine.simulation import Simulation
-from engine.state import hash_bytes
-from replay import output, recording
-from replay.budget import DEFAULT_MAX_SIM_SECONDS
-from replay.commonroad import parameters_hash
+from skidpad.cli import main
+from skidpad.engine.commonroad.daemon import CommonRoadDaemon
+from skidpad.engine.definition import canonical_json
+from skidpad.engine.simulation import Simulation
+from skidpad.engine.state import hash_bytes
+from skidpad.replay import output, recording
+from skidpad.replay.budget import DEFAULT_MAX_SIM_SECONDS
+from skidpad.replay.commonroad import parameters_hash
 from tests.helpers import cut_recording
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -158,7 +158,7 @@ def refused_in_subprocess(box: Path, argv: list[str], *needles: str) -> str:
     """As :func:`refused`, in a child process with a timeout (the case could hang)."""
     before = snapshot(box)
     r = subprocess.run(
-        [sys.executable, "-m", "cli", *argv],
+        [sys.executable, "-m", "skidpad", *argv],
         capture_output=True,
         text=True,
         timeout=60,

@@ -13,11 +13,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from cli import cmd_validate
-from engine.definition import PRESET_NAMES, load_preset
-from engine.errors import SkidpadError
-from scenarios.validation import lane_change, report
-from scenarios.validation import run as vrun
+from skidpad.cli import cmd_validate
+from skidpad.engine.definition import PRESET_NAMES, load_preset
+from skidpad.engine.errors import SkidpadError
+from skidpad.scenarios.validation import lane_change, report
+from skidpad.scenarios.validation import run as vrun
 
 PRESET = "hatchbackFwd"
 
@@ -70,7 +70,7 @@ def test_throttle_is_released_at_the_entry_gate_on_3888_2(name: str, coasts: boo
 
 
 def _channels() -> tuple:
-    from engine import inputs as engine_inputs
+    from skidpad.engine import inputs as engine_inputs
 
     return tuple(engine_inputs.CHANNEL_INDEX)
 
@@ -164,7 +164,7 @@ def test_weaker_tyres_fail_3888_2_at_the_golden_speed() -> None:
     ],
 )
 def test_course_refusals_are_one_line_before_any_run(argv, message, capsys) -> None:
-    from cli import main
+    from skidpad.cli import main
 
     assert main(["validate", *argv]) == 2
     err = capsys.readouterr().err

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.memo import IdentityMemo
+from skidpad.engine.memo import IdentityMemo
 
 
 def test_a_key_object_is_computed_once_and_an_equal_one_again() -> None:

@@ -19,15 +19,15 @@ from pathlib import Path
 
 import pytest
 
-from cli import main
-from engine.commonroad.daemon import STAGES as CR_STAGES
-from engine.commonroad.models import MODELS
-from engine.commonroad.scheduler import plan_steps
-from engine.floatbits import bits_float, float_bits
-from engine.simulation import STAGES as FOUR_WHEEL_STAGES
-from replay import commonroad, recording
-from replay.diff import diff_recordings
-from replay.replayer import replay, start_model
+from skidpad.cli import main
+from skidpad.engine.commonroad.daemon import STAGES as CR_STAGES
+from skidpad.engine.commonroad.models import MODELS
+from skidpad.engine.commonroad.scheduler import plan_steps
+from skidpad.engine.floatbits import bits_float, float_bits
+from skidpad.engine.simulation import STAGES as FOUR_WHEEL_STAGES
+from skidpad.replay import commonroad, recording
+from skidpad.replay.diff import diff_recordings
+from skidpad.replay.replayer import replay, start_model
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAY = ROOT / "replay"
@@ -116,32 +116,32 @@ def _replay_imports(path: Path, tree: ast.Module) -> set[str]:
     out = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            out.update(a.name for a in node.names if a.name.startswith("replay."))
+            out.update(a.name for a in node.names if a.name.startswith("skidpad.replay."))
         elif isinstance(node, ast.ImportFrom) and node.module:
-            if node.module == "replay":
-                out.update(f"replay.{a.name}" for a in node.names)
-            elif node.module.startswith("replay."):
+            if node.module == "skidpad.replay":
+                out.update(f"skidpad.replay.{a.name}" for a in node.names)
+            elif node.module.startswith("skidpad.replay."):
                 out.add(node.module)
-    known = {f"replay.{p.stem}" for p in REPLAY.glob("*.py")}
-    return (out & known) - {f"replay.{path.stem}"}
+    known = {f"skidpad.replay.{p.stem}" for p in REPLAY.glob("*.py")}
+    return (out & known) - {f"skidpad.replay.{path.stem}"}
 
 
 def test_the_format_modules_import_without_a_cycle() -> None:
-    graph = {f"replay.{p.stem}": _replay_imports(p, t) for p, t in _modules()}
+    graph = {f"skidpad.replay.{p.stem}": _replay_imports(p, t) for p, t in _modules()}
     seam = {
-        "replay.recording",
-        "replay.commonroad",
-        "replay.recorder",
-        "replay.replayer",
-        "replay.document",
-        "replay.model",
-        "replay.fourwheel",
-        "replay.trace",
-        "replay.diff",
-        "replay.golden",
-        "replay.claims",
-        "replay.laps",
-        "replay.session",
+        "skidpad.replay.recording",
+        "skidpad.replay.commonroad",
+        "skidpad.replay.recorder",
+        "skidpad.replay.replayer",
+        "skidpad.replay.document",
+        "skidpad.replay.model",
+        "skidpad.replay.fourwheel",
+        "skidpad.replay.trace",
+        "skidpad.replay.diff",
+        "skidpad.replay.golden",
+        "skidpad.replay.claims",
+        "skidpad.replay.laps",
+        "skidpad.replay.session",
     }
 
     def cycle_from(start: str) -> list[str] | None:
@@ -158,7 +158,9 @@ def test_the_format_modules_import_without_a_cycle() -> None:
     cycles = [c for m in sorted(seam) if (c := cycle_from(m)) is not None]
     assert cycles == []
     # the CommonRoad entry stands on the shared document checks, not on the other formats
-    assert graph["replay.commonroad"] <= {"replay.document", "replay.model", "replay.budget"}
+    assert graph["skidpad.replay.commonroad"] <= {
+        "skidpad.replay.document", "skidpad.replay.model", "skidpad.replay.budget"
+    }
 
 
 # ----------------------------------------------------------------------------- the registry
@@ -331,4 +333,4 @@ def test_a_four_wheel_process_does_not_load_the_commonroad_models() -> None:
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout
-    assert out.strip() == "['engine.commonroad.inputs', 'engine.commonroad.scheduler']"
+    assert out.strip() == "['skidpad.engine.commonroad.inputs', 'skidpad.engine.commonroad.scheduler']"

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from parity.runtimes import browser
-from sandbox import netcheck
+from skidpad.parity.runtimes import browser
+from skidpad.sandbox import netcheck
 from tests.helpers import IN_CI, skip_unless_browser
 
 # ------------------------------------------------------------------------------ parser
@@ -256,7 +256,7 @@ def test_trace_sees_a_planted_name_lookup(name: str, tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def project_wheel() -> Path:
-    from parity.wheel import build_wheel
+    from skidpad.parity.wheel import build_wheel
 
     return Path(build_wheel())  # built out here: the namespace has no network
 

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from parity.runtimes import browser, webkit
-from parity.runtimes.base import RuntimeFailed, RuntimeUnavailable
-from parity.runtimes.page import INSTALL_COMMAND, descendants
-from parity.server import DEFAULT_PYODIDE_DIR, LoopbackServer, ServerError
+from skidpad.parity.runtimes import browser, webkit
+from skidpad.parity.runtimes.base import RuntimeFailed, RuntimeUnavailable
+from skidpad.parity.runtimes.page import INSTALL_COMMAND, descendants
+from skidpad.parity.server import DEFAULT_PYODIDE_DIR, LoopbackServer, ServerError
 from tests.helpers import skip_unless_browser
 
 # ----------------------------------------------------------------------------- server
@@ -154,14 +154,14 @@ def test_missing_browser_is_unavailable_with_the_install_command(monkeypatch) ->
 
 @pytest.fixture(scope="module")
 def project_wheel() -> Path:
-    from parity.wheel import build_wheel
+    from skidpad.parity.wheel import build_wheel
 
     return build_wheel()
 
 
 @pytest.fixture(scope="module")
 def native_math_hash() -> str:
-    from engine.smath.selftest import selftest_hash
+    from skidpad.engine.smath.selftest import selftest_hash
 
     return selftest_hash()
 

@@ -28,14 +28,14 @@ from typing import Any
 
 import pytest
 
-from cli import main as skidpad
-from parity import worker
-from parity.harness import run_parity
-from parity.runtimes.base import Runtime
-from parity.runtimes.cpython import CPythonRuntime
-from parity.wheel import PACKAGES, build_wheel, code_hash, wheel_code_hash
-from replay.diff import diff_traces
-from replay.trace import load_trace_document
+from skidpad.cli import main as skidpad
+from skidpad.parity import worker
+from skidpad.parity.harness import run_parity
+from skidpad.parity.runtimes.base import Runtime
+from skidpad.parity.runtimes.cpython import CPythonRuntime
+from skidpad.parity.wheel import PACKAGES, build_wheel, code_hash, wheel_code_hash
+from skidpad.replay.diff import diff_traces
+from skidpad.replay.trace import load_trace_document
 
 ROOT = Path(__file__).resolve().parent.parent
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -87,7 +87,7 @@ def _bless(recording: Path, hashes: Path, tree: Path) -> Path:
     """``skidpad bless`` of ``recording`` by the code of ``tree`` (a subprocess in it)."""
     argv = ["bless", str(recording), "--hashes", str(hashes), "--checkpoint-every", str(EVERY)]
     proc = subprocess.run(
-        [sys.executable, "-m", "cli", *argv],
+        [sys.executable, "-m", "skidpad", *argv],
         cwd=tree,
         env=_env_without_pythonpath(),
         capture_output=True,
@@ -120,7 +120,7 @@ def _trace(tree: Path, recording: Path, out: Path, detail: str | None = None) ->
     if detail:
         argv += ["--detail-steps", detail]
     subprocess.run(
-        [sys.executable, "-m", "cli", *argv],
+        [sys.executable, "-m", "skidpad", *argv],
         cwd=tree,
         env=_env_without_pythonpath(),
         capture_output=True,
@@ -165,7 +165,7 @@ class _Shared(Runtime):
 def perturbed_runtimes(perturbed_wheel) -> Callable[[str], Runtime]:
     """The factory the harness uses: CPython 3.11 and one shared Pyodide/Node, both running
     the perturbed wheel."""
-    from parity.runtimes.node import NodeRuntime, find_pyodide
+    from skidpad.parity.runtimes.node import NodeRuntime, find_pyodide
 
     if find_pyodide(ROOT) is None or shutil.which("node") is None:
         if IN_CI:
@@ -197,7 +197,7 @@ class _InProcess(Runtime):
         if not (self.flaky and request.get("recordings")):
             return worker.run_request(request)
         self.flaky = False
-        import replay.replayer as replayer
+        import skidpad.replay.replayer as replayer
 
         real = replayer.replay
 

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.definition import PRESET_NAMES
-from parity import worker
-from parity.harness import (
+from skidpad.engine.definition import PRESET_NAMES
+from skidpad.parity import worker
+from skidpad.parity.harness import (
     Cell,
     RecordingFile,
     RuntimeRun,
@@ -35,9 +35,9 @@ from parity.harness import (
     run_parity,
     table_rows,
 )
-from parity.runtimes.base import Runtime, RuntimeFailed, RuntimeUnavailable
-from parity.runtimes.cpython import CPythonRuntime, find_cpython
-from parity.runtimes.process import LineProcess, child_env
+from skidpad.parity.runtimes.base import Runtime, RuntimeFailed, RuntimeUnavailable
+from skidpad.parity.runtimes.cpython import CPythonRuntime, find_cpython
+from skidpad.parity.runtimes.process import LineProcess, child_env
 from tests.helpers import run_in_process
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,9 +46,9 @@ IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 def native_math_hash() -> str:
     if IN_CI:
-        from engine.smath.selftest import selftest_hash
+        from skidpad.engine.smath.selftest import selftest_hash
     else:
-        selftest_hash = pytest.importorskip("engine.smath.selftest").selftest_hash
+        selftest_hash = pytest.importorskip("skidpad.engine.smath.selftest").selftest_hash
     return selftest_hash()
 
 
@@ -87,8 +87,8 @@ def test_a_missing_replayer_fails_only_the_recordings(monkeypatch):
     real_import = worker.importlib.import_module
 
     def no_replayer(name, *args):
-        if name == "replay.replayer":
-            raise ModuleNotFoundError("No module named 'replay.replayer'", name=name)
+        if name == "skidpad.replay.replayer":
+            raise ModuleNotFoundError("No module named 'skidpad.replay.replayer'", name=name)
         return real_import(name, *args)
 
     monkeypatch.setattr(worker.importlib, "import_module", no_replayer)
@@ -104,8 +104,8 @@ def test_a_good_recording_round_trips_the_replayer_result():
     paths = sorted((ROOT / "recordings").glob("*.json"))
     if not paths:
         pytest.skip("no committed recording in recordings/ yet")
-    from replay.recording import loads
-    from replay.replayer import replay
+    from skidpad.replay.recording import loads
+    from skidpad.replay.replayer import replay
 
     text = paths[0].read_text("utf-8")
     result = worker.run_request(
@@ -184,7 +184,7 @@ def test_main_reads_a_request_file(tmp_path, capsys):
 
 
 def test_wheel_is_cached_by_content(tmp_path):
-    from parity.wheel import PACKAGES, build_wheel
+    from skidpad.parity.wheel import PACKAGES, build_wheel
 
     root = tmp_path / "src"
     for package in PACKAGES:
@@ -241,7 +241,7 @@ def test_a_dying_runtime_is_reported_with_its_exit_code():
 
 
 def test_unknown_runtime_and_missing_interpreter(monkeypatch):
-    from parity.harness import HarnessError
+    from skidpad.parity.harness import HarnessError
 
     with pytest.raises(HarnessError, match="unknown runtime 'cpython2.7'"):
         make_runtime("cpython2.7")
@@ -274,13 +274,13 @@ def test_cpython_runtime_computes_the_native_math_hash(minor):
 
 @pytest.fixture(scope="module")
 def node_runtime():
-    from parity.runtimes.node import NodeRuntime, find_pyodide
+    from skidpad.parity.runtimes.node import NodeRuntime, find_pyodide
 
     if find_pyodide(ROOT) is None or shutil.which("node") is None:
         if IN_CI:
             pytest.fail("node runtime missing in CI: node_modules/pyodide absent (run `npm ci`)")
         pytest.skip("node_modules/pyodide is not installed (run `npm ci`)")
-    from parity.wheel import build_wheel
+    from skidpad.parity.wheel import build_wheel
 
     runtime = NodeRuntime(wheel=build_wheel(), pyodide_dir=find_pyodide(ROOT))
     runtime.start(timeout_s=300)
@@ -330,7 +330,7 @@ GOOD = _result("f" * 16, [[0, "a" * 16], [100, "b" * 16], [200, "c" * 16]])
 def _write_golden(
     hashes: Path, rec: RecordingFile, result: dict, math_hash: str, every: int = 100
 ) -> None:
-    from replay import golden
+    from skidpad.replay import golden
 
     doc = {
         "format": golden.GOLDEN_FORMAT,
@@ -454,7 +454,7 @@ class _InProcessRuntime(Runtime):
 
 @pytest.fixture(scope="module")
 def short_recording(tmp_path_factory):
-    from cli import main as skidpad
+    from skidpad.cli import main as skidpad
 
     path = tmp_path_factory.mktemp("rec") / "planted.json"
     argv = ["record", "--preset", "sportsRwd", "--drive", "random:7", "--duration", "1"]
@@ -463,9 +463,9 @@ def short_recording(tmp_path_factory):
 
 
 def test_harness_diff_names_the_planted_step_and_field(short_recording, tmp_path):
-    from engine.ticks import step_of_tick
-    from replay.fourwheel import build_simulation
-    from replay.recording import loads
+    from skidpad.engine.ticks import step_of_tick
+    from skidpad.replay.fourwheel import build_simulation
+    from skidpad.replay.recording import loads
 
     rec = loads(short_recording.read_text("utf-8"))
     layout = build_simulation(rec).layout
@@ -499,8 +499,8 @@ def test_harness_diff_names_the_planted_step_and_field(short_recording, tmp_path
 
 
 def test_harness_diff_against_a_perturbed_golden_file(short_recording, tmp_path):
-    from replay.recording import loads
-    from replay.replayer import replay
+    from skidpad.replay.recording import loads
+    from skidpad.replay.replayer import replay
 
     text = short_recording.read_text("utf-8")
     result = replay(loads(text), checkpoint_every=10)
@@ -560,7 +560,7 @@ def test_node_replays_and_traces_like_native(node_runtime, short_recording):
 
 
 def test_a_bad_recording_file_is_bad_input_before_any_runtime_starts(tmp_path):
-    from parity.harness import HarnessError
+    from skidpad.parity.harness import HarnessError
 
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "not-a-recording"}')
@@ -587,8 +587,8 @@ def test_a_bad_recording_file_is_bad_input_before_any_runtime_starts(tmp_path):
 
 def test_runtimes_run_concurrently_keep_their_order_and_verdicts(short_recording, tmp_path):
     """``jobs=2`` runs runtimes side by side; the table and verdicts are those of a serial run."""
-    from replay.recording import loads
-    from replay.replayer import replay
+    from skidpad.replay.recording import loads
+    from skidpad.replay.replayer import replay
 
     text = short_recording.read_text("utf-8")
     result = replay(loads(text), checkpoint_every=10)
@@ -648,7 +648,7 @@ def _planted_fast_path(monkeypatch, target: str = "v_x0") -> None:
     larger: the pattern of tests/test_fastpath.py."""
     from test_fastpath import plant
 
-    from engine import fastpath
+    from skidpad.engine import fastpath
 
     real_build, real_source = fastpath.build, fastpath.source
 

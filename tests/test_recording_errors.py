@@ -20,10 +20,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_recording_format import make_recording
 
-from cli import main
-from engine import inputs as engine_inputs
-from replay import recording
-from replay.recording import RecordingError
+from skidpad.cli import main
+from skidpad.engine import inputs as engine_inputs
+from skidpad.replay import recording
+from skidpad.replay.recording import RecordingError
 
 
 def _valid_doc() -> dict:

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from engine import definition as engine_definition
-from engine import inputs as engine_inputs
-from replay import recording
-from replay.output import OutputError
-from replay.recording import Recording, RecordingError
+from skidpad.engine import definition as engine_definition
+from skidpad.engine import inputs as engine_inputs
+from skidpad.replay import recording
+from skidpad.replay.output import OutputError
+from skidpad.replay.recording import Recording, RecordingError
 
 SCHEMA_PATH = Path(recording.__file__).with_name("recording.schema.json")
 

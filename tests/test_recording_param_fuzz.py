@@ -33,13 +33,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.commonroad import params, powertrain, safety
-from engine.definition import definition_hash
-from engine.errors import DefinitionError, SkidpadError
-from replay import recording
-from replay.commonroad import parameters_hash
-from replay.recording import RecordingError
-from replay.replayer import replay
+from skidpad.engine.commonroad import params, powertrain, safety
+from skidpad.engine.definition import definition_hash
+from skidpad.engine.errors import DefinitionError, SkidpadError
+from skidpad.replay import recording
+from skidpad.replay.commonroad import parameters_hash
+from skidpad.replay.recording import RecordingError
+from skidpad.replay.replayer import replay
 from tests.helpers import cut_recording
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -171,7 +171,7 @@ def test_cli_reports_a_zero_divisor_in_one_line(tmp_path) -> None:
     bad.write_text(json.dumps(cr_edited("st", ("vehicle", "tire", "p_dy1"), 0.0)), "utf-8")
     argv = ["replay", str(bad), "--trace", "-o", str(tmp_path / "t.json")]
     proc = subprocess.run(
-        [sys.executable, "-m", "cli", *argv, "--hashes", str(tmp_path / "h")],
+        [sys.executable, "-m", "skidpad", *argv, "--hashes", str(tmp_path / "h")],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cli import main
+from skidpad.cli import main
 
 
 def test_record_bless_replay_round_trip(tmp_path: Path, capsys) -> None:

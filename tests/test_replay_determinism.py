@@ -10,12 +10,12 @@ from dataclasses import replace
 
 import pytest
 
-from engine import definition as engine_definition
-from replay import recording
-from replay.fourwheel import build_simulation
-from replay.recorder import Recorder, record_drive
-from replay.replayer import replay
-from scenarios import random_drive, scripted
+from skidpad.engine import definition as engine_definition
+from skidpad.replay import recording
+from skidpad.replay.fourwheel import build_simulation
+from skidpad.replay.recorder import Recorder, record_drive
+from skidpad.replay.replayer import replay
+from skidpad.scenarios import random_drive, scripted
 
 PRESET = "hatchbackFwd"
 

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from replay.recording import loads
-from replay.session import replay_laps
-from sandbox.automation import NoLap, drive_until_a_valid_lap
+from skidpad.replay.recording import loads
+from skidpad.replay.session import replay_laps
+from skidpad.sandbox.automation import NoLap, drive_until_a_valid_lap
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 PRESET = "openWheeler"  # the quickest lap of the six
@@ -35,9 +35,9 @@ SHOTS = ROOT / "build" / "sandbox"
 
 @pytest.fixture(scope="module")
 def sandbox_url():
-    from parity.server import LoopbackServer
-    from sandbox import WEB_DIR, WEB_FILES
-    from sandbox.serve import page_url, project_wheel, pyodide_dir
+    from skidpad.parity.server import LoopbackServer
+    from skidpad.sandbox import WEB_DIR, WEB_FILES
+    from skidpad.sandbox.serve import page_url, project_wheel, pyodide_dir
 
     wheel = project_wheel()
     with LoopbackServer(wheel, pyodide_dir(), WEB_DIR, WEB_FILES) as server:
@@ -45,7 +45,7 @@ def sandbox_url():
 
 
 def launch(pw, name: str, profile: str):
-    from parity.runtimes import browser
+    from skidpad.parity.runtimes import browser
 
     runtime = browser.runtime_class(name)
     if runtime.binary() is None:
@@ -138,7 +138,7 @@ def verify_text(text: str, tmp_path: Path, name: str) -> tuple[int, dict]:
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "cli", "verify", str(path), "--json"],
+        [sys.executable, "-m", "skidpad", "verify", str(path), "--json"],
         cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,
@@ -239,7 +239,7 @@ def webkit_call(driver, expression: str):
 
 @pytest.fixture(scope="module")
 def webkit(sandbox_url):
-    from parity.runtimes import webkit as wk
+    from skidpad.parity.runtimes import webkit as wk
 
     if shutil.which("WebKitWebDriver") is None or shutil.which("Xvfb") is None:
         if IN_CI:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from cli import main
-from parity.server import LoopbackServer
-from sandbox import WEB_DIR, WEB_FILES
-from sandbox.serve import PACKAGES, PYODIDE_VERSION, pyodide_dir, wheel_from_installed
+from skidpad.cli import main
+from skidpad.parity.server import LoopbackServer
+from skidpad.sandbox import WEB_DIR, WEB_FILES
+from skidpad.sandbox.serve import PACKAGES, PYODIDE_VERSION, pyodide_dir, wheel_from_installed
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -24,12 +24,12 @@ import cloudpickle  # dask's; both come with skidpad[scale], part of the test ex
 import distributed
 import pytest
 
-from cli import build_parser, main
-from cli.cmd_fuzz import campaign_of, run_fuzz
-from parity.executor import LocalExecutor
-from parity.fuzz import LOG_NAME, run_campaign
-from parity.harness import run_parity
-from parity.runtimes.base import Runtime
+from skidpad.cli import build_parser, main
+from skidpad.cli.cmd_fuzz import campaign_of, run_fuzz
+from skidpad.parity.executor import LocalExecutor
+from skidpad.parity.fuzz import LOG_NAME, run_campaign
+from skidpad.parity.harness import run_parity
+from skidpad.parity.runtimes.base import Runtime
 from tests.helpers import loopback_cluster, run_in_process
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,7 +105,7 @@ def _results(out: Path) -> dict:
 
 
 def test_the_plant_moves_body_x():
-    from engine.simulation import LAYOUT
+    from skidpad.engine.simulation import LAYOUT
 
     assert LAYOUT.index["body.x"] == BODY_X
 
@@ -188,8 +188,8 @@ def test_a_planted_divergence_is_found_saved_and_diffed(cluster, tmp_path, capsy
     capsys.readouterr()
     assert main(["diff", str(a), str(b)]) == 1  # the saved traces diff the same from the CLI
     assert "tick 30" in capsys.readouterr().out
-    from replay.recording import loads
-    from replay.replayer import replay
+    from skidpad.replay.recording import loads
+    from skidpad.replay.replayer import replay
 
     setup = json.loads((folder / "setup.json").read_text())
     rec = loads((folder / "recording.json").read_text())
@@ -255,9 +255,9 @@ def test_an_out_that_is_a_file_is_refused_and_kept(tmp_path, capsys):
 
 
 def test_scheduler_without_dask_says_what_to_install(monkeypatch, tmp_path, capsys):
-    import parity.executor
+    import skidpad.parity.executor as executor
 
-    monkeypatch.setattr(parity.executor, "dask_available", lambda: False)
+    monkeypatch.setattr(executor, "dask_available", lambda: False)
     argv = ["--drives", "2", "--scheduler", "tcp://127.0.0.1:8786", "--out", str(tmp_path)]
     assert main(["fuzz", *argv]) == 2
     assert main(["parity", "-r", "cpython3.11", "--scheduler", "local"]) == 2
@@ -272,7 +272,7 @@ def _square(x: int) -> int:
 def test_the_local_cluster_is_on_loopback_and_yields_each_task_once():
     import functools
 
-    from parity.executor import DaskExecutor
+    from skidpad.parity.executor import DaskExecutor
 
     executor = DaskExecutor("local", 1)
     try:
@@ -287,8 +287,8 @@ def test_the_local_cluster_is_on_loopback_and_yields_each_task_once():
 
 
 def test_random_setups_stay_in_the_allowed_ranges():
-    from engine.simulation import Simulation
-    from scenarios.random_drive import HOST_RATES, SURFACES, drive_seed, random_setup
+    from skidpad.engine.simulation import Simulation
+    from skidpad.scenarios.random_drive import HOST_RATES, SURFACES, drive_seed, random_setup
 
     setups = [random_setup(drive_seed(5, i)) for i in range(300)]
     assert [s.to_json() for s in setups[:20]] == [
@@ -303,7 +303,7 @@ def test_random_setups_stay_in_the_allowed_ranges():
     assert max(s.substep_hz for s in setups) > 10000 and min(s.substep_hz for s in setups) < 300
     capped = [random_setup(drive_seed(5, i), max_substep_hz=600) for i in range(100)]
     assert all(s.substep_hz <= 600 for s in capped)
-    from engine.definition import load_preset
+    from skidpad.engine.definition import load_preset
 
     for s in setups[:10]:  # the engine accepts every drawn setup
         Simulation(load_preset(s.preset), s.substep_hz, s.host_hz, s.initial)
@@ -374,7 +374,7 @@ def test_fuzz_against_a_dask_scheduler_and_two_workers(tmp_path):
 def test_fuzz_with_pyodide_under_node_on_the_cluster(cluster, tmp_path):
     import shutil
 
-    from parity.runtimes.node import find_pyodide
+    from skidpad.parity.runtimes.node import find_pyodide
 
     if find_pyodide(ROOT) is None or shutil.which("node") is None:
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
@@ -428,7 +428,7 @@ class Hanging(Runtime):
         self.name, self.proc = name, None
 
     def start(self, timeout_s: float = 30.0) -> dict:
-        from parity.runtimes.process import LineProcess, child_env
+        from skidpad.parity.runtimes.process import LineProcess, child_env
 
         self.proc = LineProcess(self.name, [sys.executable, "-c", HANGS_ON_RECORDINGS], child_env())
         ready = self.proc.start(timeout_s)

@@ -7,14 +7,14 @@ import struct
 
 import pytest
 
-from engine import definition as engine_definition
-from engine import inputs as engine_inputs
-from engine.prng import SplitMix64
-from engine.track import TRACK_DIR, TrackError, build, load_track
-from replay import recording
-from replay.recorder import record_drive
-from replay.replayer import replay
-from scenarios import lap_driver, random_drive, scripted
+from skidpad.engine import definition as engine_definition
+from skidpad.engine import inputs as engine_inputs
+from skidpad.engine.prng import SplitMix64
+from skidpad.engine.track import TRACK_DIR, TrackError, build, load_track
+from skidpad.replay import recording
+from skidpad.replay.recorder import record_drive
+from skidpad.replay.replayer import replay
+from skidpad.scenarios import lap_driver, random_drive, scripted
 
 
 def bits(values) -> list:
@@ -107,7 +107,7 @@ def test_splitmix64_reference_vector() -> None:
 
 
 def _random_inputs(seed: int, host_hz: int = 100, seconds: float = 20.0) -> list[tuple]:
-    from replay.recorder import normalise_inputs
+    from skidpad.replay.recorder import normalise_inputs
 
     d = random_drive.RandomDriver(seed, host_hz, seconds)
     return [normalise_inputs(d.inputs(k)) for k in range(d.max_steps())]

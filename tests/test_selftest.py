@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from cli import main as cli
-from engine import smath
-from engine.floatbits import float_bits
-from engine.smath import selftest
-from engine.state import hash_bytes
+from skidpad.cli import main as cli
+from skidpad.engine import smath
+from skidpad.engine.floatbits import float_bits
+from skidpad.engine.smath import selftest
+from skidpad.engine.state import hash_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "hashes" / "math.json"
@@ -217,7 +217,7 @@ def test_cli_malformed_file_exits_2(tmp_path, capsys, doc):
 
 @pytest.mark.parametrize("doc", ["{not json", {"hash": "x"}, {"math_hash": "XYZ"}, [1, 2]])
 def test_replay_reads_math_json_as_strictly_as_selftest(tmp_path, doc):
-    from replay.golden import GoldenError, read_math
+    from skidpad.replay.golden import GoldenError, read_math
 
     with pytest.raises(GoldenError, match="math.json"):
         read_math(_write(tmp_path, doc))
@@ -243,7 +243,7 @@ def test_cli_accuracy_summary(tmp_path, capsys):
 
 def test_cli_without_mpmath_says_so(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "mpmath", None)  # import mpmath now raises ImportError
-    monkeypatch.delitem(sys.modules, "parity.accuracy", raising=False)
+    monkeypatch.delitem(sys.modules, "skidpad.parity.accuracy", raising=False)
     d = _write(tmp_path, {"math_hash": selftest.selftest_hash()})
     assert cli(["selftest", "--hashes", str(d)]) == 0
     assert "needs mpmath" in capsys.readouterr().out

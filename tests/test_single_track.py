@@ -6,9 +6,9 @@ import copy
 
 import pytest
 
-from engine.definition import load_preset
-from engine.errors import SkidpadError, SteadyStateError
-from engine.single_track import RAD_TO_DEG_PER_G, linear_understeer, steady_state
+from skidpad.engine.definition import load_preset
+from skidpad.engine.errors import SkidpadError, SteadyStateError
+from skidpad.engine.single_track import RAD_TO_DEG_PER_G, linear_understeer, steady_state
 
 RADIUS = 40.0
 

@@ -21,12 +21,12 @@ from fractions import Fraction
 
 import pytest
 
-from engine.floatbits import bits_float, float_bits
-from engine.prng import SplitMix64 as _ProjectSplitMix64
+from skidpad.engine.floatbits import bits_float, float_bits
+from skidpad.engine.prng import SplitMix64 as _ProjectSplitMix64
 
 mpmath = pytest.importorskip("mpmath")
 
-from engine.smath import explog as E  # noqa: E402
+from skidpad.engine.smath import explog as E  # noqa: E402
 
 mpf = mpmath.mpf
 REF_PREC = 160
@@ -434,7 +434,7 @@ def test_integer_arguments_give_floats():
 
 
 def test_kernel_ranges_inside_fitted_intervals():
-    from engine.smath import _tables_explog as T
+    from skidpad.engine.smath import _tables_explog as T
 
     assert E._LOG1P_DIRECT <= T.LOG_RMAX  # log1p's direct polynomial
     assert E._R0 <= math.log(2.0) / (2 * T.EXP_N)  # expm1's direct polynomial (k = 0)

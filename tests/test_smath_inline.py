@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from helpers import strict_float_lint
 
-from engine.floatbits import float_bits
-from engine.smath import inline
-from engine.smath.trig import atan_fast, cos_fast, sin_fast, sincos_fast
+from skidpad.engine.floatbits import float_bits
+from skidpad.engine.smath import inline
+from skidpad.engine.smath.trig import atan_fast, cos_fast, sin_fast, sincos_fast
 
 ROOT = Path(__file__).resolve().parent.parent
 lint = strict_float_lint()

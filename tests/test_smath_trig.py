@@ -19,10 +19,10 @@ import struct
 
 import pytest
 
-from engine import smath
-from engine.floatbits import bits_float, float_bits
-from engine.prng import SplitMix64 as _ProjectSplitMix64
-from engine.smath import trig
+from skidpad.engine import smath
+from skidpad.engine.floatbits import bits_float, float_bits
+from skidpad.engine.prng import SplitMix64 as _ProjectSplitMix64
+from skidpad.engine.smath import trig
 
 mpmath = pytest.importorskip("mpmath")
 mpf = mpmath.mpf

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from cli import main
-from engine.commonroad.daemon import CommonRoadDaemon
-from engine.definition import load_preset
-from engine.errors import DefinitionError
-from engine.simulation import INITIAL_LIMITS, Simulation
-from engine.state import NonFiniteStateError, StepArithmeticError
-from engine.vehicle_layout import LAYOUT
+from skidpad.cli import main
+from skidpad.engine.commonroad.daemon import CommonRoadDaemon
+from skidpad.engine.definition import load_preset
+from skidpad.engine.errors import DefinitionError
+from skidpad.engine.simulation import INITIAL_LIMITS, Simulation
+from skidpad.engine.state import NonFiniteStateError, StepArithmeticError
+from skidpad.engine.vehicle_layout import LAYOUT
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -49,7 +49,7 @@ def test_arithmetic_failure_inside_a_substep_is_a_physics_failure() -> None:
 
 def test_the_cli_reports_a_physics_failure_in_one_line(tmp_path: Path, monkeypatch, capsys) -> None:
     # `skidpad diff` replays what it compares; a replay that fails must not print a traceback.
-    from replay import diff
+    from skidpad.replay import diff
 
     def failing(*args: object, **kwargs: object) -> None:
         raise NonFiniteStateError("body.vx", float("nan"), "tick 42")

@@ -71,9 +71,9 @@ PLANTED = [
     ("banned-import", "import os\nseed = os.urandom(8)  # <-\n"),
     ("banned-import", "from os import urandom  # <-\n"),
     ("banned-import", "import concurrent.futures  # <-\n"),
-    ("layering", "from replay import recording  # <-\n"),
-    ("layering", "import scenarios.drives  # <-\n"),
-    ("layering", "from parity.accuracy import reference  # <-\n"),
+    ("layering", "from skidpad.replay import recording  # <-\n"),
+    ("layering", "import skidpad.scenarios.drives  # <-\n"),
+    ("layering", "from skidpad.parity.accuracy import reference  # <-\n"),
     ("layering", "import mpmath  # <-\n"),
     ("hash-id", "def f(name):\n    return hash(name) % 7  # <-\n"),
     ("hash-id", "def f(o):\n    return id(o)  # <-\n"),
@@ -122,8 +122,8 @@ import math
 import struct
 from math import copysign, isfinite, sqrt
 
-from engine import smath
-from engine.state import hash_bytes
+from skidpad.engine import smath
+from skidpad.engine.state import hash_bytes
 
 from . import sibling
 
@@ -259,25 +259,25 @@ def test_scenarios_tree_obeys_the_contract():
 # import its own package and lower layers, never a higher one, lazily inside a function
 # included. Each case: (package the file is in, source, flagged?).
 LAYERED = [
-    ("replay", "def main():\n    from cli import main  # <-\n    return main\n", True),
-    ("replay", "import scenarios.scripted  # <-\n", True),
-    ("replay", "def f():\n    import parity.harness  # <-\n", True),
-    ("scenarios", "from parity import harness  # <-\n", True),
+    ("replay", "def main():\n    from skidpad.cli import main  # <-\n    return main\n", True),
+    ("replay", "import skidpad.scenarios.scripted  # <-\n", True),
+    ("replay", "def f():\n    import skidpad.parity.harness  # <-\n", True),
+    ("scenarios", "from skidpad.parity import harness  # <-\n", True),
     ("scenarios", "import mpmath  # <-\n", True),  # a third party in a dependency-free layer
-    ("parity", "def f():\n    from sandbox.serve import page_url  # <-\n", True),
-    ("sandbox", "from cli import comma_list  # <-\n", True),
-    ("engine", "from engine.state import hash_bytes\n\n\ndef f():\n"
-               "    from replay import recording  # <-\n", True),
-    ("replay", "from replay import output\nfrom replay.golden import compare\n", False),
-    ("replay", "from . import output\nfrom engine import smath\n", False),
-    ("scenarios", "from replay import output\nfrom scenarios.validation import run\n", False),
-    ("scenarios", "from engine.definition import PRESET_NAMES\n", False),
-    ("parity", "import mpmath\nfrom scenarios import random_drive\nfrom replay import diff\n",
+    ("parity", "def f():\n    from skidpad.sandbox.serve import page_url  # <-\n", True),
+    ("sandbox", "from skidpad.cli import comma_list  # <-\n", True),
+    ("engine", "from skidpad.engine.state import hash_bytes\n\n\ndef f():\n"
+               "    from skidpad.replay import recording  # <-\n", True),
+    ("replay", "from skidpad.replay import output\nfrom skidpad.replay.golden import compare\n", False),
+    ("replay", "from . import output\nfrom skidpad.engine import smath\n", False),
+    ("scenarios", "from skidpad.replay import output\nfrom skidpad.scenarios.validation import run\n", False),
+    ("scenarios", "from skidpad.engine.definition import PRESET_NAMES\n", False),
+    ("parity", "import mpmath\nfrom skidpad.scenarios import random_drive\nfrom skidpad.replay import diff\n",
      False),
-    ("sandbox", "from parity.server import LoopbackServer\nfrom sandbox import WEB_DIR\n",
+    ("sandbox", "from skidpad.parity.server import LoopbackServer\nfrom skidpad.sandbox import WEB_DIR\n",
      False),
-    ("cli", "from sandbox.serve import page_url\nfrom parity import harness\n"
-            "from cli import comma_list\n", False),
+    ("cli", "from skidpad.sandbox.serve import page_url\nfrom skidpad.parity import harness\n"
+            "from skidpad.cli import comma_list\n", False),
 ]
 
 
@@ -305,15 +305,16 @@ def test_layers_are_judged_from_the_files_own_package(package, source, flagged, 
 
 
 def test_an_upward_import_names_both_layers(tmp_path):
-    f = plant_in_package("parity", "def f():\n    import cli\n", tmp_path)
+    f = plant_in_package("parity", "def f():\n    import skidpad.cli\n", tmp_path)
     (found,) = lint.lint_paths([f], rules=["layering"])
-    assert "parity may not import cli: cli is a higher layer" in found.message
+    assert "parity may not import skidpad.cli: cli is a higher layer" in found.message
 
 
 def test_the_layers_cover_every_package_of_the_checkout():
     packages = {p.name for p in ROOT.iterdir() if (p / "__init__.py").is_file()}
     assert set(lint.LAYERS) == packages
-    assert lint.LAYERS[0] == "engine" and lint.LAYERS[-1] == "cli"
+    # the public API package sits on top of the command line
+    assert lint.LAYERS[0] == "engine" and lint.LAYERS[-2:] == ("cli", "skidpad")
 
 
 def test_the_whole_tree_obeys_its_layers():
@@ -334,12 +335,53 @@ def test_a_package_needs_no_pragma_to_import_itself():
 
 
 def test_only_checks_the_named_rules_and_ignores_other_pragmas(tmp_path):
-    source = "import time  # strict: allow banned-import -- wall time\nfrom cli import main\n"
+    source = "import time  # strict: allow banned-import -- wall time\nfrom skidpad.cli import main\n"
     f = plant_in_package("replay", source, tmp_path)
     found = lint.lint_paths([f], rules=["layering"])
     assert [(v.line, v.rule) for v in found] == [(2, "layering")]
     run = [sys.executable, str(LINT)]
     p = subprocess.run([*run, "--only", "layering", str(f)], capture_output=True, text=True)
-    assert p.returncode == 1 and f"{f}:2:1: layering: replay may not import cli" in p.stdout
+    assert p.returncode == 1 and f"{f}:2:1: layering: replay may not import skidpad.cli" in p.stdout
     p = subprocess.run([*run, "--only", "nonsense", str(f)], capture_output=True, text=True)
     assert p.returncode == 2 and "--only needs rules" in p.stderr
+
+
+# ------------------------------------------------------------------------ bare imports
+# One name per module (ADR 0204): the folders are subpackages of `skidpad`, and a bare
+# `import engine` in a checkout would load a second copy of every module it reaches.
+BARE = [
+    "import engine  # <-\n",
+    "import engine.smath  # <-\n",
+    "from engine.errors import SkidpadError  # <-\n",
+    "def f():\n    from replay import verify  # <-\n",
+    "import cli as command_line  # <-\n",
+]
+
+
+@pytest.mark.parametrize("source", BARE)
+def test_a_bare_import_is_refused_in_a_module(source, tmp_path):
+    f = plant_in_package("replay", source, tmp_path)
+    found = lint.lint_paths([f])
+    assert [(v.line, v.rule) for v in found] == [(_marked_line(source), "bare-import")], found
+    assert "write skidpad." in found[0].message
+
+
+def test_a_bare_import_is_refused_in_a_test_file_by_the_lint_command(tmp_path):
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_planted.py").write_text("import pytest\nimport engine\n", encoding="utf-8")
+    (tests / "test_fine.py").write_text("from skidpad import engine\nimport pytest\n",
+                                         encoding="utf-8")
+    p = subprocess.run([sys.executable, str(LINT), "--only", "bare-import", str(tests)],
+                       capture_output=True, text=True)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert p.stdout.splitlines() == [
+        f"{tests / 'test_planted.py'}:2:1: bare-import: import of engine: write skidpad.engine "
+        "(one name per module; a bare import loads a second copy of it)"
+    ]
+
+
+def test_the_tests_and_scripts_name_every_module_through_skidpad():
+    paths = [ROOT / "tests", ROOT / "benchmarks", ROOT / "ci", ROOT / "noxfile.py"]
+    found = lint.lint_paths(paths, rules=["bare-import"])
+    assert found == [], "\n".join(str(v) for v in found)

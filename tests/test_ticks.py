@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.ticks import step_of_tick, substeps_in_step, ticks_before, ticks_of_step
+from skidpad.engine.ticks import step_of_tick, substeps_in_step, ticks_before, ticks_of_step
 
 
 def test_an_even_split() -> None:

@@ -11,8 +11,8 @@ from math import sqrt
 
 import pytest
 
-from engine.definition import load_preset
-from engine.track import (
+from skidpad.engine.definition import load_preset
+from skidpad.engine.track import (
     LapTimer,
     TrackError,
     build_circuit,

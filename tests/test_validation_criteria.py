@@ -19,9 +19,9 @@ import copy
 
 import pytest
 
-from engine import differential, simulation
-from engine.definition import load_preset
-from scenarios.validation import (
+from skidpad.engine import differential, simulation
+from skidpad.engine.definition import load_preset
+from skidpad.scenarios.validation import (
     iso4138,
     lane_change,
     locked_wheels,
@@ -32,7 +32,7 @@ from scenarios.validation import (
     surfaces,
     timestep_sweep,
 )
-from scenarios.validation import run as vrun
+from skidpad.scenarios.validation import run as vrun
 
 GOLDEN = vrun.load_golden()
 PRESET = "hatchbackFwd"

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from cli import main
-from engine.definition import load_preset
-from replay import recording
-from scenarios.validation import straight_line
+from skidpad.cli import main
+from skidpad.engine.definition import load_preset
+from skidpad.replay import recording
+from skidpad.scenarios.validation import straight_line
 
 HOST_HZ = 100
 HOLD_STEPS = round(straight_line.HOLD_S * HOST_HZ)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from scenarios.validation import run as vrun
+from skidpad.scenarios.validation import run as vrun
 
 
 def _fake():

@@ -25,11 +25,11 @@ import copy
 
 import pytest
 
-from engine.definition import load_preset
-from engine.single_track import understeer as single_track_understeer
-from scenarios.comparison.vehicle import build_definition
-from scenarios.skidpad import RADIUS_M, SPEEDS_MPS
-from scenarios.validation import iso4138, linear_bicycle, step_steer
+from skidpad.engine.definition import load_preset
+from skidpad.engine.single_track import understeer as single_track_understeer
+from skidpad.scenarios.comparison.vehicle import build_definition
+from skidpad.scenarios.skidpad import RADIUS_M, SPEEDS_MPS
+from skidpad.scenarios.validation import iso4138, linear_bicycle, step_steer
 
 # The reference engine's published table for the same presets (issue 17).
 REFERENCE_KUS = {"sportsRwd": 0.71, "openWheeler": 0.64, "pickup4x4": 0.94}

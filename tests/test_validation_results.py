@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.definition import PRESET_NAMES
-from scenarios.validation import run as vrun
+from skidpad.engine.definition import PRESET_NAMES
+from skidpad.scenarios.validation import run as vrun
 
 GOLDEN = vrun.load_golden()
 HASHES = Path(__file__).resolve().parent.parent / "hashes"

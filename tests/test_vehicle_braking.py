@@ -20,10 +20,10 @@ import math
 
 import pytest
 
-from engine import tire
-from engine.definition import PRESET_NAMES, load_preset
-from engine.load_transfer import G
-from engine.simulation import I_VX, I_VY, Simulation
+from skidpad.engine import tire
+from skidpad.engine.definition import PRESET_NAMES, load_preset
+from skidpad.engine.load_transfer import G
+from skidpad.engine.simulation import I_VX, I_VY, Simulation
 
 V0 = 100.0 / 3.6
 # full brake with every assist switched off (issue 3 measures the stop without assists)

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.definition import PRESET_NAMES, load_preset
-from engine.single_track import linear_understeer, understeer
-from scenarios.skidpad import RADIUS_M, understeer_four_wheel
+from skidpad.engine.definition import PRESET_NAMES, load_preset
+from skidpad.engine.single_track import linear_understeer, understeer
+from skidpad.scenarios.skidpad import RADIUS_M, understeer_four_wheel
 
 SOLID_AXLE_EXCEPTIONS: tuple[str, ...] = ("kart",)  # its solid axle landed with issue 4
 

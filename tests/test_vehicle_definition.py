@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from engine import inputs
-from engine.definition import (
+from skidpad.engine import inputs
+from skidpad.engine.definition import (
     PRESET_NAMES,
     SCHEMA,
     canonical_json,
@@ -16,8 +16,8 @@ from engine.definition import (
     load_preset,
     validate_definition,
 )
-from engine.errors import DefinitionError, InputError, SkidpadError
-from engine.simulation import LAYOUT, Simulation
+from skidpad.engine.errors import DefinitionError, InputError, SkidpadError
+from skidpad.engine.simulation import LAYOUT, Simulation
 
 
 def test_six_presets_load_and_validate() -> None:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.definition import PRESET_NAMES, load_preset
-from engine.load_transfer import G
-from engine.simulation import I_OMEGA, I_R, I_VX, I_VY, Simulation
+from skidpad.engine.definition import PRESET_NAMES, load_preset
+from skidpad.engine.load_transfer import G
+from skidpad.engine.simulation import I_OMEGA, I_R, I_VX, I_VY, Simulation
 
 
 def kinetic_energy(sim: Simulation) -> float:

@@ -13,8 +13,8 @@ import math
 
 import pytest
 
-from engine.definition import load_preset
-from engine.simulation import I_X, I_Y, Simulation
+from skidpad.engine.definition import load_preset
+from skidpad.engine.simulation import I_X, I_Y, Simulation
 
 RATES = (30, 60, 100, 120, 240)
 

@@ -7,11 +7,11 @@ import re
 
 import pytest
 
-from engine.definition import PRESET_NAMES, load_preset
-from engine.errors import DefinitionError
-from engine.powertrain import RPM
-from engine.simulation import Simulation
-from engine.vehicle_layout import I_ENGINE, I_GEAR
+from skidpad.engine.definition import PRESET_NAMES, load_preset
+from skidpad.engine.errors import DefinitionError
+from skidpad.engine.powertrain import RPM
+from skidpad.engine.simulation import Simulation
+from skidpad.engine.vehicle_layout import I_ENGINE, I_GEAR
 from tests.helpers import manual_hatch
 
 PRESETS = ("crossoverEv", "hatchbackFwd", "kart", "openWheeler", "pickup4x4", "sportsRwd")
@@ -66,7 +66,7 @@ def test_a_manual_starts_in_the_lowest_gear_within_the_redline():
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 def test_top_start_speed_is_the_boundary_initial_accepts(preset: str) -> None:
-    from engine.drive import top_start_speed
+    from skidpad.engine.drive import top_start_speed
 
     d = load_preset(preset)
     top = top_start_speed(d)

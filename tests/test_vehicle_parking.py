@@ -15,8 +15,8 @@ import math
 
 import pytest
 
-from engine.definition import PRESET_NAMES, load_preset
-from engine.simulation import I_X, I_Y, Simulation
+from skidpad.engine.definition import PRESET_NAMES, load_preset
+from skidpad.engine.simulation import I_X, I_Y, Simulation
 
 CASES = (
     ("flat", 0.0, 0.0, 0.0),

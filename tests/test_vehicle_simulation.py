@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from engine.definition import load_preset
-from engine.simulation import I_VX, LAYOUT, Simulation
-from engine.state import NonFiniteStateError
+from skidpad.engine.definition import load_preset
+from skidpad.engine.simulation import I_VX, LAYOUT, Simulation
+from skidpad.engine.state import NonFiniteStateError
 
 DRIVE = [(0.6, 0.0, 0.2, 0.0)] * 30 + [(0.0, 0.5, -0.3, 0.0)] * 30 + [(0.0, 0.0, 0.0, 1.0)] * 10
 

@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from engine import constraint, tire
-from engine.definition import load_preset
-from engine.load_transfer import G
+from skidpad.engine import constraint, tire
+from skidpad.engine.definition import load_preset
+from skidpad.engine.load_transfer import G
 
 T = load_preset("hatchbackFwd")["tires"]["front"]
 FZ = 4000.0

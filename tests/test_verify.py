@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from cli import main
-from replay import recording
-from replay.replayer import replay
-from replay.session import DriveSession, Keys
-from scenarios.key_driver import KeyDriver
+from skidpad.cli import main
+from skidpad.replay import recording
+from skidpad.replay.replayer import replay
+from skidpad.replay.session import DriveSession, Keys
+from skidpad.scenarios.key_driver import KeyDriver
 
 
 @pytest.fixture(scope="module")

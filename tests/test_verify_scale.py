@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from cli import main
-from replay import output
-from replay.verify import walk
+from skidpad.cli import main
+from skidpad.replay import output
+from skidpad.replay.verify import walk
 from tests.helpers import loopback_cluster
 
 PRESETS = (("kart", 3), ("hatchbackFwd", 4), ("openWheeler", 5))
@@ -201,7 +201,7 @@ def test_a_streamed_output_appears_whole_or_not_at_all(tmp_path):
 def test_a_task_that_fails_whole_is_an_error_line_for_each_of_its_files(
     monkeypatch, folder, tmp_path, capsys
 ):
-    import replay.verify as verify
+    import skidpad.replay.verify as verify
 
     real = verify.verify_files
 

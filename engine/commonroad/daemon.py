@@ -59,8 +59,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from engine.errors import DefinitionError
-from engine.state import INT, Field, StateLayout, StepArithmeticError
+from skidpad.engine.errors import DefinitionError
+from skidpad.engine.state import INT, Field, StateLayout, StepArithmeticError
 
 from . import guards, models, safety
 from .inputs import INPUT_NAMES, INPUTS, STAGES, validate_inputs  # noqa: F401  (re-exported)

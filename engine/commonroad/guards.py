@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from engine import smath
+from skidpad.engine import smath
 
 from . import mb, mb_fast
 from .constraints import acceleration_constraints, steering_constraints

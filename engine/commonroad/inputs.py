@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from engine.errors import InputError
+from skidpad.engine.errors import InputError
 
 #: (name, lo, hi, kind) of every input channel, in sequence order.
 INPUTS: tuple[tuple[str, float, float, str], ...] = (

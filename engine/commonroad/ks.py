@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine import smath
+from skidpad.engine import smath
 
 from .constraints import acceleration_constraints, steering_constraints
 from .params import VehicleParams

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine import smath
+from skidpad.engine import smath
 
 from .params import VehicleParams
 

@@ -38,8 +38,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from engine.memo import IdentityMemo
-from engine.smath.trig import atan_fast, sincos_fast
+from skidpad.engine.memo import IdentityMemo
+from skidpad.engine.smath.trig import atan_fast, sincos_fast
 
 from . import ks_cog
 from .constraints import acceleration_constraints, steering_constraints

@@ -29,9 +29,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from math import sqrt
 
-from engine.memo import IdentityMemo
-from engine.smath import inline
-from engine.smath.inline import Unfoldable, indent, inline_atan, inline_sincos
+from skidpad.engine.memo import IdentityMemo
+from skidpad.engine.smath import inline
+from skidpad.engine.smath.inline import Unfoldable, indent, inline_atan, inline_sincos
 
 from . import ks_cog
 from .mb import LOW_SPEED, WHEEL_SPEED_FLOOR, G, constants, derivatives_ext

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from engine import smath
+from skidpad.engine import smath
 
 from . import ks, mb, mb_fast, st, std
 from .params import VehicleParams

@@ -36,7 +36,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from engine.errors import DefinitionError
+from skidpad.engine.errors import DefinitionError
 
 _DIR = Path(__file__).parent / "data"
 

@@ -43,7 +43,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from engine.errors import DefinitionError
+from skidpad.engine.errors import DefinitionError
 
 from .params import (
     Range,

@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from engine.errors import DefinitionError
+from skidpad.engine.errors import DefinitionError
 
 from .params import Range, checked_values, load_data_file, non_negative, positive, within
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.errors import InputError
+from skidpad.engine.errors import InputError
 
 MIN_DT_US = 1_000
 MAX_HOST_DT_US = 1_000_000

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine import smath
+from skidpad.engine import smath
 
 from . import ks_cog
 from .constraints import acceleration_constraints, steering_constraints

@@ -35,8 +35,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from math import isfinite, sqrt
 
-from engine import smath
-from engine.smath.trig import atan_fast, sincos_fast
+from skidpad.engine import smath
+from skidpad.engine.smath.trig import atan_fast, sincos_fast
 
 from .constraints import acceleration_constraints, steering_constraints
 from .params import VehicleParams

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from math import sqrt
 
-from engine.smath.trig import atan_fast, cos_fast, sin_fast
+from skidpad.engine.smath.trig import atan_fast, cos_fast, sin_fast
 
 from .params import TireParams
 

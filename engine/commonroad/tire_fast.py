@@ -28,9 +28,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from math import sqrt
 
-from engine.memo import IdentityMemo
-from engine.smath import inline
-from engine.smath.inline import inline_atan, inline_sin_or_cos
+from skidpad.engine.memo import IdentityMemo
+from skidpad.engine.smath import inline
+from skidpad.engine.smath.inline import inline_atan, inline_sin_or_cos
 
 from .params import TireParams
 from .tire import WeightSeries, weight_series_x, weight_series_y

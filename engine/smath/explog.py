@@ -42,7 +42,7 @@ Equations (all quantities dimensionless; ``N = 128``):
 
 import math
 
-from engine.floatbits import DOUBLE, UINT64, bits_float
+from skidpad.engine.floatbits import DOUBLE, UINT64, bits_float
 
 from . import _tables_explog as _t
 

@@ -39,10 +39,10 @@ from __future__ import annotations
 
 import struct
 
-from engine.floatbits import bits_float, float_bits
-from engine.prng import SplitMix64
-from engine.smath import FUNCTIONS
-from engine.state import hash_bytes
+from skidpad.engine.floatbits import bits_float, float_bits
+from skidpad.engine.prng import SplitMix64
+from skidpad.engine.smath import FUNCTIONS
+from skidpad.engine.state import hash_bytes
 
 #: bump when the battery or the packing changes (the golden hash changes with it).
 SELFTEST_VERSION = 1

@@ -56,7 +56,7 @@ from __future__ import annotations
 from math import copysign, sqrt
 from typing import NamedTuple
 
-from engine.floatbits import float_bits
+from skidpad.engine.floatbits import float_bits
 
 from . import _tables_trig as _t
 

@@ -46,10 +46,10 @@ async function main() {
   }
   const { pyodide, version, loadMs } = booted;
   const handleLine = pyodide.runPython(
-    "import parity.worker\nparity.worker.handle_line"
+    "import skidpad.parity.worker\nskidpad.parity.worker.handle_line"
   );
   const info = pyodide.runPython(
-    "import json, parity.worker\njson.dumps(parity.worker.runtime_info())"
+    "import json, skidpad.parity.worker\njson.dumps(skidpad.parity.worker.runtime_info())"
   );
   const ready = {
     ready: true,

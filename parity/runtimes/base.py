@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.errors import SkidpadError
+from skidpad.engine.errors import SkidpadError
 
 
 class RuntimeUnavailable(SkidpadError):

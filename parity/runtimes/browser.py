@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from parity.runtimes.chromium import ChromiumRuntime
-from parity.runtimes.firefox import FirefoxRuntime
-from parity.runtimes.page import BrowserRuntime
-from parity.runtimes.webkit import WebKitRuntime
+from skidpad.parity.runtimes.chromium import ChromiumRuntime
+from skidpad.parity.runtimes.firefox import FirefoxRuntime
+from skidpad.parity.runtimes.page import BrowserRuntime
+from skidpad.parity.runtimes.webkit import WebKitRuntime
 
 RUNTIMES: dict[str, type[BrowserRuntime]] = {
     "chromium": ChromiumRuntime,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from parity.runtimes.playwright_page import PlaywrightRuntime
+from skidpad.parity.runtimes.playwright_page import PlaywrightRuntime
 
 #: Features that reach the network on their own (ADR 0105), plus every feature Playwright
 #: 1.64.1 disables itself: one ``--disable-features`` list, so it does not matter whether

@@ -30,9 +30,9 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-import parity
-from parity.runtimes.base import RuntimeFailed, RuntimeUnavailable
-from parity.runtimes.process import LineProcess, ProcessRuntime, child_env
+from skidpad import parity
+from skidpad.parity.runtimes.base import RuntimeFailed, RuntimeUnavailable
+from skidpad.parity.runtimes.process import LineProcess, ProcessRuntime, child_env
 
 #: minor version -> the pyenv version these machines have (docs/architecture.md §5).
 PINNED = {"3.11": "3.11.7", "3.12": "3.12.1", "3.13": "3.13.0"}
@@ -114,7 +114,7 @@ class CPythonRuntime(ProcessRuntime):
             source = f"installed ({Path(parity.__file__).resolve().parent.parent})"
         else:
             if self.wheel is None:
-                from parity.wheel import build_wheel
+                from skidpad.parity.wheel import build_wheel
 
                 self.wheel = build_wheel()
             with zipfile.ZipFile(self.wheel) as archive:
@@ -124,7 +124,7 @@ class CPythonRuntime(ProcessRuntime):
         env = child_env(extra, drop=("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP", "PYTHONSAFEPATH"))
         self._proc = LineProcess(
             self.name,
-            [python, "-s", "-m", "parity.worker", "--serve"],
+            [python, "-s", "-m", "skidpad.parity.worker", "--serve"],
             env,
             scratch,
         )

@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from parity.runtimes.page import DEAD_PORT, LOOPBACK
-from parity.runtimes.playwright_page import PlaywrightRuntime
+from skidpad.parity.runtimes.page import DEAD_PORT, LOOPBACK
+from skidpad.parity.runtimes.playwright_page import PlaywrightRuntime
 
 FIREFOX_ENV = {
     "MOZ_DISABLE_NONLOCAL_CONNECTIONS": "1",

@@ -15,8 +15,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from parity.runtimes.base import RuntimeUnavailable
-from parity.runtimes.process import LineProcess, ProcessRuntime, child_env
+from skidpad.parity.runtimes.base import RuntimeUnavailable
+from skidpad.parity.runtimes.process import LineProcess, ProcessRuntime, child_env
 
 RUNNER = Path(__file__).resolve().parent.parent / "node" / "runner.mjs"
 INSTALL_HINT = "run `npm ci` in the repository root (package-lock.json pins pyodide)"
@@ -25,7 +25,7 @@ INSTALL_HINT = "run `npm ci` in the repository root (package-lock.json pins pyod
 def find_pyodide(root: Path | None = None) -> Path | None:
     """``node_modules/pyodide`` of the checkout (or of ``root``), if it is installed."""
     if root is None:
-        from parity.wheel import find_repo_root
+        from skidpad.parity.wheel import find_repo_root
 
         try:
             root = find_repo_root()
@@ -56,7 +56,7 @@ class NodeRuntime(ProcessRuntime):
         if pyodide_dir is None or not (pyodide_dir / "pyodide.mjs").is_file():
             raise RuntimeUnavailable(f"node: node_modules/pyodide is missing; {INSTALL_HINT}")
         if self.wheel is None:
-            from parity.wheel import build_wheel
+            from skidpad.parity.wheel import build_wheel
 
             self.wheel = build_wheel()
         argv = [node, str(RUNNER), "--pyodide", str(pyodide_dir), "--wheel", str(self.wheel)]

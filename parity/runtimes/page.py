@@ -28,8 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from parity.runtimes.base import Runtime, RuntimeFailed, RuntimeUnavailable
-from parity.server import DEFAULT_PYODIDE_DIR, LoopbackServer, ServerError
+from skidpad.parity.runtimes.base import Runtime, RuntimeFailed, RuntimeUnavailable
+from skidpad.parity.server import DEFAULT_PYODIDE_DIR, LoopbackServer, ServerError
 
 INSTALL_COMMAND = "sudo ci/install_browsers.sh"
 
@@ -52,7 +52,7 @@ LOG_TAIL = 200
 
 def default_wheel() -> Path:
     """The project wheel of this checkout (``parity.wheel.build_wheel``, cached by content)."""
-    from parity.wheel import build_wheel
+    from skidpad.parity.wheel import build_wheel
 
     return Path(build_wheel())
 

@@ -13,8 +13,8 @@ import subprocess
 import tempfile
 from typing import Any
 
-from parity.runtimes.base import RuntimeFailed
-from parity.runtimes.page import POLL_S, BrowserRuntime, kill_tree
+from skidpad.parity.runtimes.base import RuntimeFailed
+from skidpad.parity.runtimes.page import POLL_S, BrowserRuntime, kill_tree
 
 
 def browser_version(binary: str) -> str:

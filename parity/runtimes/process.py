@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from parity.runtimes.base import Runtime, RuntimeFailed, RuntimeUnavailable
-from parity.worker import PROTOCOL_PREFIX
+from skidpad.parity.runtimes.base import Runtime, RuntimeFailed, RuntimeUnavailable
+from skidpad.parity.worker import PROTOCOL_PREFIX
 
 _LOG_LINES = 400  # the tail of the child's output kept for failure messages
 _EOF = object()

@@ -27,7 +27,7 @@ import json as _json
 import platform as _platform
 import sys as _sys
 
-import parity.worker as _worker
+import skidpad.parity.worker as _worker
 
 
 def _skidpad_run(text):

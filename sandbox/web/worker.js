@@ -27,13 +27,13 @@ const describe = (err) => {
   const text = ((err && (err.message || String(err))) || "unknown error").trim();
   if (!(err && err.type)) return text;
   const last = text.split("\n").pop();
-  const own = /^(engine|replay)\.[\w.]*Error: /.exec(last);
+  const own = /^(?:skidpad\.)?(engine|replay)\.[\w.]*Error: /.exec(last);
   return own ? last.slice(own[0].length) : last;
 };
 
 const GLUE = `
 import json as _json
-from replay.session import PageAPI as _PageAPI
+from skidpad.replay.session import PageAPI as _PageAPI
 _skidpad = _PageAPI()
 `;
 

@@ -23,21 +23,21 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from replay.diff import (
+from skidpad.replay.diff import (
     StateSeries,
     StatsReport,
     state_stats,
 )
-from scenarios.comparison import drive as drv
-from scenarios.comparison import manoeuvres as mv
-from scenarios.comparison.metrics import metrics
-from scenarios.comparison.tolerances import (
+from skidpad.scenarios.comparison import drive as drv
+from skidpad.scenarios.comparison import manoeuvres as mv
+from skidpad.scenarios.comparison.metrics import metrics
+from skidpad.scenarios.comparison.tolerances import (
     CHANGES_AFTER_FIRST_RUN,
     METRICS,
     SERIES_TOLERANCES,
     Metric,
 )
-from scenarios.comparison.vehicle import build_definition
+from skidpad.scenarios.comparison.vehicle import build_definition
 
 #: The models one can compare against (the command's positional argument).
 MODELS = ("commonroad-mb",)

@@ -30,21 +30,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from engine import smath
-from engine.commonroad.daemon import CommonRoadDaemon, DaemonParameters
-from engine.commonroad.params import VehicleParams
-from engine.commonroad.powertrain import load_powertrain
-from engine.commonroad.safety import load_safety
-from engine.inputs import inputs_from_mapping
-from engine.simulation import Simulation
-from engine.smath.trig import sincos
-from scenarios.comparison.manoeuvres import (
+from skidpad.engine import smath
+from skidpad.engine.commonroad.daemon import CommonRoadDaemon, DaemonParameters
+from skidpad.engine.commonroad.params import VehicleParams
+from skidpad.engine.commonroad.powertrain import load_powertrain
+from skidpad.engine.commonroad.safety import load_safety
+from skidpad.engine.inputs import inputs_from_mapping
+from skidpad.engine.simulation import Simulation
+from skidpad.engine.smath.trig import sincos
+from skidpad.scenarios.comparison.manoeuvres import (
     HOST_HZ,
     SPEED_MPS,
     Manoeuvre,
     SpeedPI,
 )
-from scenarios.comparison.vehicle import VEHICLE_ID
+from skidpad.scenarios.comparison.vehicle import VEHICLE_ID
 
 #: a run ends when the car has lost control: past this side slip (rad, 5 deg) it is spinning,
 #: and past it MB's state leaves its valid range (in its first run it turned NaN after a spin)

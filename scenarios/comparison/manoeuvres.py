@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from engine import smath
+from skidpad.engine import smath
 
 HOST_HZ = 1000
 SPEED_MPS = 80.0 / 3.6

@@ -26,9 +26,9 @@ transient); over the remaining whole periods each signal is fitted as
 
 from __future__ import annotations
 
-from engine import smath
-from scenarios.comparison.drive import Series, derived
-from scenarios.comparison.manoeuvres import (
+from skidpad.engine import smath
+from skidpad.scenarios.comparison.drive import Series, derived
+from skidpad.scenarios.comparison.manoeuvres import (
     HOST_HZ,
     SINE_HZ,
     SINE_PERIODS,

@@ -21,16 +21,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scenarios import plots
-from scenarios.comparison import manoeuvres as mv
-from scenarios.comparison import tolerances as tol
-from scenarios.comparison import vehicle
-from scenarios.comparison.drive import (
+from skidpad.scenarios import plots
+from skidpad.scenarios.comparison import manoeuvres as mv
+from skidpad.scenarios.comparison import tolerances as tol
+from skidpad.scenarios.comparison import vehicle
+from skidpad.scenarios.comparison.drive import (
     LOSS_OF_CONTROL_BETA,
     LOSS_OF_CONTROL_SLIP,
     derived,
 )
-from scenarios.comparison.metrics import (
+from skidpad.scenarios.comparison.metrics import (
     FIT_HI,
     FIT_LO,
     LIMIT_WINDOW_S,

@@ -45,7 +45,7 @@ Conversions (the reference's names on the right, SI units):
 
 from __future__ import annotations
 
-from engine.commonroad.params import VehicleParams, load_vehicle
+from skidpad.engine.commonroad.params import VehicleParams, load_vehicle
 
 VEHICLE_ID = 2
 NAME = "commonroadVehicle2"

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from engine.errors import SkidpadError
-from scenarios.validation.step_steer import (
+from skidpad.engine.errors import SkidpadError
+from skidpad.scenarios.validation.step_steer import (
     StepSteerDriver,
 )
-from scenarios.validation.straight_line import (
+from skidpad.scenarios.validation.straight_line import (
     V100,
     AccelDriver,
     StopDriver,

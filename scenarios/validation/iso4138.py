@@ -15,9 +15,9 @@ Linear theory: :func:`engine.single_track.linear_understeer`.
 
 from __future__ import annotations
 
-from engine.single_track import fit_understeer, linear_understeer
-from engine.single_track import understeer as single_track_understeer
-from scenarios.skidpad import (
+from skidpad.engine.single_track import fit_understeer, linear_understeer
+from skidpad.engine.single_track import understeer as single_track_understeer
+from skidpad.scenarios.skidpad import (
     RADIUS_M,
     SPEEDS_MPS,
     circle_point,

@@ -51,10 +51,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine import smath
-from engine.single_track import linear_understeer
-from engine.steering import DEG
-from scenarios.validation.common import (
+from skidpad.engine import smath
+from skidpad.engine.single_track import linear_understeer
+from skidpad.engine.steering import DEG
+from skidpad.scenarios.validation.common import (
     KMH,
     G,
     Run,

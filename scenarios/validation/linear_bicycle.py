@@ -34,8 +34,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from engine.single_track import axles
-from scenarios.validation.step_steer import AY_TARGET, RAMP_S, SPEED_MPS, linear_angle
+from skidpad.engine.single_track import axles
+from skidpad.scenarios.validation.step_steer import AY_TARGET, RAMP_S, SPEED_MPS, linear_angle
 
 
 class BicycleData(NamedTuple):

@@ -17,7 +17,7 @@ Pass: no release while moving, ripple below :data:`RIPPLE_MAX`, at rest.
 
 from __future__ import annotations
 
-from scenarios.validation.common import (
+from skidpad.scenarios.validation.common import (
     mean,
     moving_average,
     rms,

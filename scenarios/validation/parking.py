@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from math import sqrt
 
-from scenarios.validation.common import (
+from skidpad.scenarios.validation.common import (
     Run,
     make_inputs,
     rms,

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.definition import PRESET_NAMES, load_preset
-from engine.smath.selftest import selftest_hash
-from scenarios import plots
-from scenarios.validation import linear_bicycle
-from scenarios.validation import run as vrun
+from skidpad.engine.definition import PRESET_NAMES, load_preset
+from skidpad.engine.smath.selftest import selftest_hash
+from skidpad.scenarios import plots
+from skidpad.scenarios.validation import linear_bicycle
+from skidpad.scenarios.validation import run as vrun
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "validation.md"

@@ -16,8 +16,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.definition import PRESET_NAMES, load_preset
-from scenarios.validation import (
+from skidpad.engine.definition import PRESET_NAMES, load_preset
+from skidpad.scenarios.validation import (
     iso4138,
     lane_change,
     locked_wheels,
@@ -247,7 +247,7 @@ def load_golden(path: Path = GOLDEN_PATH) -> dict:
     except FileNotFoundError:
         return {"format": GOLDEN_FORMAT, "version": GOLDEN_VERSION, "presets": {}}
     if data.get("format") != GOLDEN_FORMAT or data.get("version") != GOLDEN_VERSION:
-        from engine.errors import SkidpadError
+        from skidpad.engine.errors import SkidpadError
 
         raise SkidpadError(f"{path}: not a version-{GOLDEN_VERSION} {GOLDEN_FORMAT} file")
     return data
@@ -291,7 +291,7 @@ def bless(results: dict, path: Path = GOLDEN_PATH, extra: dict | None = None) ->
     if extra:
         new.update(extra)
     text = json.dumps(new, indent=1, sort_keys=True) + "\n"
-    from replay import output
+    from skidpad.replay import output
 
     output.make_directory(path.parent)
     output.write_text(path, text)

@@ -6,8 +6,8 @@ the definition's substep rate, 100 Hz host, the driver's initial conditions).
 
 from __future__ import annotations
 
-from scenarios.scripted import make_driver
-from scenarios.validation.common import Run
+from skidpad.scenarios.scripted import make_driver
+from skidpad.scenarios.validation.common import Run
 
 
 def run(definition: dict, progress: object = None) -> dict:

@@ -20,10 +20,10 @@ steady side-slip angle ``atan(v_y/v_x)`` and roll (deg).
 
 from __future__ import annotations
 
-from engine import smath
-from engine.single_track import linear_understeer
-from engine.steering import DEG
-from scenarios.validation.common import (
+from skidpad.engine import smath
+from skidpad.engine.single_track import linear_understeer
+from skidpad.engine.steering import DEG
+from skidpad.scenarios.validation.common import (
     KMH,
     G,
     Run,

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from math import sqrt
 
-from scenarios.validation.common import (
+from skidpad.scenarios.validation.common import (
     V100,
     LockProbe,
     Run,

@@ -14,7 +14,7 @@ gives it a nudge, and the nudge is what decides whether it swaps ends.
 
 from __future__ import annotations
 
-from scenarios.validation.straight_line import stop
+from skidpad.scenarios.validation.straight_line import stop
 
 SURFACES = ("wet", "gravel", "snow", "ice")
 HOLD_S = 0.5

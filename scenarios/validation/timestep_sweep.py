@@ -20,11 +20,11 @@ parks, stops without chatter and comes to rest, |ΔK_us| <= 0.05 deg/g and
 
 from __future__ import annotations
 
-from engine.errors import SkidpadError
-from engine.single_track import fit_understeer
-from scenarios.skidpad import circle_point
-from scenarios.validation import locked_wheels, parking
-from scenarios.validation.straight_line import stop
+from skidpad.engine.errors import SkidpadError
+from skidpad.engine.single_track import fit_understeer
+from skidpad.scenarios.skidpad import circle_point
+from skidpad.scenarios.validation import locked_wheels, parking
+from skidpad.scenarios.validation.straight_line import stop
 
 SUBSTEPS_HZ = (250, 500, 1000, 2000)
 HOSTS_HZ = (30, 60, 120, 240)
