@@ -101,20 +101,23 @@ def project_wheel() -> Path:
 
 
 def wheel_from_installed(out_dir: Path) -> Path:
-    """A pure-Python wheel of the installed ``skidpad`` package, cached by the hash of its
-    files (their names inside the wheel start with ``skidpad/``, as in the real wheel)."""
+    """A pure-Python wheel of the ``skidpad`` package this process imports (a checkout or an
+    installed copy), cached by the hash of its files; their names inside the wheel start with
+    ``skidpad/``, as in the real wheel."""
     from skidpad import engine
 
-    top = Path(__file__).resolve().parent.parent  # <site>/skidpad: this is skidpad/sandbox/
-    site = top.parent
-    files = sorted(
-        p
-        for p in top.rglob("*")
-        if p.is_file() and not any(part in _SKIP for part in p.parts) and p.suffix != ".pyc"
-    )
+    home = Path(engine.__file__).resolve().parent.parent  # the folder holding the packages
+    own = home / "skidpad" if (home / "skidpad" / "__init__.py").is_file() else home
+    members = {
+        f"skidpad/{p.name}": p for p in sorted(own.glob("*.py")) if p.is_file()
+    }
+    for package in PACKAGES:
+        for p in sorted((home / package).rglob("*")):
+            if p.is_file() and not any(part in _SKIP for part in p.parts) and p.suffix != ".pyc":
+                members[f"skidpad/{p.relative_to(home).as_posix()}"] = p
     digest = hashlib.sha256()
-    for p in files:
-        digest.update(str(p.relative_to(site)).encode() + b"\0" + p.read_bytes())
+    for name, p in sorted(members.items()):
+        digest.update(name.encode() + b"\0" + p.read_bytes())
     version = engine.__version__
     wheel = out_dir / digest.hexdigest()[:16] / f"skidpad-{version}-py3-none-any.whl"
     if wheel.is_file():
@@ -123,8 +126,8 @@ def wheel_from_installed(out_dir: Path) -> Path:
     info = f"skidpad-{version}.dist-info"
     data = io.BytesIO()
     with zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as zf:
-        for p in files:
-            zf.write(p, str(p.relative_to(site)))
+        for name, p in sorted(members.items()):
+            zf.write(p, name)
         zf.writestr(f"{info}/METADATA", METADATA.format(version=version))
         zf.writestr(f"{info}/WHEEL", WHEEL)
         zf.writestr(f"{info}/RECORD", "")

@@ -327,10 +327,12 @@ def test_a_four_wheel_process_does_not_load_the_commonroad_models() -> None:
     import sys
 
     code = (
-        "import sys, replay.session, replay.replayer\n"
-        "print(sorted(m for m in sys.modules if m.startswith('engine.commonroad.')))"
+        "import sys, skidpad.replay.session, skidpad.replay.replayer\n"
+        "print(sorted(m for m in sys.modules if m.startswith('skidpad.engine.commonroad.')))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout
-    assert out.strip() == "['skidpad.engine.commonroad.inputs', 'skidpad.engine.commonroad.scheduler']"
+    assert out.strip() == (
+        "['skidpad.engine.commonroad.inputs', 'skidpad.engine.commonroad.scheduler']"
+    )

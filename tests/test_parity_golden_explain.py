@@ -52,7 +52,7 @@ AGREE_LINE = (
 
 
 def _copy_sources(target: Path) -> Path:
-    for package in PACKAGES:
+    for package in (*PACKAGES, "skidpad"):  # the folders and the import package
         shutil.copytree(ROOT / package, target / package, ignore=shutil.ignore_patterns("__py*"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, target / name)

@@ -187,7 +187,7 @@ def test_wheel_is_cached_by_content(tmp_path):
     from skidpad.parity.wheel import PACKAGES, build_wheel
 
     root = tmp_path / "src"
-    for package in PACKAGES:
+    for package in (*PACKAGES, "skidpad"):  # the folders and the import package
         shutil.copytree(ROOT / package, root / package, ignore=shutil.ignore_patterns("__py*"))
     shutil.copy(ROOT / "pyproject.toml", root / "pyproject.toml")
     (root / "README.md").write_text("# test copy\n")
@@ -196,7 +196,9 @@ def test_wheel_is_cached_by_content(tmp_path):
     assert build_wheel(tmp_path / "out", root=root) == first
     assert first.stat().st_mtime_ns == stamp  # served from the cache, not rebuilt
     names = set(zipfile.ZipFile(first).namelist())
-    assert {"parity/worker.py", "parity/node/runner.mjs", "engine/state.py"} <= names
+    assert {
+        "skidpad/parity/worker.py", "skidpad/parity/node/runner.mjs", "skidpad/engine/state.py"
+    } <= names
     state_py = root / "engine" / "state.py"
     state_py.write_text(state_py.read_text() + "\n# a change\n")
     second = build_wheel(tmp_path / "out", root=root)

@@ -27,14 +27,18 @@ def test_a_wheel_assembled_from_the_packages_holds_the_page_and_the_engine(tmp_p
     wheel = wheel_from_installed(tmp_path)
     names = set(zipfile.ZipFile(wheel).namelist())
     for name in (
-        "sandbox/web/app.js",
-        "sandbox/web/worker.js",
-        "engine/track.py",
-        "engine/tracks/sandbox.json",
-        "replay/session.py",
+        "skidpad/__init__.py",
+        "skidpad/sandbox/web/app.js",
+        "skidpad/sandbox/web/worker.js",
+        "skidpad/engine/track.py",
+        "skidpad/engine/tracks/sandbox.json",
+        "skidpad/replay/session.py",
     ):
         assert name in names, name
-    assert {n.split("/")[0] for n in names if "/" in n} >= set(PACKAGES)
+    tops = {n.split("/")[0] for n in names if "/" in n}
+    assert tops == {"skidpad", "skidpad-0.1.0.dist-info"}  # one import package, as the real one
+    assert {n.split("/")[1] for n in names if n.startswith("skidpad/") and n.count("/") > 1} \
+        == set(PACKAGES)
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
     assert wheel_from_installed(tmp_path) == wheel  # cached by content
 

@@ -392,8 +392,9 @@ def test_fuzz_with_pyodide_under_node_on_the_cluster(cluster, tmp_path):
 
 def test_the_harness_and_fuzz_import_no_dask():
     code = (
-        "import sys; import parity.harness, parity.fuzz, cli.cmd_fuzz, cli.cmd_parity; "
-        "import cli.cmd_verify; import cli; cli.build_parser(); "
+        "import sys; import skidpad.parity.harness, skidpad.parity.fuzz, skidpad.cli.cmd_fuzz; "
+        "import skidpad.cli.cmd_parity; "
+        "import skidpad.cli.cmd_verify; from skidpad import cli; cli.build_parser(); "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)

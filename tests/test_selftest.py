@@ -32,7 +32,7 @@ def test_battery_is_deterministic_and_fresh_processes_agree():
     b = selftest.battery()
     assert b == selftest.battery()
     here = selftest.selftest_hash()
-    code = "from engine.smath.selftest import selftest_hash; print(selftest_hash())"
+    code = "from skidpad.engine.smath.selftest import selftest_hash; print(selftest_hash())"
     for seed in ("0", "12345"):  # string hashing randomised differently: must not matter
         env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
