@@ -289,6 +289,8 @@ class Matrix:
     fastpath: dict[str, Cell] = field(default_factory=dict)
     cells: dict[str, dict[str, Cell]] = field(default_factory=dict)
     runtime_status: dict[str, Cell] = field(default_factory=dict)
+    #: each recording's physics version (its stamp, or the manifest's for its bytes), as text
+    physics: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     divergences: list[Divergence] = field(default_factory=list)  # filled by ``diagnose``
 
@@ -327,6 +329,21 @@ def _golden_result(doc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def physics_of_file(rec: RecordingFile) -> str:
+    """The physics version a recording names (format 3), else the one the manifest of
+    committed recordings gives for its bytes, else ``?`` (ADR 0205)."""
+    from skidpad.replay.archive import known_recordings
+
+    try:
+        stamp = json.loads(rec.text).get("physics_version")
+    except (ValueError, AttributeError):
+        stamp = None
+    if isinstance(stamp, int):
+        return str(stamp)
+    known = known_recordings().get(rec.sha256)
+    return str(known["version"]) if known else "?"
+
+
 def compare_runs(
     runs: Sequence[RuntimeRun],
     recordings: Sequence[RecordingFile],
@@ -338,6 +355,7 @@ def compare_runs(
 
     names = [r.name for r in recordings]
     matrix = Matrix([r.name for r in runs], names, None)
+    matrix.physics = {r.name: physics_of_file(r) for r in recordings}
     try:
         matrix.math_golden = golden.read_math(hashes_dir)
     except SkidpadError as exc:
@@ -849,7 +867,8 @@ def table_rows(matrix: Matrix, runs: Sequence[RuntimeRun]) -> list[list[str]]:
     """Header + one row per runtime: startup, math hash, each recording, total replay time."""
     header = ["runtime", "version", "startup", "math", "fast=readable", *matrix.recordings]
     header.append("replay total")
-    rows = [header]
+    physics = ["physics", "", "", "", "", *(matrix.physics.get(r, "?") for r in matrix.recordings)]
+    rows = [header, [*physics, ""]]
     by_name = {r.name: r for r in runs}
     for name in matrix.runtimes:
         run = by_name[name]
@@ -914,7 +933,11 @@ def report_document(
         "version": 1,
         "ok": matrix.ok,
         "math_golden": matrix.math_golden,
-        "recordings": [{"name": r.name, "path": r.path, "sha256": r.sha256} for r in recordings],
+        "recordings": [
+            {"name": r.name, "path": r.path, "sha256": r.sha256,
+             "physics": matrix.physics.get(r.name)}
+            for r in recordings
+        ],
         "runtimes": [
             {
                 **asdict(run),

@@ -7,7 +7,7 @@ A golden file records what the current physics produces for one recording::
     {"format": "skidpad-golden", "version": 1,
      "recording": "sportsRwd-scripted.json", "recording_sha256": "<64 hex>",
      "preset": "sportsRwd", "definition_hash": "<16 hex>",
-     "engine_version": "0.1.0", "math_hash": "<16 hex>", "physics_version": 7,
+     "engine_version": "0.1.0", "math_hash": "<16 hex>", "physics_version": 8,
      "steps": 3000, "checkpoint_every": 100,
      "checkpoints": [[0, "<16 hex>"], [100, "..."], ...], "final": "<16 hex>"}
 

@@ -373,7 +373,9 @@ def test_harness_finds_the_planted_mismatch(tmp_path):
     assert (node.status, node.first_step) == ("mismatch", 100)
     assert matrix.math["firefox"].status == "mismatch"
     table = format_table(table_rows(matrix, runs))
-    assert "MISMATCH @100" in table.splitlines()[3]  # header, rule, cpython3.11, node
+    # header, rule, the recordings' physics versions, cpython3.11, node
+    assert table.splitlines()[2].split() == ["physics", "?"]  # "{}" names no physics
+    assert "MISMATCH @100" in table.splitlines()[4]
     lines = problem_lines(matrix, runs)
     assert any(line.startswith("node: lap: MISMATCH") for line in lines)
 

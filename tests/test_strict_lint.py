@@ -75,6 +75,8 @@ PLANTED = [
     ("layering", "import skidpad.scenarios.drives  # <-\n"),
     ("layering", "from skidpad.parity.accuracy import reference  # <-\n"),
     ("layering", "import mpmath  # <-\n"),
+    ("bare-import", "import engine  # <-\n"),
+    ("bare-import", "from replay.verify import verify_one  # <-\n"),
     ("hash-id", "def f(name):\n    return hash(name) % 7  # <-\n"),
     ("hash-id", "def f(o):\n    return id(o)  # <-\n"),
     ("hash-id", "def f(o):\n    return o.__hash__()  # <-\n"),
