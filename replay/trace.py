@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skidpad.engine.errors import SkidpadError
+from skidpad.replay.document import json_escape_surrogates
 from skidpad.replay.strict import Checker, parse_text
 
 TRACE_FORMAT = "skidpad-trace"
@@ -183,7 +184,8 @@ def trace_document(result: Any, recording_info: dict, math_hash: str | None) -> 
 
 
 def dumps_trace(doc: dict) -> str:
-    return json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n"
+    text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+    return json_escape_surrogates(text) + "\n"
 
 
 #: A trace's fields: required, then optional (older traces lack some; newer add a stamp).
