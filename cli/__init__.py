@@ -30,6 +30,7 @@ import sys
 
 from skidpad.engine.errors import SkidpadError
 from skidpad.engine.state import NonFiniteStateError
+from skidpad.replay.fileset import Interrupted
 
 EXIT_OK = 0
 EXIT_MISMATCH = 1
@@ -182,6 +183,9 @@ def _main(argv: list[str] | None) -> int:
     except KeyboardInterrupt:
         print(f"skidpad {args.command}: interrupted", file=sys.stderr)
         return 130
+    except Interrupted as exc:  # a set of files being written: it says which set is there
+        print(f"skidpad {args.command}: interrupted ({exc})", file=sys.stderr)
+        return exc.status
 
 
 if __name__ == "__main__":
