@@ -2,7 +2,8 @@
 
 Every subcommand prints a human table by default and JSON with ``--json``, and
 exits 0 on success, 1 on a mismatch or failed check, 2 on bad input (one line
-on stderr saying what is wrong, never a traceback).
+on stderr saying what is wrong, never a traceback). Any other exception is a bug, not
+bad input: its traceback and a last line saying "internal error", exit 70 (ADR 0210).
 
 This package is the top layer: nothing in ``engine``, ``replay``, ``scenarios``,
 ``parity`` or ``sandbox`` imports it (ADR 0160). Each subcommand lives in its own
@@ -39,6 +40,8 @@ EXIT_BAD_INPUT = 2
 EXIT_BROKEN_PIPE = 141
 #: a subcommand module of this package cannot be imported (sysexits' EX_SOFTWARE).
 EXIT_BROKEN_INSTALL = 70
+#: an internal error, a bug (sysexits' EX_SOFTWARE): never the bad-input status 2.
+EXIT_INTERNAL = 70
 
 #: subcommand -> (module, one-line help), in the order ``--help`` lists them.
 COMMANDS = {
@@ -169,8 +172,8 @@ def _main(argv: list[str] | None) -> int:
         print(f"skidpad: broken installation: {printable(exc)}", file=sys.stderr)
         return EXIT_BROKEN_INSTALL
     args = parser.parse_args(argv)
-    if not getattr(args, "_run", None):
-        parser.print_help()
+    if not getattr(args, "_run", None):  # no command: usage on stderr, as for any bad input
+        parser.print_usage(sys.stderr)
         return EXIT_BAD_INPUT
     try:
         return int(args._run(args))
@@ -186,6 +189,16 @@ def _main(argv: list[str] | None) -> int:
     except Interrupted as exc:  # a set of files being written: it says which set is there
         print(f"skidpad {args.command}: interrupted ({exc})", file=sys.stderr)
         return exc.status
+    except Exception as exc:  # not bad input: a bug, said as one, with what is needed to fix it
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+        print(
+            f"skidpad {args.command}: internal error (a bug in skidpad, not a problem with "
+            f"the input): {type(exc).__name__}: {printable(exc)}",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

@@ -302,6 +302,8 @@ def from_four_wheel_document(doc: dict, budget: Budget, consume: bool) -> Record
     _validate_setup(definition, doc["host_hz"], doc["substep_hz"], doc["initial"])
     host = load_host_block(doc["host"], steps, definition) if "host" in doc else None
     frames = check_runs(doc["frames"], engine_channels, steps, consume)
+    if claims and claims["laps"] is not None:
+        _check_laps_fit(claims["laps"], doc["track"], steps, doc["host_hz"])
     return Recording(
         definition=definition,
         definition_hash=doc["definition_hash"],
@@ -324,6 +326,25 @@ def from_four_wheel_document(doc: dict, budget: Budget, consume: bool) -> Record
         version=version,
         host=host,
     )
+
+
+def _check_laps_fit(laps: tuple[dict, ...], track: Any, steps: int, host_hz: int) -> None:
+    """Claimed laps need a circuit to be timed on, and fit in the drive's own length: their
+    times add up to no more than the drive lasts (a lap takes time, so their number is
+    bounded by the recording itself, not by what the file says)."""
+    if not laps:
+        return
+    if track is None:
+        raise invalid("/claims/laps", f"claims {len(laps)} laps, but the drive has no track")
+    drive_s = steps / host_hz
+    total = 0.0
+    for i, lap in enumerate(laps):
+        total += lap["time_s"]
+        if total > drive_s + 1.0:  # a lap is timed at substep resolution: slack, not a hole
+            raise invalid(
+                f"/claims/laps/{i}",
+                f"the laps so far take {total:.3f} s, longer than the {drive_s:.3f} s drive",
+            )
 
 
 def _validate_claims(claims: Any, steps: Any) -> dict:
@@ -495,6 +516,7 @@ def dumps_four_wheel(rec: Recording) -> str:
 # A new version (or an optional block of one) is one entry's loader and dumper.
 
 FOUR_WHEEL = "four-wheel"
+
 
 def _four_wheel_format(version: int) -> Format:
     """The entry of four-wheel format ``version``: every version reads through one loader

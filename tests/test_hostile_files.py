@@ -500,7 +500,7 @@ def test_max_sim_seconds_lowers_and_raises_the_budget(box, capsys, steps_run) ->
     assert (hashes / "r.json").is_file()
 
 
-class _Enough(Exception):
+class _Enough(BaseException):  # not an Exception: the CLI reports those as internal errors
     """Ends a replay the budget admitted, after a few host steps."""
 
 
