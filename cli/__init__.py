@@ -25,6 +25,7 @@ may be repeated accept a comma list in each use too (:func:`comma_list`).
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
@@ -189,17 +190,33 @@ def _main(argv: list[str] | None) -> int:
     except Interrupted as exc:  # a set of files being written: it says which set is there
         print(f"skidpad {args.command}: interrupted ({exc})", file=sys.stderr)
         return exc.status
+    except OSError as exc:
+        if exc.errno not in _PATH_ERRNOS:
+            return _internal_error(args.command, exc)
+        # a path given on the command line or named in a file that no system call can take
+        print(f"skidpad {args.command}: {printable(exc.filename)}: {exc.strerror}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except Exception as exc:  # not bad input: a bug, said as one, with what is needed to fix it
-        import traceback
+        return _internal_error(args.command, exc)
 
-        traceback.print_exc(file=sys.stderr)
-        print(
-            f"skidpad {args.command}: internal error (a bug in skidpad, not a problem with "
-            f"the input): {type(exc).__name__}: {printable(exc)}",
-            file=sys.stderr,
-        )
-        return EXIT_INTERNAL
 
+#: OSErrors that only a path can cause: a name or path too long, a symlink loop.
+_PATH_ERRNOS = frozenset((errno.ENAMETOOLONG, errno.ELOOP))
+
+
+def _internal_error(command: str, exc: BaseException) -> int:
+    """A bug: its traceback, then one line saying it is one; :data:`EXIT_INTERNAL`."""
+    import traceback
+
+    from skidpad.replay.terminal import printable
+
+    traceback.print_exc(file=sys.stderr)
+    print(
+        f"skidpad {command}: internal error (a bug in skidpad, not a problem with the input): "
+        f"{type(exc).__name__}: {printable(exc)}",
+        file=sys.stderr,
+    )
+    return EXIT_INTERNAL
 
 if __name__ == "__main__":
     sys.exit(main())

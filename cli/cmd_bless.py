@@ -84,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
             raise SkidpadError(f"{rec_dir}: no recordings to bless")
     targets = [_hashes_dir(f, args.hashes) for f in files]
     _refuse_same_names(files, targets)
+    _check_names_fit(files, targets)
     budget = from_seconds(args.max_sim_seconds)
     loaded = [(f, recording.load(f, budget), recording.file_sha256(f)) for f in files]
     olds = [
@@ -174,6 +175,17 @@ def _write_sets(targets: list[Path], paths: list[Path], docs: list[dict], math_d
         write_set(d, files)
 
 
+def _check_names_fit(files: list[Path], targets: list[Path]) -> None:
+    """Every golden file and math.json fits the file system's name and path limits, checked
+    before anything is read or replayed (a hashes folder not made yet included)."""
+    from skidpad.replay import output
+    from skidpad.replay.golden import golden_path, math_path
+
+    for f, d in zip(files, targets, strict=True):
+        output.check_name_fits(golden_path(d, f), golden_path(d, f))
+        output.check_name_fits(math_path(d), math_path(d))
+
+
 def _refuse_same_names(files: list[Path], targets: list[Path]) -> None:
     """Two recordings whose golden files would be the same file are refused, whether or not
     the hashes folder exists yet (names compared as the folder will hold them)."""
@@ -217,9 +229,6 @@ def _preflight(files: list[Path], targets: list[Path], with_math: bool) -> None:
         if d.exists() or d.is_symlink()
     ]
     output.preflight(outputs, files)
-    for f, d in zip(files, targets, strict=True):  # a folder not made yet: the names still fit
-        output.check_name_fits(golden_path(d, f), golden_path(d, f))
-        output.check_name_fits(math_path(d), math_path(d))
 
 
 def state_hash_moved(old: dict | None, new: dict) -> bool:

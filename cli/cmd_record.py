@@ -280,6 +280,7 @@ def run(args: argparse.Namespace) -> int:
     presets = _presets(args.preset) if drives else []
     many = len(presets) * len(drives) + len(cr_drives) > 1
     out = Path(args.output)
+    output.check_name_fits(out, out)  # a name too long is refused now, not after the drive
     if many and not out.is_dir():
         raise SkidpadError(
             f"-o {out}: with several presets or drives, -o must be an existing directory"

@@ -168,6 +168,8 @@ def run(args: argparse.Namespace) -> int:
         raise SkidpadError("--trace needs -o FILE (or -o DIR for several recordings)")
     if args.output and not tracing:
         raise SkidpadError("-o is only used with --trace")
+    if tracing:
+        output.check_name_fits(Path(args.output), args.output)
     if tracing and len(args.files) > 1 and not Path(args.output).is_dir():
         raise SkidpadError(
             f"-o {args.output}: with several recordings, -o must be an existing directory"

@@ -55,6 +55,7 @@ def _reason(exc: OSError) -> str:
 def resolve(path: PathLike) -> Path:
     """The file a write to ``path`` replaces: ``path`` itself, or the file its symlink names."""
     p = Path(path)
+    check_name_fits(p, path)
     if not p.is_symlink():
         return p
     try:
@@ -91,6 +92,7 @@ def check_target(path: PathLike, inputs: Iterable[PathLike] = ()) -> Path:
     for the input is caught too).
     """
     target = resolve(path)
+    check_name_fits(target, path)
     try:
         st: os.stat_result | None = os.lstat(target)
     except FileNotFoundError:
