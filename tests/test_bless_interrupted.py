@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RECORDINGS = 300
 INTERRUPTIONS = 20
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
-#: per staged and per published file: 600 moves make a write phase of at least 1.2 s
+#: per staged and per published file: each half of the write phase lasts at least 0.6 s
 DELAY_S = 0.002
 
 
@@ -46,10 +46,6 @@ def _bless(root: Path, every: int, env: dict | None = None) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
     )
-
-
-def _writing(hashes: Path) -> bool:
-    return (hashes / STAGING).exists() or (hashes / COMMIT).exists()
 
 
 @pytest.fixture(scope="module")
@@ -84,11 +80,14 @@ def test_an_interrupted_bless_leaves_the_old_set_or_the_new_one(checkout, capsys
         old = 1 if snapshot(hashes) == sets[1] else 2
         new = 3 - old
         proc = _bless(root, new, {"SKIDPAD_TEST_SET_DELAY": str(DELAY_S)})
+        # a random moment of the write phase: of its staging half, or of its publishing half
+        # (after the commit point), in turn, so both sides of the commit point are hit
+        phase = STAGING if n % 2 == 0 else COMMIT
         deadline = time.monotonic() + 300
-        while not _writing(hashes) and proc.poll() is None:
+        while not (hashes / phase).exists() and proc.poll() is None:
             assert time.monotonic() < deadline, "the write phase never started"
-            time.sleep(0.005)
-        time.sleep(rng.uniform(0.0, 600 * DELAY_S))  # a random moment of the write phase
+            time.sleep(0.002)
+        time.sleep(rng.uniform(0.0, RECORDINGS * DELAY_S))
         proc.send_signal(sig)
         rc = proc.wait(timeout=120)
         err = proc.stderr.read()
