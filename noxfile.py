@@ -57,9 +57,10 @@ RUNTIMES = [f"cpython{minor}" for minor in CPYTHON_VERSIONS] + ["node"]
 
 nox.options.reuse_venv = "yes"
 nox.options.error_on_missing_interpreters = True
-# plain `nox` runs what CI runs (README's test command): the suite, the lint, and every
-# recording in all 7 runtimes in one table
-nox.options.sessions = ["tests", "lint", "parity"]
+# plain `nox` runs what CI runs (README's test command): the suite, the lint, every
+# recording in all 7 runtimes in one table, and every recording ever committed verified
+# under its own physics
+nox.options.sessions = ["tests", "lint", "parity", "history"]
 
 
 def missing_cpython_message(minor: str) -> str:
@@ -138,7 +139,8 @@ def accuracy(session: nox.Session) -> None:
     install_project(session)
     session.install("mpmath>=1.3")
     session.chdir(session.create_tmp())
-    session.run("python", "-m", "skidpad.parity.accuracy", *(session.posargs or ["--points", "200000"]))
+    args = session.posargs or ["--points", "200000"]
+    session.run("python", "-m", "skidpad.parity.accuracy", *args)
 
 
 def _parity_session(session: nox.Session, runtime: str, selftest_only: bool) -> None:
@@ -163,6 +165,63 @@ def parity(session: nox.Session) -> None:
     # two runtimes at a time: they are separate processes and CI has two cores
     args = ["skidpad", "parity", "--all", "--jobs", "2", "--wheel", str(wheel), "--root", str(ROOT)]
     session.run(*args, *session.posargs)
+
+
+@nox.session
+def history(session: nox.Session) -> None:
+    """Every recording file ever committed under ``recordings/`` (every blob in the git
+    history), copied out of the checkout and verified by a plain install of the wheel, from
+    another directory, with no git: each must be VERIFIED under the physics version the
+    manifest names for it (ADR 0205). Then the shipped archive is checked against what the
+    history builds."""
+    import hashlib
+    import subprocess
+
+    install_project(session)
+    out = Path(session.create_tmp()).resolve() / "history"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    listing = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-list", "--all", "--objects", "--", "recordings/"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    seen: set[str] = set()
+    for line in listing.splitlines():
+        blob, _, path = line.partition(" ")
+        if not (path.startswith("recordings/") and path.endswith(".json")):
+            continue
+        data = subprocess.run(["git", "-C", str(ROOT), "cat-file", "blob", blob],
+                              capture_output=True, check=True).stdout
+        sha = hashlib.sha256(data).hexdigest()
+        if sha not in seen:
+            seen.add(sha)
+            (out / f"{sha[:16]}-{Path(path).name}").write_bytes(data)
+    session.log(f"history: {len(seen)} distinct recording files ever committed")
+    report = out.parent / "history.jsonl"
+    session.chdir(out.parent)
+    session.run("python", "-P", "-m", "skidpad", "verify", str(out), "--report", str(report),
+                external=False)
+    session.run("python", "-P", "-c", _HISTORY_CHECK, str(report))
+    session.chdir(ROOT)
+    session.run("python", "-P", "-m", "skidpad", "physics", "--check", "--root", str(ROOT))
+
+
+_HISTORY_CHECK = """\
+import hashlib, json, sys
+from skidpad.replay.archive import known_recordings
+known = known_recordings()
+bad = []
+lines = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
+for line in lines:
+    want = known.get(line["sha256"], {}).get("version")
+    got = (line.get("physics") or {}).get("version")
+    if line["verdict"] != "verified" or got != want:
+        bad.append(f"{line['path']}: {line['verdict']} under physics {got}, manifest {want}")
+print(f"history: {len(lines) - len(bad)} of {len(lines)} verified under their own physics")
+for b in bad:
+    print("  " + b)
+sys.exit(1 if bad else 0)
+"""
 
 
 @nox.session

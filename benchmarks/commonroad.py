@@ -26,17 +26,16 @@ import timeit
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from vehiclemodels.vehicle_dynamics_ks import vehicle_dynamics_ks  # noqa: E402
-from vehiclemodels.vehicle_dynamics_mb import vehicle_dynamics_mb  # noqa: E402
-from vehiclemodels.vehicle_dynamics_st import vehicle_dynamics_st  # noqa: E402
-from vehiclemodels.vehicle_dynamics_std import vehicle_dynamics_std  # noqa: E402
-from vehiclemodels.vehicle_parameters import setup_vehicle_parameters  # noqa: E402
-
 from skidpad.engine.commonroad import ks, mb_fast, st, std  # noqa: E402
 from skidpad.engine.commonroad.daemon import CommonRoadDaemon  # noqa: E402
 from skidpad.engine.commonroad.params import load_vehicle  # noqa: E402
 from skidpad.engine.errors import SkidpadError  # noqa: E402
 from skidpad.replay.commonroad import build_daemon, from_document  # noqa: E402
+from vehiclemodels.vehicle_dynamics_ks import vehicle_dynamics_ks  # noqa: E402
+from vehiclemodels.vehicle_dynamics_mb import vehicle_dynamics_mb  # noqa: E402
+from vehiclemodels.vehicle_dynamics_st import vehicle_dynamics_st  # noqa: E402
+from vehiclemodels.vehicle_dynamics_std import vehicle_dynamics_std  # noqa: E402
+from vehiclemodels.vehicle_parameters import setup_vehicle_parameters  # noqa: E402
 
 U = [0.15, 0.63 * 9.81]
 X_ST = [2.0233348142065677, 0.0041907137716636, 0.0197545248559617, 15.7216236334290116,

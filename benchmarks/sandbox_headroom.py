@@ -25,7 +25,6 @@ sys.path.insert(0, str(ROOT))
 
 def measure(browser_name: str, presets: list[str], seconds: float) -> dict:
     from playwright.sync_api import sync_playwright
-
     from skidpad.parity.runtimes import browser
     from skidpad.parity.server import LoopbackServer
     from skidpad.sandbox import WEB_DIR, WEB_FILES

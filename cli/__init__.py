@@ -48,10 +48,20 @@ EXIT_INTERNAL = 70
 COMMANDS = {
     "selftest": ("skidpad.cli.cmd_selftest", "math self-test hash and accuracy summary"),
     "record": ("skidpad.cli.cmd_record", "drive a preset and write a recording"),
-    "replay": ("skidpad.cli.cmd_replay", "replay recordings: checkpoint and final hashes vs hashes/"),
+    "replay": (
+        "skidpad.cli.cmd_replay",
+        "replay recordings: checkpoint and final hashes vs hashes/",
+    ),
     "verify": ("skidpad.cli.cmd_verify", "replay recordings on their own and check every claim"),
     "diff": ("skidpad.cli.cmd_diff", "first divergence between two runs, or a run and hashes/"),
-    "bless": ("skidpad.cli.cmd_bless", "rewrite hashes/ from the current physics, print what changed"),
+    "bless": (
+        "skidpad.cli.cmd_bless",
+        "rewrite hashes/ from the current physics, print what changed",
+    ),
+    "physics": (
+        "skidpad.cli.cmd_physics",
+        "physics versions, the archive of earlier ones, what a physics change does to laps",
+    ),
     "validate": ("skidpad.cli.cmd_validate", "the validation table of the standard manoeuvres"),
     "host-loop": (
         "skidpad.cli.cmd_host_loop",
@@ -59,7 +69,10 @@ COMMANDS = {
     ),
     "compare": ("skidpad.cli.cmd_compare", "our car against an independent simulator"),
     "parity": ("skidpad.cli.cmd_parity", "the runtime matrix: every recording in every runtime"),
-    "fuzz": ("skidpad.cli.cmd_fuzz", "random drives in several runtimes; disagreements saved, diffed"),
+    "fuzz": (
+        "skidpad.cli.cmd_fuzz",
+        "random drives in several runtimes; disagreements saved, diffed",
+    ),
     "sandbox": ("skidpad.cli.cmd_sandbox", "drive a lap in the browser (served on 127.0.0.1)"),
 }
 
@@ -84,11 +97,16 @@ def comma_list(values: str | list[str] | None, option: str) -> list[str]:
 
 
 def version_line() -> str:
-    """``skidpad <version> (math self-test hash <hash>)``."""
-    from skidpad import engine
+    """``skidpad <version> (physics <N>, math self-test hash <hash>)``."""
+    from skidpad.engine.physics import PHYSICS_VERSION
     from skidpad.replay.recorder import current_math_hash
 
-    return f"skidpad {engine.__version__} (math self-test hash {current_math_hash() or 'n/a'})"
+    from skidpad import engine
+
+    return (
+        f"skidpad {engine.__version__} (physics {PHYSICS_VERSION}, "
+        f"math self-test hash {current_math_hash() or 'n/a'})"
+    )
 
 
 class _VersionAction(argparse.Action):

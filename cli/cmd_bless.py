@@ -57,7 +57,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from skidpad import engine
     from skidpad.engine import smath
     from skidpad.replay import recording
     from skidpad.replay.budget import from_seconds
@@ -67,11 +66,14 @@ def run(args: argparse.Namespace) -> int:
         golden_path,
         identity_of,
         math_document,
+        physics_bump_missing,
         read_golden,
     )
     from skidpad.replay.progress import Progress
     from skidpad.replay.recorder import current_math_hash
     from skidpad.replay.replayer import replay
+
+    from skidpad import engine
 
     at_least_one(("--checkpoint-every", args.checkpoint_every))
     files = [Path(f) for f in args.files]
@@ -136,6 +138,10 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     bar.close()
+    for (f, _, _), old, doc in zip(loaded, olds, docs, strict=True):
+        refusal = physics_bump_missing(f.name, old, doc)
+        if refusal is not None:  # before anything is written
+            raise SkidpadError(refusal)
     _write_sets(
         targets,
         [golden_path(d, f) for (f, _, _), d in zip(loaded, targets, strict=True)],

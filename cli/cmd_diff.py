@@ -87,8 +87,8 @@ def _exists(path: Path) -> bool:
 
 def _kind(path: Path) -> tuple[str, str]:
     """('trace'|'recording'|'golden', text) by the file's declared format."""
-    from skidpad.replay.golden import GOLDEN_FORMAT
     from skidpad.replay.document import RecordingError, parse_json
+    from skidpad.replay.golden import GOLDEN_FORMAT
     from skidpad.replay.recording import FORMAT_NAMES, decode_utf8, read_bytes_limited
     from skidpad.replay.trace import TRACE_FORMAT
 

@@ -7,9 +7,17 @@ hashes and, on a circuit, every completed lap's time, sector times and validity.
 from strangers are normal input: every file is loaded and checked against the budgets
 before anything is replayed.
 
-Exit 0 when every claim of every file holds, 1 when one does not (the claim, what it says,
-what the replay gives, and for hashes the host steps between which the replay departs) or
-when a file claims nothing (unless ``--allow-unclaimed``), 2 for bad input.
+Every recording is replayed under its own physics (ADR 0205): a stamped one (format 3)
+under the physics version it names, an unstamped one under the first version of this
+installation — today's or one from the archive of earlier physics — that reproduces every
+claim it makes (identified by trial). ``--physics current`` asks what the lap would be
+today; ``--min-physics N`` refuses recordings of an older physics (one line, exit 2).
+
+By default one line per file and one per lap; a failing file says how many claims failed,
+the first one (claimed and found), and where the replay departs; ``--verbose`` lists every
+claim. Exit 0 when every claim of every file holds, 1 when one does not or when a file
+claims nothing (unless ``--allow-unclaimed``), 2 for bad input, 3 (:data:`EXIT_UNKNOWN`)
+when a file names a physics version this installation does not have and nothing failed.
 
 At scale (ADR 0163): with ``--report FILE.jsonl``, ``--jobs N`` or ``--scheduler`` every
 recording under each folder (at any depth, sorted) is verified on its own, a batch of files
@@ -38,10 +46,13 @@ from skidpad.engine.errors import SkidpadError
 from skidpad.engine.state import NonFiniteStateError
 from skidpad.replay.budget import DEFAULT_MAX_SIM_SECONDS, sim_seconds
 from skidpad.replay.terminal import printable
-from skidpad.replay.verify import verify_one
+from skidpad.replay.verify import UNKNOWN, UnknownPhysics, physics_of, verify_one
 
 #: files per task when verifying at scale (``--batch``)
 DEFAULT_BATCH = 4
+#: exit status of a run whose only failures are recordings of a physics this installation
+#: lacks: neither verified nor a mismatch; the line says what to install
+EXIT_UNKNOWN = 3
 
 
 def counted(n: int, noun: str) -> str:
@@ -56,6 +67,26 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--allow-unclaimed",
         action="store_true",
         help="a recording that claims nothing passes (it is reported as 'nothing claimed')",
+    )
+    p.add_argument(
+        "--physics",
+        metavar="N|current",
+        type=_physics_option,
+        help="replay under this physics version only ('current': what the lap would be today) "
+        "instead of the recording's own",
+    )
+    p.add_argument(
+        "--min-physics",
+        type=_min_physics_option,
+        metavar="N",
+        help="refuse recordings of a physics version older than N (a leaderboard that resets "
+        "on a physics change)",
+    )
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="list every claim with what the replay gave",
     )
     p.add_argument(
         "--upgrade",
@@ -100,6 +131,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _physics_option(text: str) -> str:
+    if text == "current" or (text.isascii() and text.isdigit() and 0 < len(text) <= 7
+                             and int(text) >= 1):
+        return text
+    raise argparse.ArgumentTypeError(f"{text[:40]!r}: a physics version (1, 2, ...) or 'current'")
+
+
+def _min_physics_option(text: str) -> int:
+    if text.isascii() and text.isdigit() and 0 < len(text) <= 7 and int(text) >= 1:
+        return int(text)
+    raise argparse.ArgumentTypeError(f"{text[:40]!r}: a physics version (1, 2, ...)")
+
+
 def expand(files: list[str]) -> list[Path]:
     out: list[Path] = []
     for f in files:
@@ -120,37 +164,62 @@ def run(args: argparse.Namespace) -> int:
     paths = expand(args.files)
     loaded = []
     for path in paths:  # every file is checked against the budget before anything is replayed
-        loaded.append((path, recording.load(path, budget)))
-    rows = []
-    for path, rec in loaded:
+        rec = recording.load(path, budget)
+        loaded.append((path, rec, recording.file_sha256(path)))
+    unknown: dict[Path, str] = {}
+    for path, rec, _sha in loaded:  # a stamp nothing here can run, or too old: before any work
         try:
-            rows.append(verify_one(path, rec))
+            physics_of(rec, args.physics)
+        except UnknownPhysics as exc:
+            if args.physics is not None:
+                raise
+            unknown[path] = str(exc)
+        stamp = getattr(rec, "physics_version", None)
+        if args.min_physics is not None and stamp is not None and stamp < args.min_physics:
+            raise SkidpadError(f"{path}: physics {stamp} is older than --min-physics "
+                               f"{args.min_physics}; refused")
+    rows = []
+    for path, rec, sha in loaded:
+        if path in unknown:
+            rows.append({"file": str(path), "verdict": UNKNOWN, "problems": [unknown[path]]})
+            continue
+        try:
+            rows.append(verify_one(path, rec, physics=args.physics,
+                                   min_physics=args.min_physics, sha256=sha))
         except NonFiniteStateError as exc:
             rows.append(
                 {"file": str(path), "verdict": "FAILED", "problems": [f"the physics failed: {exc}"]}
             )
+    settled = [r for r in rows if r["verdict"] != UNKNOWN]
     ok = all(
         r["verdict"] == "verified" or (r["verdict"] == "nothing claimed" and args.allow_unclaimed)
-        for r in rows
+        for r in settled
     )
     if args.upgrade:
         if not ok:
             raise SkidpadError("--upgrade rewrites recordings only when every one verifies")
-        for (path, rec), r in zip(loaded, rows, strict=True):
+        for (path, rec, _sha), r in zip(loaded, rows, strict=True):
             if not rec.format.current:
-                upgrade(path, rec, *r["replayed"])
+                upgrade(path, rec, *r["replayed"], physics=r["physics"]["version"])
                 r["upgraded"] = True
     for r in rows:
         r.pop("replayed", None)
     if args.json:
-        print(json.dumps({"ok": ok, "recordings": rows}, indent=1))
+        for r in rows:
+            r.pop("claim_details", None)
+        print(json.dumps({"ok": ok and not unknown, "recordings": rows}, indent=1))
     else:
-        print(format_table(rows))
-    return 0 if ok else 1
+        print(format_table(rows, verbose=args.verbose))
+    if not ok:
+        return 1
+    return EXIT_UNKNOWN if unknown else 0
 
 
-def upgrade(path: Path, rec: Any, result: Any, laps: list[dict] | None) -> None:
-    """Rewrite a verified version 1 recording as version 2 with the claims its replay gave."""
+def upgrade(
+    path: Path, rec: Any, result: Any, laps: list[dict] | None, physics: int | None = None
+) -> None:
+    """Rewrite a verified old-format recording in the current format, with the claims its
+    replay gave and the physics version it verified under."""
     from dataclasses import replace
 
     from skidpad.replay import recording
@@ -166,26 +235,54 @@ def upgrade(path: Path, rec: Any, result: Any, laps: list[dict] | None) -> None:
         checkpoint_every=result.checkpoint_every,
         checkpoints=tuple(result.checkpoints),
         laps=None if laps is None else tuple(laps),
+        physics_version=physics,
     )
     recording.save(upgraded, path)
 
 
-def format_table(rows: list[dict]) -> str:
+def physics_label(physics: dict | None) -> str:
+    """``physics 7, stamped``: which physics a verdict was reached under, and how."""
+    if not physics:
+        return ""
+    return f"physics {physics['version']}, {physics['how']}"
+
+
+def format_table(rows: list[dict], verbose: bool = False) -> str:
+    """One line per file and one per lap; for a failing file, the count of failed claims,
+    the first one and where the replay departs; ``verbose`` adds every claim."""
     lines = []
     for r in rows:
         name = printable(Path(r["file"]).name)
-        head = f"{name}: {r['verdict']}"
-        if r["verdict"] in ("verified", "MISMATCH"):
+        verdict = r["verdict"]
+        physics = physics_label(r.get("physics"))
+        if verdict == "verified":
+            head = f"{name}: VERIFIED ({physics})"
+        elif verdict == "MISMATCH":
+            head = f"{name}: MISMATCH under {physics}: {r['failed']} of {r['claims']} claims fail"
+        elif verdict == UNKNOWN:
+            head = f"{name}: {UNKNOWN}: {printable(r['problems'][0])}"
+            lines.append(head)
+            continue
+        else:
+            head = f"{name}: {verdict}"
+        if verdict in ("verified", "MISMATCH"):
             claims = counted(r["claims"], "claim")
             head += f" ({claims}, {r['steps']} steps, final {r['final_hash']})"
         if r.get("upgraded"):
-            head += ", rewritten as version 2"
+            head += ", rewritten in the current format"
         lines.append(head)
         for lap in r.get("laps") or []:
             mark = "valid" if lap["valid"] else f"invalid: {printable(lap['reason'])}"
             lines.append(f"  lap {lap['lap']}: {lap['time_s']:.3f} s ({mark})")
         for problem in r["problems"]:
             lines.append(f"  {printable(problem)}")
+        if verbose:
+            for d in r.get("claim_details", []):
+                mark = "ok" if d["ok"] else "MISMATCH"
+                lines.append(
+                    f"    {d['where']}: {mark}: claims {printable(str(d['claimed']))}, "
+                    f"replay {printable(str(d['replayed']))}"
+                )
     return "\n".join(lines)
 
 
@@ -213,7 +310,10 @@ def run_at_scale(args: argparse.Namespace) -> int:
         except output.OutputError as exc:
             raise SkidpadError(f"--report {exc}") from None
     batches = [list(shown)[i : i + args.batch] for i in range(0, len(shown), args.batch)]
-    tasks = [functools.partial(verify_files, b, args.max_sim_seconds) for b in batches]
+    tasks = [
+        functools.partial(verify_files, b, args.max_sim_seconds, args.physics, args.min_physics)
+        for b in batches
+    ]
 
     def task_failed(index: int, exc: BaseException) -> list[dict]:  # e.g. its workers died
         problem = f"the task failed: {type(exc).__name__}: {exc}"
@@ -274,6 +374,8 @@ def run_at_scale(args: argparse.Namespace) -> int:
 def _one_line(line: dict) -> str:
     """A report line for people: the file, its verdict, and what went wrong."""
     head = f"{printable(line['path'])}: {line['verdict']}"
+    if line.get("physics"):
+        head += f" ({physics_label(line['physics'])})"
     if line.get("final_hash"):
         head += f" ({counted(len(line['claims']), 'claim')}, final {line['final_hash']})"
     return "\n".join([head, *(f"  {printable(p)}" for p in line["problems"])])

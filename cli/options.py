@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterable, Sequence
 
 from skidpad.engine.errors import SkidpadError
 
-
 #: An integer option as typed: ASCII digits only (``int()`` would take "²" or "1_000"),
 #: short enough that no conversion limit or overflow is ever reached.
 _INT = re.compile(r"-?[0-9]{1,18}")

@@ -74,7 +74,13 @@ from skidpad.engine import (
 from skidpad.engine import host as external
 from skidpad.engine.definition import definition_hash, validate_definition
 from skidpad.engine.errors import DefinitionError, SkidpadError
-from skidpad.engine.inputs import CHANNELS, DEFAULTS, INPUT_VERSION, normalise_inputs, validate_inputs
+from skidpad.engine.inputs import (
+    CHANNELS,
+    DEFAULTS,
+    INPUT_VERSION,
+    normalise_inputs,
+    validate_inputs,
+)
 from skidpad.engine.state import NonFiniteStateError, StepArithmeticError
 from skidpad.engine.telemetry import (
     DERIVED_FLOATS,

@@ -24,7 +24,6 @@ import time
 from collections.abc import Callable, Sequence
 
 import mpmath
-
 from skidpad.engine.smath import FUNCTIONS
 from skidpad.engine.smath.selftest import edge_cases
 from skidpad.parity.oracle import (

@@ -28,7 +28,6 @@ from collections.abc import Callable, Sequence
 
 import mpmath
 from mpmath import mpf
-
 from skidpad.engine.smath import FUNCTIONS
 
 #: bits of precision of the oracle (docs/architecture.md §3 asks for at least 100).

@@ -16,7 +16,6 @@ import sys
 from collections.abc import Callable
 
 import mpmath
-
 from skidpad.engine.floatbits import bits_float
 from skidpad.engine.prng import MASK64
 from skidpad.engine.prng import SplitMix64 as _ProjectSplitMix64

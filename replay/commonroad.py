@@ -61,7 +61,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-from skidpad import engine
 from skidpad.engine.commonroad.inputs import INPUT_NAMES, INPUTS, STAGES
 from skidpad.engine.commonroad.scheduler import MAX_HOST_DT_US, MIN_DT_US, plan_steps
 from skidpad.engine.errors import DefinitionError, SkidpadError
@@ -91,6 +90,8 @@ from skidpad.replay.document import (
     type_name,
 )
 from skidpad.replay.model import Format, Probe
+
+from skidpad import engine
 
 if TYPE_CHECKING:
     from skidpad.engine.commonroad.daemon import CommonRoadDaemon, DaemonParameters

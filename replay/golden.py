@@ -7,9 +7,13 @@ A golden file records what the current physics produces for one recording::
     {"format": "skidpad-golden", "version": 1,
      "recording": "sportsRwd-scripted.json", "recording_sha256": "<64 hex>",
      "preset": "sportsRwd", "definition_hash": "<16 hex>",
-     "engine_version": "0.1.0", "math_hash": "<16 hex>",
+     "engine_version": "0.1.0", "math_hash": "<16 hex>", "physics_version": 7,
      "steps": 3000, "checkpoint_every": 100,
      "checkpoints": [[0, "<16 hex>"], [100, "..."], ...], "final": "<16 hex>"}
+
+``physics_version`` is the physics version (``engine.physics``) the hashes were blessed
+under; files blessed before it existed lack it and still load. A bless that moves a state
+hash without raising the physics version is refused (:func:`physics_bump_missing`).
 
 ``definition_hash`` (the recording's ``definition_hash``, or a CommonRoad
 recording's ``parameters_hash``) is written by ``skidpad bless`` since it was
@@ -35,6 +39,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from skidpad.engine.errors import SkidpadError
+from skidpad.engine.physics import PHYSICS_VERSION
 from skidpad.replay import output
 from skidpad.replay.document import is_int, shown
 from skidpad.replay.fileset import recover
@@ -111,11 +116,31 @@ def golden_document(
         **identity,
         "engine_version": engine_version,
         "math_hash": math_hash,
+        "physics_version": PHYSICS_VERSION,
         "steps": result.steps,
         "checkpoint_every": result.checkpoint_every,
         "checkpoints": [[s, h] for s, h in result.checkpoints],
         "final": result.final_hash,
     }
+
+
+def physics_bump_missing(name: str, old: dict | None, new: dict) -> str | None:
+    """Why blessing ``new`` over ``old`` is refused, or None: a state hash moves while the
+    physics version is not above the one ``old`` was blessed under (every change that moves
+    a bit raises it, ``engine/physics.py``)."""
+    if old is None or not isinstance(old.get("physics_version"), int):
+        return None
+    moved = old.get("final") != new["final"] or dict(
+        map(tuple, old.get("checkpoints", []))
+    ) != dict(map(tuple, new["checkpoints"]))
+    if not moved or new["physics_version"] > old["physics_version"]:
+        return None
+    return (
+        f"{name}: the state hashes moved, but the physics version is still "
+        f"{new['physics_version']} (the golden file was blessed under physics "
+        f"{old['physics_version']}): a change that moves a state bit raises PHYSICS_VERSION "
+        "in engine/physics.py (a physics: commit); nothing written"
+    )
 
 
 def dumps_golden(doc: dict) -> str:

@@ -16,14 +16,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from skidpad import engine
 from skidpad.engine import definition as engine_definition
 from skidpad.engine import inputs as engine_inputs
 from skidpad.engine.inputs import normalise_inputs
+from skidpad.engine.physics import PHYSICS_VERSION
 from skidpad.engine.simulation import Simulation
 from skidpad.engine.vehicle_layout import I_OMEGA
 from skidpad.replay.document import current_math_hash
 from skidpad.replay.recording import CHECKPOINT_EVERY, HostBlock, Recording, run_length
+
+from skidpad import engine
 
 __all__ = ["Recorder", "current_math_hash", "normalise_inputs", "record_drive"]
 
@@ -126,6 +128,7 @@ class Recorder:
             checkpoints=tuple(self.checkpoints) if with_final_hash else (),
             laps=self.laps() if with_final_hash else None,
             host=self.host_block(),
+            physics_version=PHYSICS_VERSION,
         )
 
     def host_block(self) -> HostBlock | None:

@@ -1,4 +1,4 @@
-"""Recording formats: the one table of them, and the four-wheel format's versions 1 and 2.
+"""Recording formats: the one table of them, and the four-wheel format's versions 1 to 3.
 
 See docs/architecture.md §2 and §4, ADR 0166.
 
@@ -34,7 +34,9 @@ A four-wheel recording is one UTF-8 JSON object (schema: ``replay/recording.sche
 (version 1; version 2 has a ``claims`` block instead of ``final_hash``, and a run
 with an external host an optional ``host`` block before ``frames``: the wheels
 it owned and the speeds it returned per host step, run-length encoded,
-:func:`load_host_block`, ADR 0202.)
+:func:`load_host_block`, ADR 0202. Version 3 adds ``physics_version`` after
+``math_hash``: the physics version, ``engine.physics.PHYSICS_VERSION``, of the
+engine that made it, which ``skidpad verify`` replays it under, ADR 0205.)
 
 Floats are written with ``repr`` (the shortest string that reads back to the
 same double, which Python and JavaScript agree on) and read back exactly,
@@ -109,8 +111,10 @@ from skidpad.replay.fourwheel import definition_for_replay  # noqa: F401  (re-ex
 from skidpad.replay.model import Format
 
 FORMAT_NAME = "skidpad-recording"
-#: the version ``skidpad record`` writes; version 1 files still load
-FORMAT_VERSION = 2
+#: the version ``skidpad record`` writes; version 1 and 2 files still load
+FORMAT_VERSION = 3
+#: the largest physics version a recording may name (a bound for hostile files)
+MAX_PHYSICS_VERSION = 1_000_000
 
 #: Longest lap time a recording may claim, in seconds (the drive itself is budgeted).
 MAX_DURATION_S = 24 * 3600
@@ -123,6 +127,7 @@ KEYS = (
     "version",
     "engine_version",
     "math_hash",
+    "physics_version",
     "preset",
     "drive",
     "track",
@@ -137,10 +142,22 @@ KEYS = (
     "claims",
     "frames",
 )
-#: version 1: the same fields with a top-level ``final_hash`` instead of ``claims``
-KEYS_V1 = tuple("final_hash" if k == "claims" else k for k in KEYS)
-#: version 2 with the optional ``host`` block of an external host's run (ADR 0202)
-KEYS_WITH_HOST = (*KEYS[:-1], "host", "frames")
+#: version 2: no physics stamp (ADR 0205)
+KEYS_V2 = tuple(k for k in KEYS if k != "physics_version")
+#: version 1: version 2's fields with a top-level ``final_hash`` instead of ``claims``
+KEYS_V1 = tuple("final_hash" if k == "claims" else k for k in KEYS_V2)
+
+
+def with_host(keys: tuple[str, ...]) -> tuple[str, ...]:
+    """A version's keys with the optional ``host`` block of an external host's run (ADR
+    0202), written just before the frames."""
+    return (*keys[:-1], "host", "frames")
+
+
+#: version 3 with the ``host`` block
+KEYS_WITH_HOST = with_host(KEYS)
+#: the keys of each version (without the host block)
+KEYS_OF = {1: KEYS_V1, 2: KEYS_V2, 3: KEYS}
 #: the fields of the ``host`` block, in the order they are written
 HOST_KEYS = ("wheels", "host", "signals", "omega")
 #: the longest name a ``host`` block may give its host (the reference hosts, or a foreign one)
@@ -191,8 +208,10 @@ class Recording(RunLengthFrames):
     checkpoint_every: int | None = None
     checkpoints: tuple[tuple[int, str], ...] = ()
     laps: tuple[dict, ...] | None = None
-    #: the format version the recording was read from (what :func:`dumps` writes is 2)
+    #: the format version the recording was read from (what :func:`dumps` writes is 3)
     version: int = FORMAT_VERSION
+    #: the physics version that made it (version 3), None for an unstamped recording
+    physics_version: int | None = None
     #: an external host's run: the wheels it owned and the speeds it returned (ADR 0202)
     host: HostBlock | None = None
 
@@ -271,16 +290,19 @@ def _validate_setup(definition: dict, host_hz: int, substep_hz: int, initial: di
 
 
 def from_four_wheel_document(doc: dict, budget: Budget, consume: bool) -> Recording:
-    """Validate a parsed ``skidpad-recording`` document (version 1 or 2) into a
-    :class:`Recording`: the loader of both four-wheel entries of :data:`FORMATS`."""
+    """Validate a parsed ``skidpad-recording`` document (version 1, 2 or 3) into a
+    :class:`Recording`: the loader of every four-wheel entry of :data:`FORMATS`."""
     version = doc.get("version")
-    if version == 1 and is_int(version):
-        check_version_and_keys(doc, 1, KEYS_V1, "recording format version")
-    else:
-        keys = KEYS_WITH_HOST if "host" in doc else KEYS
-        check_version_and_keys(doc, FORMAT_VERSION, keys, "recording format version")
+    if is_int(version) and version in KEYS_OF:
+        keys = KEYS_OF[version]
+        if version >= 2 and "host" in doc:
+            keys = with_host(keys)
+        check_version_and_keys(doc, version, keys, "recording format version")
+    else:  # the newest version's check names what is wrong
+        check_version_and_keys(doc, FORMAT_VERSION, KEYS, "recording format version")
     check_header_numbers(doc)
-    claims = _validate_claims(doc["claims"], doc.get("steps")) if version == 2 else None
+    physics = _validate_physics_version(doc["physics_version"]) if version >= 3 else None
+    claims = _validate_claims(doc["claims"], doc.get("steps")) if version >= 2 else None
     check_provenance({**doc, "final_hash": claims["final_hash"]} if claims else doc)
     for key in ("preset", "drive", "track"):
         check_label(doc, key)
@@ -325,6 +347,7 @@ def from_four_wheel_document(doc: dict, budget: Budget, consume: bool) -> Record
         laps=claims["laps"] if claims else None,
         version=version,
         host=host,
+        physics_version=physics,
     )
 
 
@@ -345,6 +368,16 @@ def _check_laps_fit(laps: tuple[dict, ...], track: Any, steps: int, host_hz: int
                 f"/claims/laps/{i}",
                 f"the laps so far take {total:.3f} s, longer than the {drive_s:.3f} s drive",
             )
+
+
+def _validate_physics_version(value: Any) -> int:
+    """``/physics_version``: a positive integer within :data:`MAX_PHYSICS_VERSION`."""
+    if not (is_int(value) and 1 <= value <= MAX_PHYSICS_VERSION):
+        raise invalid(
+            "/physics_version", f"must be an integer within 1..{MAX_PHYSICS_VERSION}, not "
+            f"{shown(value)}"
+        )
+    return value
 
 
 def _validate_claims(claims: Any, steps: Any) -> dict:
@@ -472,11 +505,14 @@ def _validate_lap(lap: Any, i: int) -> dict:
 
 
 def to_document(rec: Recording) -> dict:
+    """The document of ``rec``: version 3, stamped with its physics version, or version 2
+    for a recording whose physics is not known (an unstamped file rewritten)."""
     doc = {
         "format": FORMAT_NAME,
-        "version": FORMAT_VERSION,
+        "version": FORMAT_VERSION if rec.physics_version is not None else 2,
         "engine_version": rec.engine_version,
         "math_hash": rec.math_hash,
+        "physics_version": rec.physics_version,
         "preset": rec.preset,
         "drive": rec.drive,
         "track": rec.track,
@@ -496,16 +532,20 @@ def to_document(rec: Recording) -> dict:
         },
         "frames": [[c, *v] for c, v in rec.frames],
     }
+    if rec.physics_version is None:
+        del doc["physics_version"]
     if rec.host is not None:
         doc["host"] = dump_host_block(rec.host)
     return doc
 
 
 def dumps_four_wheel(rec: Recording) -> str:
-    """A four-wheel recording as JSON text, in format version 2 whatever it was read from:
-    one header field per line, one frame per line."""
-    keys = KEYS if rec.host is None else KEYS_WITH_HOST
-    return dump_document(to_document(rec), keys, ("definition", "initial"))
+    """A four-wheel recording as JSON text, in format version 3 (2 when unstamped) whatever
+    it was read from: one header field per line, one frame per line."""
+    doc = to_document(rec)
+    keys = KEYS_OF[doc["version"]]
+    keys = keys if rec.host is None else with_host(keys)
+    return dump_document(doc, keys, ("definition", "initial"))
 
 
 # ----------------------------------------------------------------------------- the registry
@@ -537,6 +577,7 @@ def _four_wheel_format(version: int) -> Format:
 FORMATS: tuple[Format, ...] = (
     _four_wheel_format(1),
     _four_wheel_format(2),
+    _four_wheel_format(3),
     commonroad.FORMAT,
 )
 

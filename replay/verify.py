@@ -16,10 +16,12 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from skidpad.engine.errors import SkidpadError
+from skidpad.engine.physics import PHYSICS_VERSION
 from skidpad.engine.state import NonFiniteStateError
 
 #: overall verdicts of one file; only ``verified`` (and ``nothing claimed`` when the caller
@@ -30,6 +32,8 @@ MISMATCH = "MISMATCH"
 FAILED = "FAILED"
 REFUSED = "REFUSED"
 ERROR = "ERROR"
+#: a recording stamped with a physics version this installation does not have
+UNKNOWN = "UNKNOWN PHYSICS"
 
 #: the fields of a report line, in the order they are written
 REPORT_KEYS = (
@@ -40,6 +44,7 @@ REPORT_KEYS = (
     "problems",
     "steps",
     "final_hash",
+    "physics",
     "seconds",
 )
 
@@ -59,10 +64,234 @@ def departure(claimed: list, replayed: list) -> str:
     return "the checkpoints agree; the replay departs after the last one"
 
 
-def verify_one(path: Path, rec: Any) -> dict:
+@dataclass(frozen=True)
+class PhysicsRun:
+    """What one physics version's replay of a recording gave, and its claims' verdict."""
+
+    version: int
+    result: Any
+    laps: list[dict] | None
+    check: Any
+    #: the archived version's loader refused the file (it predates the file's format)
+    refused: str | None = None
+
+    @property
+    def holds(self) -> bool:
+        """Every claim the recording makes is reproduced (a claim not computed fails)."""
+        return self.refused is None and self.check.status == "match" and not self.unchecked
+
+    @property
+    def unchecked(self) -> int:
+        return sum(1 for d in self.check.details if d["replayed"] is None) + (
+            self.claims - len(self.check.details)
+        )
+
+    @property
+    def claims(self) -> int:
+        return self.check.claims
+
+    def reach(self, rec: Any) -> tuple[int, int]:
+        """How far this run agrees with the claims: (leading checkpoints that hold, claims
+        that hold) — the larger, the closer this physics is to the recording's."""
+        if self.refused is not None:
+            return (-1, -1)
+        got = dict(self.result.checkpoints)
+        leading = 0
+        for step, value in rec.checkpoints:
+            if got.get(step) != value:
+                break
+            leading += 1
+        held = sum(1 for d in self.check.details if d["ok"])
+        return (leading, held)
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """A claim check with the number of claims it judged."""
+
+    status: str
+    problems: tuple[str, ...]
+    details: tuple[dict, ...]
+    claims: int
+
+
+def _checked(rec: Any, result: Any, laps: list[dict] | None) -> _Checked:
     from skidpad.replay.claims import check_claims, claims_of
-    from skidpad.replay.recorder import current_math_hash
+
+    check = check_claims(rec, result, laps)
+    return _Checked(check.status, check.problems, check.details, len(claims_of(rec)))
+
+
+def _replay_here(rec: Any) -> tuple[Any, list[dict] | None]:
+    """Today's physics, in this process (laps timed on a circuit)."""
     from skidpad.replay.replayer import replay
+
+    if rec.laps is not None:
+        from skidpad.replay.laps import replay_laps
+
+        laps, result = replay_laps(rec)
+        return result, laps
+    return replay(rec, rec.checkpoint_every or 100), None
+
+
+def run_under(version: int, path: Path, rec: Any) -> PhysicsRun:
+    """Replay ``rec`` (read from ``path``) under physics ``version``: today's in this
+    process, an archived one in a process of its own (ADR 0205)."""
+    if version == PHYSICS_VERSION:
+        result, laps = _replay_here(rec)
+        return PhysicsRun(version, result, laps, _checked(rec, result, laps))
+    from skidpad.replay.archive import run_archived
+
+    head = _opening(path, rec)
+    if head is not None:  # the first checkpoints first: most other physics depart there
+        try:
+            answer = run_archived(version, head)
+        finally:
+            head.unlink(missing_ok=True)
+        early = _opening_check(rec, answer)
+        if answer.error is None and early.status == "mismatch":
+            return PhysicsRun(version, answer, None, early)
+    answer = run_archived(version, path)
+    if answer.error is not None:
+        empty = _Checked("mismatch", (), (), 0)
+        return PhysicsRun(version, answer, None, empty, refused=answer.error)
+    return PhysicsRun(version, answer, answer.laps, _checked(rec, answer, answer.laps))
+
+
+#: host steps of the opening an archived version replays first (:func:`_opening`)
+OPENING_STEPS = 300
+
+
+def _opening(path: Path, rec: Any) -> Path | None:
+    """A copy of a four-wheel recording cut after its first :data:`OPENING_STEPS` host steps,
+    claiming only the checkpoints in them (None when there is nothing to gain): a physics
+    that departs early is told apart in a fraction of the full replay."""
+    import json
+    import tempfile
+
+    every = rec.checkpoint_every or 0
+    if rec.version < 2 or not rec.checkpoints or rec.steps <= 2 * OPENING_STEPS or every <= 0:
+        return None
+    if OPENING_STEPS // every < 1:
+        return None
+    from skidpad.replay.recording import FORMAT_NAME
+
+    doc = json.loads(path.read_text("utf-8"))
+    if doc.get("format") != FORMAT_NAME:
+        return None
+    doc["steps"] = OPENING_STEPS
+    doc["frames"] = _cut(doc["frames"], OPENING_STEPS)
+    if "host" in doc:
+        doc["host"]["omega"] = _cut(doc["host"]["omega"], OPENING_STEPS)
+    claims = doc["claims"]
+    claims["checkpoints"] = [c for c in claims["checkpoints"] if c[0] <= OPENING_STEPS]
+    claims["final_hash"] = None
+    claims["laps"] = None
+    handle, name = tempfile.mkstemp(prefix="skidpad-opening-", suffix=".json")
+    with open(handle, "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+    return Path(name)
+
+
+def _opening_check(rec: Any, answer: Any) -> _Checked:
+    """The claimed checkpoints of the opening against what a replay of it gave."""
+    from skidpad.replay.claims import claims_of
+
+    got = dict(answer.checkpoints)
+    details, problems = [], []
+    for claim in claims_of(rec):
+        if claim.kind != "checkpoint" or claim.at > OPENING_STEPS:
+            continue
+        here = got.get(claim.at)
+        details.append({"kind": claim.kind, "where": claim.where, "claimed": claim.value,
+                        "replayed": here, "ok": here == claim.value})
+        if here != claim.value:
+            problems.append(f"{claim.where} claims {claim.value}, the replay gives {here}")
+    status = "mismatch" if problems else "match"
+    return _Checked(status, tuple(problems), tuple(details), len(claims_of(rec)))
+
+
+def _cut(runs: list, steps: int) -> list:
+    """Run-length encoded rows cut after ``steps`` expanded rows."""
+    out, done = [], 0
+    for row in runs:
+        if done >= steps:
+            break
+        take = min(row[0], steps - done)
+        out.append([take, *row[1:]])
+        done += take
+    return out
+
+
+def installed_versions() -> list[int]:
+    """The physics versions this installation runs, newest first: today's and the archive's."""
+    from skidpad.replay.archive import archived_versions
+
+    return [PHYSICS_VERSION, *(v for v in archived_versions() if v != PHYSICS_VERSION)]
+
+
+def candidates(rec: Any, sha256: str | None) -> list[int]:
+    """The versions to try on an unstamped recording, in order: the one the manifest of
+    committed recordings names for these exact bytes first, then newest first."""
+    from skidpad.replay.archive import known_recordings
+
+    order = installed_versions()
+    known = known_recordings().get(sha256 or "", {}).get("version")
+    if known in order:
+        order.remove(known)
+        order.insert(0, known)
+    return order
+
+
+class UnknownPhysics(SkidpadError):
+    """A recording names a physics version this installation does not have."""
+
+
+def physics_of(rec: Any, asked: str | None) -> tuple[list[int], str]:
+    """The physics versions a recording is replayed under, in order, and how they were
+    chosen: ``asked`` (``--physics``), ``stamped`` (format 3) or ``identified`` (trial)."""
+    stamp = getattr(rec, "physics_version", None)
+    if asked is not None:
+        number = PHYSICS_VERSION if asked == "current" else int(asked)
+        if number not in installed_versions():
+            raise UnknownPhysics(f"--physics {asked}: this installation runs physics "
+                                 f"{_span()}")
+        return [number], "asked"
+    if stamp is not None:
+        if stamp not in installed_versions():
+            newer = "a newer" if stamp > PHYSICS_VERSION else "an installation with"
+            raise UnknownPhysics(
+                f"made with physics {stamp}; this installation runs physics {_span()}: "
+                f"install {newer} skidpad (physics {stamp}) to verify it"
+            )
+        return [stamp], "stamped"
+    return [], "identified"
+
+
+def _span() -> str:
+    versions = sorted(installed_versions())
+    return f"{versions[0]}-{versions[-1]}" if len(versions) > 1 else str(versions[0])
+
+
+def verify_one(
+    path: Path,
+    rec: Any,
+    *,
+    physics: str | None = None,
+    min_physics: int | None = None,
+    sha256: str | None = None,
+) -> dict:
+    """Check every claim of ``rec`` by replaying it under its own physics (ADR 0205).
+
+    A stamped recording (format 3) is replayed under the version it names; an unstamped one
+    is identified by trial: a version counts only if it reproduces *every* claim, tried in
+    the order :func:`candidates` gives, and the first that does is the recording's physics.
+    ``physics="current"`` (or a number) replays under that version alone; ``min_physics``
+    refuses recordings of an older physics. Raises :class:`UnknownPhysics` for a stamped
+    version this installation lacks, and :class:`SkidpadError` for one under
+    ``min_physics``."""
+    from skidpad.replay.claims import claims_of
+    from skidpad.replay.recorder import current_math_hash
 
     row: dict[str, Any] = {
         "file": str(path),
@@ -77,30 +306,64 @@ def verify_one(path: Path, rec: Any) -> dict:
             f"math self-test hash: the recording was made with {rec.math_hash}, this runtime "
             f"computes {here_math}; no replay here can reproduce it"
         )
+    order, how = physics_of(rec, physics)
+    if min_physics is not None and how == "stamped" and order[0] < min_physics:
+        raise SkidpadError(_too_old(path, order[0], min_physics))
     t0 = time.perf_counter()
-    laps = None
-    if rec.laps is not None:
-        from skidpad.replay.laps import replay_laps
-
-        laps, result = replay_laps(rec)
-    else:
-        result = replay(rec, rec.checkpoint_every or 100)
+    runs: list[PhysicsRun] = []
+    for version in order or candidates(rec, sha256):
+        runs.append(run_under(version, path, rec))
+        if runs[-1].holds or not claims:
+            break
     row["wall_s"] = time.perf_counter() - t0
-    row["final_hash"] = result.final_hash
-    row["replayed"] = (result, laps)
-    row["laps"] = laps
-    check = check_claims(rec, result, laps)
+    chosen = runs[-1] if runs[-1].holds or not claims else _closest(rec, runs)
+    if min_physics is not None and chosen.holds and chosen.version < min_physics:
+        raise SkidpadError(_too_old(path, chosen.version, min_physics))
+    row["physics"] = {"version": chosen.version, "how": how, "tried": [r.version for r in runs]}
+    row["final_hash"] = chosen.result.final_hash
+    row["replayed"] = (chosen.result, chosen.laps)
+    row["laps"] = chosen.laps
     row["claims"] = len(claims)
-    row["problems"].extend(check.problems)
-    if any(c.kind == "checkpoint" for c in claims) and check.status == "mismatch":
-        marks = list(rec.checkpoints)
-        if dict(result.checkpoints) != dict(marks):
-            row["problems"].append(departure(marks, result.checkpoints))
+    row["claim_details"] = list(chosen.check.details)
+    failing = [d for d in chosen.check.details if not d["ok"]]
+    row["failed"] = len(failing) + (0 if chosen.refused is None else len(claims))
+    if chosen.refused is not None:
+        row["problems"].append(f"physics {chosen.version} cannot read this file: {chosen.refused}")
+    elif failing:
+        first = failing[0]
+        row["problems"].append(
+            f"first: {first['where']} claims {first['claimed']}, the replay gives "
+            f"{first['replayed']}"
+        )
+    if not chosen.holds and chosen.refused is None:
+        if any(c.kind == "checkpoint" for c in claims):
+            marks = list(rec.checkpoints)
+            if dict(chosen.result.checkpoints) != dict(marks):
+                row["problems"].append(departure(marks, chosen.result.checkpoints))
+        if how == "identified" and len(runs) > 1:
+            row["problems"].append(
+                f"no physics of this installation ({_span()}) reproduces every claim; "
+                f"the closest is physics {chosen.version}"
+            )
     if not claims:
-        row["verdict"] = "nothing claimed"
+        row["verdict"] = UNCLAIMED
     else:
-        row["verdict"] = "MISMATCH" if row["problems"] else "verified"
+        row["verdict"] = VERIFIED if chosen.holds and not row["problems"] else MISMATCH
     return row
+
+
+def _too_old(path: Path, version: int, minimum: int) -> str:
+    return f"{path}: physics {version} is older than --min-physics {minimum}; refused"
+
+
+def _closest(rec: Any, runs: list[PhysicsRun]) -> PhysicsRun:
+    """The run that went furthest (first the most leading checkpoints, then the most claims
+    held); the newest wins a tie (runs are in trial order)."""
+    best = runs[0]
+    for run in runs[1:]:
+        if run.reach(rec) > best.reach(rec):
+            best = run
+    return best
 
 
 def passed(verdict: str, allow_unclaimed: bool = False) -> bool:
@@ -142,7 +405,12 @@ def claim_verdicts(rec: Any, replayed: Any, laps: list[dict] | None) -> list[dic
     return out
 
 
-def verify_file(path: str | Path, max_sim_seconds: float) -> dict[str, Any]:
+def verify_file(
+    path: str | Path,
+    max_sim_seconds: float,
+    physics: str | None = None,
+    min_physics: int | None = None,
+) -> dict[str, Any]:
     """One report line for the recording at ``path`` (never raises for a bad file)."""
     from skidpad.replay import recording
     from skidpad.replay.budget import from_seconds
@@ -160,7 +428,13 @@ def verify_file(path: str | Path, max_sim_seconds: float) -> dict[str, Any]:
         line["seconds"] = time.perf_counter() - t0
         return {key: line[key] for key in REPORT_KEYS if key in line}
     try:
-        row = verify_one(Path(path), rec)
+        row = verify_one(
+            Path(path), rec, physics=physics, min_physics=min_physics, sha256=line["sha256"]
+        )
+    except UnknownPhysics as exc:
+        line.update(verdict=UNKNOWN, problems=[str(exc)])
+    except SkidpadError as exc:  # --min-physics
+        line.update(verdict=REFUSED, problems=[_without_path(str(exc), path)])
     except NonFiniteStateError as exc:
         line.update(verdict=FAILED, problems=[f"the physics failed: {exc}"])
     except Exception as exc:  # a fault of this program on this file: reported, not hidden
@@ -173,14 +447,20 @@ def verify_file(path: str | Path, max_sim_seconds: float) -> dict[str, Any]:
             claims=claim_verdicts(rec, result, laps),
             verdict=row["verdict"],
             problems=row["problems"],
+            physics=row["physics"],
         )
     line["seconds"] = time.perf_counter() - t0
     return {key: line[key] for key in REPORT_KEYS if key in line}
 
 
-def verify_files(paths: Sequence[str], max_sim_seconds: float) -> list[dict[str, Any]]:
+def verify_files(
+    paths: Sequence[str],
+    max_sim_seconds: float,
+    physics: str | None = None,
+    min_physics: int | None = None,
+) -> list[dict[str, Any]]:
     """:func:`verify_file` of each path, in order: one task of a batch."""
-    return [verify_file(p, max_sim_seconds) for p in paths]
+    return [verify_file(p, max_sim_seconds, physics, min_physics) for p in paths]
 
 
 def _without_path(message: str, path: str | Path) -> str:

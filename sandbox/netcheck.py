@@ -254,7 +254,6 @@ def run_sandbox_page(recording: Path, wheel: Path | None) -> dict[str, Any]:
     state hash, asking the server for nothing outside its allow-list. (A live drive has no
     golden file; ``recording`` is not used.)"""
     from playwright.sync_api import sync_playwright
-
     from skidpad.parity.runtimes.chromium import ChromiumRuntime
     from skidpad.parity.runtimes.page import default_wheel
     from skidpad.parity.server import DEFAULT_PYODIDE_DIR, LoopbackServer

@@ -23,7 +23,6 @@ from skidpad.engine.definition import PRESET_NAMES
 
 def record(presets: list[str], out_dir: Path) -> int:
     from playwright.sync_api import sync_playwright
-
     from skidpad.parity.runtimes.chromium import ChromiumRuntime
     from skidpad.parity.server import LoopbackServer
     from skidpad.replay import recording

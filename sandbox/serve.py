@@ -91,13 +91,34 @@ def pyodide_dir() -> Path:
 
 
 def project_wheel() -> Path:
-    """The project wheel the page unpacks into Pyodide."""
+    """The project wheel the page unpacks into Pyodide: the package without the archive of
+    earlier physics versions, which the page does not download at start (ADR 0205)."""
     root = checkout_root()
     if root is not None:
         from skidpad.parity.wheel import build_wheel
 
-        return build_wheel(root / "build" / "wheel", root)
-    return wheel_from_installed(cache_dir() / "wheel")
+        return page_wheel(build_wheel(root / "build" / "wheel", root))
+    return page_wheel(wheel_from_installed(cache_dir() / "wheel"))
+
+
+#: what the page's wheel leaves out: the physics archive (hundreds of kB the page needs only
+#: to replay a recording of an earlier physics)
+PAGE_OMITS = ("skidpad/replay/physics/archive.zip",)
+
+
+def page_wheel(wheel: Path) -> Path:
+    """``wheel`` without :data:`PAGE_OMITS`, cached beside it (same name, own folder)."""
+    target = wheel.parent / "page" / wheel.name
+    if target.is_file() and target.stat().st_mtime_ns >= wheel.stat().st_mtime_ns:
+        return target
+    data = io.BytesIO()
+    with zipfile.ZipFile(wheel) as src, zipfile.ZipFile(data, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            if info.filename not in PAGE_OMITS:
+                dst.writestr(info, src.read(info.filename))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    output.write_bytes(target, data.getvalue())
+    return target
 
 
 def wheel_from_installed(out_dir: Path) -> Path:

@@ -73,7 +73,28 @@ _PUBLIC = {
     "__version__": "skidpad.engine",
 }
 
-__all__ = sorted(name for name in _PUBLIC if not name.startswith("__"))
+__all__ = [
+    "DefinitionError",
+    "DiffReport",
+    "InputError",
+    "NonFiniteStateError",
+    "Recording",
+    "RecordingError",
+    "ReplayResult",
+    "Simulation",
+    "SkidpadError",
+    "Telemetry",
+    "definition_hash",
+    "diff",
+    "load_definition",
+    "load_preset",
+    "load_recording",
+    "preset_names",
+    "record",
+    "replay",
+    "save_recording",
+    "verify",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -103,7 +124,7 @@ if TYPE_CHECKING:  # what a type checker and an IDE see: the same names, eagerly
         save_recording,
         verify,
     )
-    from skidpad.engine import __version__
+    from skidpad.engine import __version__  # noqa: F401
     from skidpad.engine.definition import definition_hash
     from skidpad.engine.errors import DefinitionError, InputError, SkidpadError
     from skidpad.engine.simulation import Simulation

@@ -135,8 +135,9 @@ def verify(path: str | os.PathLike, max_sim_seconds: float = 3600.0) -> dict[str
     """Check every claim of the recording at ``path`` by replaying it (``skidpad verify``).
 
     Returns one report line: ``verdict`` (``"verified"``, ``"MISMATCH"``, ``"nothing
-    claimed"``, ``"REFUSED"``, ``"FAILED"`` or ``"ERROR"``), each claim with its own verdict, the final hash
-    and the problems found. Never raises for a bad file: its verdict says so."""
+    claimed"``, ``"REFUSED"``, ``"FAILED"``, ``"ERROR"`` or ``"UNKNOWN PHYSICS"``), each
+    claim with its own verdict, the physics it was replayed under, the final hash and the
+    problems found. Never raises for a bad file: its verdict says so."""
     from skidpad.replay.verify import verify_file
 
     return verify_file(path, max_sim_seconds)

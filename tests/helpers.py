@@ -14,7 +14,6 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-
 from skidpad.engine import gearbox
 from skidpad.engine.definition import load_preset
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 
 import pytest
-
 from skidpad.engine.definition import PRESET_NAMES, load_preset
 from skidpad.engine.simulation import Simulation
 from skidpad.scenarios.skidpad import CircleDriver

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from skidpad.engine import assists
 from skidpad.engine.errors import DefinitionError
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from skidpad.engine.definition import load_preset
 from skidpad.engine.inputs import CHANNEL_INDEX, DEFAULTS
 from skidpad.engine.simulation import Simulation

@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from skidpad.cli import main
 from skidpad.replay.fileset import COMMIT, STAGING
 

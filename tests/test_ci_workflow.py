@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 import pytest
-
 from skidpad.parity.runtimes.cpython import env_override_name, find_cpython
 
 yaml = pytest.importorskip("yaml")

@@ -18,7 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_every_subcommand_module_is_in_the_table_and_nothing_else():
     on_disk = sorted(p.stem for p in (ROOT / "cli").glob("cmd_*.py"))
-    in_table = sorted(module.removeprefix("skidpad.cli.") for module, _help in cli.COMMANDS.values())
+    in_table = sorted(
+        module.removeprefix("skidpad.cli.") for module, _help in cli.COMMANDS.values()
+    )
     assert in_table == on_disk
     for name, (module, _help) in cli.COMMANDS.items():
         assert module == f"skidpad.cli.cmd_{name.replace('-', '_')}", name

@@ -8,7 +8,6 @@ import json
 import math
 
 import pytest
-
 from skidpad.engine.commonroad import safety
 from skidpad.engine.commonroad.daemon import (
     STAGES,

@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from skidpad.engine.commonroad import guards
 from skidpad.engine.commonroad.daemon import CommonRoadDaemon
 from skidpad.engine.commonroad.powertrain import G

@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 from helpers import strict_float_lint
-
 from skidpad.engine.commonroad import mb, mb_fast
 from skidpad.engine.commonroad.params import load_vehicle
 from skidpad.engine.memo import IdentityMemo

@@ -15,11 +15,12 @@ import dataclasses
 import math
 
 import pytest
-
 from skidpad.engine.prng import SplitMix64 as _ProjectSplitMix64
 
 vm_params = pytest.importorskip("vehiclemodels.vehicle_parameters")
 
+from skidpad.engine.commonroad import ks, mb, st, std  # noqa: E402
+from skidpad.engine.commonroad.params import load_vehicle, vehicle_data  # noqa: E402
 from vehiclemodels.vehicle_dynamics_ks import vehicle_dynamics_ks  # noqa: E402
 from vehiclemodels.vehicle_dynamics_mb import vehicle_dynamics_mb  # noqa: E402
 from vehiclemodels.vehicle_dynamics_st import vehicle_dynamics_st  # noqa: E402
@@ -27,9 +28,6 @@ from vehiclemodels.vehicle_dynamics_std import vehicle_dynamics_std  # noqa: E40
 from vehiclemodels.vehicle_dynamics_std_old import (  # noqa: E402
     vehicle_dynamics_std as vehicle_dynamics_std_old,
 )
-
-from skidpad.engine.commonroad import ks, mb, st, std  # noqa: E402
-from skidpad.engine.commonroad.params import load_vehicle, vehicle_data  # noqa: E402
 
 TOL = {"ks": 1e-13, "st": 1e-13, "std": 1e-13, "mb": 1e-7}
 N_RANDOM = 2000

@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from skidpad.cli import main
 from skidpad.engine.commonroad import scripted
 from skidpad.engine.commonroad.daemon import CommonRoadDaemon

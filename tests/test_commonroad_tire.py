@@ -16,7 +16,6 @@ from pathlib import Path
 import mpmath
 import pytest
 from helpers import strict_float_lint
-
 from skidpad.engine.commonroad import std, tire, tire_fast
 from skidpad.engine.commonroad.params import load_vehicle
 

@@ -11,7 +11,6 @@ import copy
 import json
 
 import pytest
-
 from skidpad.cli import main
 from skidpad.engine import load_transfer
 from skidpad.engine.commonroad.params import load_vehicle

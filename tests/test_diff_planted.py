@@ -18,7 +18,6 @@ import math
 from pathlib import Path
 
 import pytest
-
 from skidpad.cli import main
 from skidpad.engine import definition as engine_definition
 from skidpad.engine.floatbits import bits_float, float_bits

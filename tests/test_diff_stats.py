@@ -15,7 +15,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from skidpad.cli import main
 from skidpad.engine import definition as engine_definition
 from skidpad.replay import recording

@@ -4,7 +4,6 @@ replay of the recording recomputes the page's laps and hashes."""
 from __future__ import annotations
 
 import pytest
-
 from skidpad.engine.errors import InputError
 from skidpad.replay.session import (
     STEER_RATES,

@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from skidpad.engine.definition import PRESET_NAMES, load_preset
 from skidpad.engine.inputs import CHANNEL_INDEX, DEFAULTS
 from skidpad.engine.simulation import I_VX, I_VY, Simulation

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
 from skidpad.engine import clutch, differential, gearbox, powertrain
 from skidpad.engine.errors import DefinitionError
+
 from tests.helpers import manual
 
 RPM = powertrain.RPM

@@ -10,6 +10,7 @@ from skidpad.engine import gearbox
 from skidpad.engine.definition import load_preset
 from skidpad.engine.inputs import CHANNEL_INDEX, DEFAULTS
 from skidpad.engine.simulation import Simulation
+
 from tests.helpers import manual_hatch
 
 RPM = 9.549296585513721

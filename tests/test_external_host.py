@@ -14,7 +14,6 @@ import math
 from pathlib import Path
 
 import pytest
-
 from skidpad.cli import main
 from skidpad.engine import definition as engine_definition
 from skidpad.engine import hosts

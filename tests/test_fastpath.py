@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from helpers import strict_float_lint
-
 from skidpad.engine import fastpath
 from skidpad.engine.definition import PRESET_NAMES, load_preset
 from skidpad.engine.floatbits import float_bits

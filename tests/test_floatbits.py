@@ -10,7 +10,6 @@ import math
 import struct
 
 import pytest
-
 from skidpad.engine.floatbits import bits_float, float_bits, ulp_distance
 
 CASES = [

@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from skidpad.cli import EXIT_BROKEN_PIPE, main
 from skidpad.replay import recording
 from skidpad.replay.golden import Identity, compare
@@ -441,9 +440,11 @@ def test_head_reads_one_line(made) -> None:
     assert proc.returncode in (1, EXIT_BROKEN_PIPE), proc.returncode
 
 
-def test_version_prints_the_version_and_the_math_hash() -> None:
-    from skidpad import engine
+def test_version_prints_the_version_the_physics_and_the_math_hash() -> None:
+    from skidpad.engine.physics import PHYSICS_VERSION
     from skidpad.replay.recorder import current_math_hash
+
+    from skidpad import engine
 
     proc = subprocess.run(
         [sys.executable, "-m", "skidpad", "--version"],
@@ -454,7 +455,8 @@ def test_version_prints_the_version_and_the_math_hash() -> None:
     )
     assert proc.returncode == 0 and proc.stderr == ""
     assert (
-        proc.stdout == f"skidpad {engine.__version__} (math self-test hash {current_math_hash()})\n"
+        proc.stdout == f"skidpad {engine.__version__} (physics {PHYSICS_VERSION}, "
+        f"math self-test hash {current_math_hash()})\n"
     )
     golden = json.loads((ROOT / "hashes" / "math.json").read_text("utf-8"))["math_hash"]
     assert golden in proc.stdout

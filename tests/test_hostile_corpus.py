@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-
 from skidpad.cli import EXIT_INTERNAL, main
 from skidpad.parity.fuzz import LOG_FORMAT, LOG_NAME
 

@@ -28,8 +28,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from test_recording_format import frame, make_recording
-
 from skidpad.cli import main
 from skidpad.engine.commonroad.daemon import CommonRoadDaemon
 from skidpad.engine.definition import canonical_json
@@ -38,6 +36,8 @@ from skidpad.engine.state import hash_bytes
 from skidpad.replay import output, recording
 from skidpad.replay.budget import DEFAULT_MAX_SIM_SECONDS
 from skidpad.replay.commonroad import parameters_hash
+from test_recording_format import frame, make_recording
+
 from tests.helpers import cut_recording
 
 ROOT = Path(__file__).resolve().parents[1]

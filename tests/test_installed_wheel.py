@@ -16,7 +16,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from skidpad.parity.wheel import build_wheel
 
 ROOT = Path(__file__).resolve().parents[1]

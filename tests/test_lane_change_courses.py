@@ -12,7 +12,6 @@ import json
 from types import SimpleNamespace
 
 import pytest
-
 from skidpad.cli import cmd_validate
 from skidpad.engine.definition import PRESET_NAMES, load_preset
 from skidpad.engine.errors import SkidpadError

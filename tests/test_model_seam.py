@@ -13,12 +13,12 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
 from skidpad.cli import main
 from skidpad.engine.commonroad.daemon import STAGES as CR_STAGES
 from skidpad.engine.commonroad.models import MODELS
@@ -191,15 +191,19 @@ def test_each_entry_reads_writes_and_replays_its_recordings(name: str) -> None:
     ]
 
 
-def test_a_version_1_recording_is_read_by_its_entry_and_written_as_version_2() -> None:
+def test_a_version_1_recording_is_read_by_its_entry_and_written_in_a_later_version() -> None:
     rec = recording.load(ROOT / "recordings" / "hatchbackFwd-scripted.json")
     doc = json.loads(recording.dumps(rec))
     claims = doc.pop("claims")
     v1 = {**doc, "version": 1, "final_hash": claims["final_hash"]}
     old = recording.from_document({k: v1[k] for k in recording.KEYS_V1})
     assert old.format is recording.FORMAT_OF[(recording.FORMAT_NAME, 1)]
-    assert not old.format.current and rec.format.current
-    assert json.loads(recording.dumps(old))["version"] == recording.FORMAT_VERSION
+    assert not old.format.current
+    # unstamped, it is written as version 2; stamped with its physics, as the current format
+    assert json.loads(recording.dumps(old))["version"] == 2
+    stamped = dataclasses.replace(old, physics_version=1)
+    assert stamped.format.writes == recording.FORMAT_VERSION == 3
+    assert json.loads(recording.dumps(stamped))["version"] == recording.FORMAT_VERSION
 
 
 def test_an_unknown_format_names_every_registered_one() -> None:

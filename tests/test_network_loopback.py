@@ -22,9 +22,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from skidpad.parity.runtimes import browser
 from skidpad.sandbox import netcheck
+
 from tests.helpers import IN_CI, skip_unless_browser
 
 # ------------------------------------------------------------------------------ parser

@@ -18,11 +18,11 @@ import time
 from pathlib import Path
 
 import pytest
-
 from skidpad.parity.runtimes import browser, webkit
 from skidpad.parity.runtimes.base import RuntimeFailed, RuntimeUnavailable
 from skidpad.parity.runtimes.page import INSTALL_COMMAND, descendants
 from skidpad.parity.server import DEFAULT_PYODIDE_DIR, LoopbackServer, ServerError
+
 from tests.helpers import skip_unless_browser
 
 # ----------------------------------------------------------------------------- server

@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from skidpad.cli import main as skidpad
 from skidpad.parity import worker
 from skidpad.parity.harness import run_parity

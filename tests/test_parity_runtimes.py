@@ -20,7 +20,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from skidpad.engine.definition import PRESET_NAMES
 from skidpad.parity import worker
 from skidpad.parity.harness import (
@@ -38,6 +37,7 @@ from skidpad.parity.harness import (
 from skidpad.parity.runtimes.base import Runtime, RuntimeFailed, RuntimeUnavailable
 from skidpad.parity.runtimes.cpython import CPythonRuntime, find_cpython
 from skidpad.parity.runtimes.process import LineProcess, child_env
+
 from tests.helpers import run_in_process
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -648,9 +648,8 @@ def test_runtimes_run_concurrently_keep_their_order_and_verdicts(short_recording
 def _planted_fast_path(monkeypatch, target: str = "v_x0") -> None:
     """Every fast path built from now on has ``target`` (a line of the tire stage) one ulp
     larger: the pattern of tests/test_fastpath.py."""
-    from test_fastpath import plant
-
     from skidpad.engine import fastpath
+    from test_fastpath import plant
 
     real_build, real_source = fastpath.build, fastpath.source
 

@@ -18,12 +18,11 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_recording_format import make_recording
-
 from skidpad.cli import main
 from skidpad.engine import inputs as engine_inputs
 from skidpad.replay import recording
 from skidpad.replay.recording import RecordingError
+from test_recording_format import make_recording
 
 
 def _valid_doc() -> dict:

@@ -11,9 +11,9 @@ import struct
 from pathlib import Path
 
 import pytest
-
 from skidpad.engine import definition as engine_definition
 from skidpad.engine import inputs as engine_inputs
+from skidpad.engine.physics import PHYSICS_VERSION
 from skidpad.replay import recording
 from skidpad.replay.output import OutputError
 from skidpad.replay.recording import Recording, RecordingError
@@ -41,6 +41,7 @@ def make_recording(frames: list[tuple], preset: str = "kart") -> Recording:
         track=None,
         drive="test",
         engine_version="test",
+        physics_version=PHYSICS_VERSION,
     )
 
 

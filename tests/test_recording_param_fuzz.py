@@ -32,7 +32,6 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-
 from skidpad.engine.commonroad import params, powertrain, safety
 from skidpad.engine.definition import definition_hash
 from skidpad.engine.errors import DefinitionError, SkidpadError
@@ -40,6 +39,7 @@ from skidpad.replay import recording
 from skidpad.replay.commonroad import parameters_hash
 from skidpad.replay.recording import RecordingError
 from skidpad.replay.replayer import replay
+
 from tests.helpers import cut_recording
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -21,7 +21,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from skidpad.replay.recording import loads
 from skidpad.replay.session import replay_laps
 from skidpad.sandbox.automation import NoLap, drive_until_a_valid_lap

@@ -9,7 +9,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from skidpad.cli import main
 from skidpad.parity.server import LoopbackServer
 from skidpad.sandbox import WEB_DIR, WEB_FILES

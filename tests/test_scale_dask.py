@@ -23,13 +23,13 @@ from pathlib import Path
 import cloudpickle  # dask's; both come with skidpad[scale], part of the test extra
 import distributed
 import pytest
-
 from skidpad.cli import build_parser, main
 from skidpad.cli.cmd_fuzz import campaign_of, run_fuzz
 from skidpad.parity.executor import LocalExecutor
 from skidpad.parity.fuzz import LOG_NAME, run_campaign
 from skidpad.parity.harness import run_parity
 from skidpad.parity.runtimes.base import Runtime
+
 from tests.helpers import loopback_cluster, run_in_process
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -6,7 +6,6 @@ import json
 import struct
 
 import pytest
-
 from skidpad.engine import definition as engine_definition
 from skidpad.engine import inputs as engine_inputs
 from skidpad.engine.prng import SplitMix64

@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from skidpad.cli import main as cli
 from skidpad.engine import smath
 from skidpad.engine.floatbits import float_bits

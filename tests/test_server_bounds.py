@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from skidpad.parity import server as server_module
 from skidpad.parity.server import LoopbackServer
 

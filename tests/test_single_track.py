@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 
 import pytest
-
 from skidpad.engine.definition import load_preset
 from skidpad.engine.errors import SkidpadError, SteadyStateError
 from skidpad.engine.single_track import RAD_TO_DEG_PER_G, linear_understeer, steady_state

@@ -20,7 +20,6 @@ import pathlib
 from fractions import Fraction
 
 import pytest
-
 from skidpad.engine.floatbits import bits_float, float_bits
 from skidpad.engine.prng import SplitMix64 as _ProjectSplitMix64
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from helpers import strict_float_lint
-
 from skidpad.engine.floatbits import float_bits
 from skidpad.engine.smath import inline
 from skidpad.engine.smath.trig import atan_fast, cos_fast, sin_fast, sincos_fast

@@ -18,7 +18,6 @@ import pathlib
 import struct
 
 import pytest
-
 from skidpad.engine import smath
 from skidpad.engine.floatbits import bits_float, float_bits
 from skidpad.engine.prng import SplitMix64 as _ProjectSplitMix64

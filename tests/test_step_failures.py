@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from skidpad.cli import main
 from skidpad.engine.commonroad.daemon import CommonRoadDaemon
 from skidpad.engine.definition import load_preset

@@ -268,14 +268,16 @@ LAYERED = [
     ("sandbox", "from skidpad.cli import comma_list  # <-\n", True),
     ("engine", "from skidpad.engine.state import hash_bytes\n\n\ndef f():\n"
                "    from skidpad.replay import recording  # <-\n", True),
-    ("replay", "from skidpad.replay import output\nfrom skidpad.replay.golden import compare\n", False),
+    ("replay", "from skidpad.replay import output\n"
+               "from skidpad.replay.golden import compare\n", False),
     ("replay", "from . import output\nfrom skidpad.engine import smath\n", False),
-    ("scenarios", "from skidpad.replay import output\nfrom skidpad.scenarios.validation import run\n", False),
+    ("scenarios", "from skidpad.replay import output\n"
+                  "from skidpad.scenarios.validation import run\n", False),
     ("scenarios", "from skidpad.engine.definition import PRESET_NAMES\n", False),
-    ("parity", "import mpmath\nfrom skidpad.scenarios import random_drive\nfrom skidpad.replay import diff\n",
-     False),
-    ("sandbox", "from skidpad.parity.server import LoopbackServer\nfrom skidpad.sandbox import WEB_DIR\n",
-     False),
+    ("parity", "import mpmath\nfrom skidpad.scenarios import random_drive\n"
+               "from skidpad.replay import diff\n", False),
+    ("sandbox", "from skidpad.parity.server import LoopbackServer\n"
+                "from skidpad.sandbox import WEB_DIR\n", False),
     ("cli", "from skidpad.sandbox.serve import page_url\nfrom skidpad.parity import harness\n"
             "from skidpad.cli import comma_list\n", False),
 ]
@@ -335,7 +337,9 @@ def test_a_package_needs_no_pragma_to_import_itself():
 
 
 def test_only_checks_the_named_rules_and_ignores_other_pragmas(tmp_path):
-    source = "import time  # strict: allow banned-import -- wall time\nfrom skidpad.cli import main\n"
+    source = (
+        "import time  # strict: allow banned-import -- wall time\nfrom skidpad.cli import main\n"
+    )
     f = plant_in_package("replay", source, tmp_path)
     found = lint.lint_paths([f], rules=["layering"])
     assert [(v.line, v.rule) for v in found] == [(2, "layering")]

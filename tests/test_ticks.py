@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from skidpad.engine.ticks import step_of_tick, substeps_in_step, ticks_before, ticks_of_step
 
 

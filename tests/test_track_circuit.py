@@ -10,7 +10,6 @@ from __future__ import annotations
 from math import sqrt
 
 import pytest
-
 from skidpad.engine.definition import load_preset
 from skidpad.engine.track import (
     LapTimer,

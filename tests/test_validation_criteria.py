@@ -18,7 +18,6 @@ from __future__ import annotations
 import copy
 
 import pytest
-
 from skidpad.engine import differential, simulation
 from skidpad.engine.definition import load_preset
 from skidpad.scenarios.validation import (

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from skidpad.cli import main
 from skidpad.engine.definition import load_preset
 from skidpad.replay import recording

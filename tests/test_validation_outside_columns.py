@@ -24,7 +24,6 @@ from __future__ import annotations
 import copy
 
 import pytest
-
 from skidpad.engine.definition import load_preset
 from skidpad.engine.single_track import understeer as single_track_understeer
 from skidpad.scenarios.comparison.vehicle import build_definition

@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from skidpad.engine.definition import PRESET_NAMES
 from skidpad.scenarios.validation import run as vrun
 

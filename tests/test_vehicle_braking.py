@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from skidpad.engine import tire
 from skidpad.engine.definition import PRESET_NAMES, load_preset
 from skidpad.engine.load_transfer import G

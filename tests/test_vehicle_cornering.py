@@ -19,7 +19,6 @@ equal (the four-wheel model has load transfer the single-track has not).
 from __future__ import annotations
 
 import pytest
-
 from skidpad.engine.definition import PRESET_NAMES, load_preset
 from skidpad.engine.single_track import linear_understeer, understeer
 from skidpad.scenarios.skidpad import RADIUS_M, understeer_four_wheel

@@ -6,7 +6,6 @@ import copy
 import json
 
 import pytest
-
 from skidpad.engine import inputs
 from skidpad.engine.definition import (
     PRESET_NAMES,

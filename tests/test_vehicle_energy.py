@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import pytest
-
 from skidpad.engine.definition import PRESET_NAMES, load_preset
 from skidpad.engine.load_transfer import G
 from skidpad.engine.simulation import I_OMEGA, I_R, I_VX, I_VY, Simulation

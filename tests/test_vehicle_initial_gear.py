@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from skidpad.engine.definition import PRESET_NAMES, load_preset
 from skidpad.engine.errors import DefinitionError
 from skidpad.engine.powertrain import RPM
 from skidpad.engine.simulation import Simulation
 from skidpad.engine.vehicle_layout import I_ENGINE, I_GEAR
+
 from tests.helpers import manual_hatch
 
 PRESETS = ("crossoverEv", "hatchbackFwd", "kart", "openWheeler", "pickup4x4", "sportsRwd")

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from skidpad.engine.definition import PRESET_NAMES, load_preset
 from skidpad.engine.simulation import I_X, I_Y, Simulation
 

@@ -6,7 +6,6 @@ import dataclasses
 import json
 
 import pytest
-
 from skidpad.engine.definition import load_preset
 from skidpad.engine.simulation import I_VX, LAYOUT, Simulation
 from skidpad.engine.state import NonFiniteStateError

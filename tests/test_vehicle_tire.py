@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from skidpad.engine import constraint, tire
 from skidpad.engine.definition import load_preset
 from skidpad.engine.load_transfer import G

@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from skidpad.cli import main
 from skidpad.replay import recording
 from skidpad.replay.replayer import replay

@@ -14,10 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from skidpad.cli import main
 from skidpad.replay import output
 from skidpad.replay.verify import walk
+
 from tests.helpers import loopback_cluster
 
 PRESETS = (("kart", 3), ("hatchbackFwd", 4), ("openWheeler", 5))

@@ -30,9 +30,10 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from skidpad import parity
 from skidpad.parity.runtimes.base import RuntimeFailed, RuntimeUnavailable
 from skidpad.parity.runtimes.process import LineProcess, ProcessRuntime, child_env
+
+from skidpad import parity
 
 #: minor version -> the pyenv version these machines have (docs/architecture.md §5).
 PINNED = {"3.11": "3.11.7", "3.12": "3.12.1", "3.13": "3.13.0"}

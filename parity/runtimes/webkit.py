@@ -19,7 +19,14 @@ import threading
 import time
 from typing import Any
 
-from skidpad.parity.runtimes.page import DEAD_PORT, LOOPBACK, POLL_S, BrowserRuntime, kill_tree, tail
+from skidpad.parity.runtimes.page import (
+    DEAD_PORT,
+    LOOPBACK,
+    POLL_S,
+    BrowserRuntime,
+    kill_tree,
+    tail,
+)
 
 WEBKIT_ARGS = [
     "--automation",
