@@ -209,6 +209,8 @@ def _main(argv: list[str] | None) -> int:
         print(f"skidpad {args.command}: interrupted ({exc})", file=sys.stderr)
         return exc.status
     except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            raise  # main() ends quietly with EXIT_BROKEN_PIPE
         if exc.errno not in _PATH_ERRNOS:
             return _internal_error(args.command, exc)
         # a path given on the command line or named in a file that no system call can take

@@ -616,6 +616,7 @@ def _surrogate_recording(box: Path, field: str, version: int = 2) -> Path:
         doc["final_hash"] = doc["claims"]["final_hash"]
         doc = {k: doc[k] for k in (k if k != "claims" else "final_hash" for k in doc)}
         doc["version"] = 1
+        doc.pop("physics_version", None)  # a later format's field
     out = box / f"s-{field}-v{version}.json"
     out.write_text(json.dumps(doc), encoding="utf-8")  # ensure_ascii: "\ud800" escapes
     return out
@@ -652,9 +653,9 @@ def test_verify_upgrade_keeps_a_lone_surrogate(box: Path, capsys) -> None:
     rec = _surrogate_recording(box, "preset", version=1)
     assert main(["verify", str(rec), "--upgrade"]) == 0
     out = capsys.readouterr().out
-    assert "rewritten as version 2" in out
+    assert "rewritten" in out
     doc = json.loads(rec.read_bytes().decode("utf-8"))
-    assert doc["version"] == 2 and doc["preset"] == "x\ud800y\udfff"
+    assert doc["version"] > 1 and doc["preset"] == "x\ud800y\udfff"
 
 
 def test_a_file_name_with_undecodable_bytes_is_printed_escaped(box: Path, capsys) -> None:
