@@ -176,16 +176,16 @@ def run(args: argparse.Namespace) -> int:
             f"-o {args.output}: with several recordings, -o must be an existing directory"
         )
     budget = from_seconds(args.max_sim_seconds)
-    hashes_dirs = [hashes_dir_for(f, args.hashes) for f in args.files]
     # what the command reads by itself (golden files, math.json) is an input too
-    inputs = [*args.files, *_implicit_inputs(args.files, hashes_dirs)]
+    inputs = [*args.files, *_implicit_inputs(args.files, args.hashes)]
     if tracing:
         output.preflight([_trace_target(args.output, f) for f in args.files], inputs)
 
     # Validate every input before replaying anything: no partial runs on bad input.
     loaded = []
     recs = [(f, recording.load(f, budget), recording.file_sha256(f)) for f in args.files]
-    for (f, rec, sha), hashes_dir in zip(recs, hashes_dirs, strict=True):
+    for f, rec, sha in recs:
+        hashes_dir = hashes_dir_for(f, args.hashes)
         loaded.append(Loaded(f, rec, sha, hashes_dir, _golden_for(f, hashes_dir)))
     check_state_steps(loaded, state_at, detail)
     dirs = dict.fromkeys(x.hashes_dir for x in loaded if x.hashes_dir is not None)
@@ -275,13 +275,18 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _implicit_inputs(files: list[str], hashes_dirs: list[Path | None]) -> list[Path]:
+def _implicit_inputs(files: list[str], given: str | None) -> list[Path]:
     """The golden file and math.json each recording is compared with: read, so never
-    written over."""
-    from skidpad.replay.golden import golden_path, math_path
+    written over. (A ``--hashes`` that is no folder is refused later, after the recordings
+    are checked, as before.)"""
+    from skidpad.replay.golden import GoldenError, golden_path, hashes_dir_for, math_path
 
     out: list[Path] = []
-    for f, d in zip(files, hashes_dirs, strict=True):
+    for f in files:
+        try:
+            d = hashes_dir_for(f, given)
+        except GoldenError:
+            continue
         if d is not None:
             out += [golden_path(d, f), math_path(d)]
     return out

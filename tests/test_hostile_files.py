@@ -142,7 +142,10 @@ def refused(
 ) -> str:
     """Run the CLI in this process; assert a one-line refusal and an untouched ``box``."""
     before = snapshot(box)
-    rc = main(argv)
+    try:
+        rc = main(argv)
+    except SystemExit as exc:  # an option refused by argparse: the process exits with it
+        rc = exc.code
     err = capsys.readouterr().err
     lines = err.splitlines()
     assert rc == 2, err
