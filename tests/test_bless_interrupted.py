@@ -3,9 +3,12 @@
 A bless over 300 short synthetic recordings is interrupted 20 times, at random moments of its
 write phase, by SIGINT, SIGTERM and SIGKILL in turn. After each, ``hashes/`` must hold exactly
 the old set or exactly the new one — after a SIGKILL, once the next command has run — and no
-temporary file. The write phase is slowed by the test hook ``SKIDPAD_TEST_SET_DELAY`` (a sleep
-before each staged and each published file), so the random moments fall inside it; the
-recordings are tiny CommonRoad drives (three host steps), so the replays before it are quick.
+temporary file. The two sets differ in every golden file's ``recording_sha256`` (the
+recordings are rewritten with or without a trailing newline before each run), not in a state
+hash, so bless's physics-version rule lets both be written. The write phase is slowed by the
+test hook ``SKIDPAD_TEST_SET_DELAY`` (a sleep before each staged and each published file), so
+the random moments fall inside it; the recordings are tiny CommonRoad drives (three host
+steps), so the replays before it are quick.
 """
 
 from __future__ import annotations
@@ -34,11 +37,12 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
 
-def _bless(root: Path, every: int, env: dict | None = None) -> subprocess.Popen:
+def _bless(root: Path, variant: int, env: dict | None = None) -> subprocess.Popen:
+    """Bless the recordings as ``variant`` (1 or 2) of their bytes."""
+    _write_recordings(root, variant)
     argv = [sys.executable, "-m", "skidpad", "bless", "--recordings", str(root / "recordings")]
-    argv += ["--checkpoint-every", str(every), "--json"]
     return subprocess.Popen(
-        argv,
+        [*argv, "--json"],
         cwd=ROOT,
         env={**os.environ, **(env or {})},
         stdout=subprocess.DEVNULL,
@@ -47,24 +51,27 @@ def _bless(root: Path, every: int, env: dict | None = None) -> subprocess.Popen:
     )
 
 
+def _write_recordings(root: Path, variant: int) -> None:
+    data = (root / "one.json").read_bytes() + (b"\n" if variant == 2 else b"")
+    for i in range(RECORDINGS):
+        (root / "recordings" / f"r{i:03d}.json").write_bytes(data)
+
+
 @pytest.fixture(scope="module")
 def checkout(tmp_path_factory) -> dict:
-    """300 recordings; set A (checkpoints every step) and set B (every 2) as bless writes them."""
+    """300 recordings; set 1 and set 2 (the two variants of their bytes) as bless writes them."""
     root = tmp_path_factory.mktemp("bless300")
     made = root / "one.json"
     argv = ["record", "--drive", "commonroad:ks:2", "--duration", "0.05", "-o", str(made)]
     assert main([*argv, "--json"]) == 0
     (root / "recordings").mkdir()
     (root / "hashes").mkdir()
-    data = made.read_bytes()
-    for i in range(RECORDINGS):
-        (root / "recordings" / f"r{i:03d}.json").write_bytes(data)
     sets = {}
-    for every in (2, 1):  # A is left in place
-        proc = _bless(root, every)
+    for variant in (2, 1):  # set 1 is left in place
+        proc = _bless(root, variant)
         assert proc.wait(timeout=600) == 0, proc.stderr.read()
         proc.stderr.close()
-        sets[every] = snapshot(root / "hashes")
+        sets[variant] = snapshot(root / "hashes")
     assert sets[1] != sets[2] and len(sets[1]) == RECORDINGS + 1
     return {"root": root, "sets": sets}
 
