@@ -2,7 +2,8 @@
 
 Every subcommand prints a human table by default and JSON with ``--json``, and
 exits 0 on success, 1 on a mismatch or failed check, 2 on bad input (one line
-on stderr saying what is wrong, never a traceback).
+on stderr saying what is wrong, never a traceback). Any other exception is a bug, not
+bad input: its traceback and a last line saying "internal error", exit 70 (ADR 0210).
 
 This package is the top layer: nothing in ``engine``, ``replay``, ``scenarios``,
 ``parity`` or ``sandbox`` imports it (ADR 0160). Each subcommand lives in its own
@@ -24,12 +25,14 @@ may be repeated accept a comma list in each use too (:func:`comma_list`).
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
 
 from skidpad.engine.errors import SkidpadError
 from skidpad.engine.state import NonFiniteStateError
+from skidpad.replay.fileset import Interrupted
 
 EXIT_OK = 0
 EXIT_MISMATCH = 1
@@ -38,6 +41,8 @@ EXIT_BAD_INPUT = 2
 EXIT_BROKEN_PIPE = 141
 #: a subcommand module of this package cannot be imported (sysexits' EX_SOFTWARE).
 EXIT_BROKEN_INSTALL = 70
+#: an internal error, a bug (sysexits' EX_SOFTWARE): never the bad-input status 2.
+EXIT_INTERNAL = 70
 
 #: subcommand -> (module, one-line help), in the order ``--help`` lists them.
 COMMANDS = {
@@ -186,8 +191,8 @@ def _main(argv: list[str] | None) -> int:
         print(f"skidpad: broken installation: {printable(exc)}", file=sys.stderr)
         return EXIT_BROKEN_INSTALL
     args = parser.parse_args(argv)
-    if not getattr(args, "_run", None):
-        parser.print_help()
+    if not getattr(args, "_run", None):  # no command: usage on stderr, as for any bad input
+        parser.print_usage(sys.stderr)
         return EXIT_BAD_INPUT
     try:
         return int(args._run(args))
@@ -200,7 +205,38 @@ def _main(argv: list[str] | None) -> int:
     except KeyboardInterrupt:
         print(f"skidpad {args.command}: interrupted", file=sys.stderr)
         return 130
+    except Interrupted as exc:  # a set of files being written: it says which set is there
+        print(f"skidpad {args.command}: interrupted ({exc})", file=sys.stderr)
+        return exc.status
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            raise  # main() ends quietly with EXIT_BROKEN_PIPE
+        if exc.errno not in _PATH_ERRNOS:
+            return _internal_error(args.command, exc)
+        # a path given on the command line or named in a file that no system call can take
+        print(f"skidpad {args.command}: {printable(exc.filename)}: {exc.strerror}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except Exception as exc:  # not bad input: a bug, said as one, with what is needed to fix it
+        return _internal_error(args.command, exc)
 
+
+#: OSErrors that only a path can cause: a name or path too long, a symlink loop.
+_PATH_ERRNOS = frozenset((errno.ENAMETOOLONG, errno.ELOOP))
+
+
+def _internal_error(command: str, exc: BaseException) -> int:
+    """A bug: its traceback, then one line saying it is one; :data:`EXIT_INTERNAL`."""
+    import traceback
+
+    from skidpad.replay.terminal import printable
+
+    traceback.print_exc(file=sys.stderr)
+    print(
+        f"skidpad {command}: internal error (a bug in skidpad, not a problem with the input): "
+        f"{type(exc).__name__}: {printable(exc)}",
+        file=sys.stderr,
+    )
+    return EXIT_INTERNAL
 
 if __name__ == "__main__":
     sys.exit(main())

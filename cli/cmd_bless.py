@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -57,7 +58,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from skidpad.engine import smath
-    from skidpad.replay import output, recording
+    from skidpad.replay import recording
     from skidpad.replay.budget import from_seconds
     from skidpad.replay.golden import (
         describe_change,
@@ -67,8 +68,6 @@ def run(args: argparse.Namespace) -> int:
         math_document,
         physics_bump_missing,
         read_golden,
-        write_golden,
-        write_math,
     )
     from skidpad.replay.progress import Progress
     from skidpad.replay.recorder import current_math_hash
@@ -86,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
         if not files:
             raise SkidpadError(f"{rec_dir}: no recordings to bless")
     targets = [_hashes_dir(f, args.hashes) for f in files]
+    _refuse_same_names(files, targets)
+    _check_names_fit(files, targets)
     budget = from_seconds(args.max_sim_seconds)
     loaded = [(f, recording.load(f, budget), recording.file_sha256(f)) for f in files]
     olds = [
@@ -141,14 +142,15 @@ def run(args: argparse.Namespace) -> int:
         refusal = physics_bump_missing(f.name, old, doc)
         if refusal is not None:  # before anything is written
             raise SkidpadError(refusal)
-    for d in dict.fromkeys(targets):
-        output.make_directory(d)
-        if math_doc is not None:
-            write_math(d, math_doc)
+    _write_sets(
+        targets,
+        [golden_path(d, f) for (f, _, _), d in zip(loaded, targets, strict=True)],
+        docs,
+        math_doc,
+    )
     out = []
     moved = old_math != math_hash
-    for (f, _, _), d, old, doc in zip(loaded, targets, olds, docs, strict=True):
-        write_golden(golden_path(d, f), doc)
+    for (f, _, _), old, doc in zip(loaded, olds, docs, strict=True):
         lines = describe_change(old, doc)
         changes += lines
         moved = moved or state_hash_moved(old, doc)
@@ -160,6 +162,55 @@ def run(args: argparse.Namespace) -> int:
         if moved:
             print(PHYSICS_RULE)
     return 0
+
+
+def _write_sets(targets: list[Path], paths: list[Path], docs: list[dict], math_doc) -> None:
+    """Each hashes folder's golden files and math.json, written as one set, all or nothing
+    (ADR 0210): an interruption leaves the old set or the new one."""
+    from skidpad.replay import output
+    from skidpad.replay.fileset import write_set
+    from skidpad.replay.golden import MATH_FILE, dumps_golden, dumps_math
+
+    sets: dict[Path, dict[str, bytes]] = {}
+    for d, path, doc in zip(targets, paths, docs, strict=True):
+        sets.setdefault(d, {})[path.name] = dumps_golden(doc).encode("utf-8")
+    for d, files in sets.items():
+        if math_doc is not None:
+            files[MATH_FILE] = dumps_math(math_doc).encode("utf-8")
+        output.make_directory(d)
+        write_set(d, files)
+
+
+def _check_names_fit(files: list[Path], targets: list[Path]) -> None:
+    """Every golden file and math.json fits the file system's name and path limits, checked
+    before anything is read or replayed (a hashes folder not made yet included)."""
+    from skidpad.replay import output
+    from skidpad.replay.golden import golden_path, math_path
+
+    for f, d in zip(files, targets, strict=True):
+        output.check_name_fits(golden_path(d, f), golden_path(d, f))
+        output.check_name_fits(math_path(d), math_path(d))
+
+
+def _refuse_same_names(files: list[Path], targets: list[Path]) -> None:
+    """Two recordings whose golden files would be the same file are refused, whether or not
+    the hashes folder exists yet (names compared as the folder will hold them)."""
+    from skidpad.replay.golden import MATH_FILE, golden_path
+
+    seen: dict[tuple[str, str], Path] = {}
+    for f, d in zip(files, targets, strict=True):
+        g = golden_path(d, f)
+        if g.name == MATH_FILE:
+            raise SkidpadError(
+                f"{printable(f)}: its golden file would be {printable(g)}, the math hash file"
+            )
+        key = (os.path.normcase(os.path.abspath(d)), os.path.normcase(g.name))
+        if key in seen:
+            raise SkidpadError(
+                f"{printable(f)}: its golden file {printable(g)} is also that of "
+                f"{printable(seen[key])}; bless them into different hashes folders"
+            )
+        seen[key] = f
 
 
 def _preflight(files: list[Path], targets: list[Path], with_math: bool) -> None:

@@ -29,11 +29,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
-from skidpad.cli.options import add_json_flag
+from skidpad.cli.options import MAX_CHECKPOINT_EVERY, add_json_flag, int_in
 from skidpad.engine.errors import SkidpadError
-from skidpad.replay.terminal import printable_lines
+from skidpad.replay.terminal import printable, printable_lines
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -50,7 +51,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="golden hash folder for a recording alone (default: the recording's checkout's)",
     )
     p.add_argument(
-        "--checkpoint-every", type=int, default=None, help="for two recordings (default 100)"
+        "--checkpoint-every",
+        type=int_in(1, MAX_CHECKPOINT_EVERY),
+        default=None,
+        help="for two recordings (default 100)",
     )
     p.add_argument(
         "--stats",
@@ -70,17 +74,35 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_json_flag(p)
 
 
+def _exists(path: Path) -> bool:
+    """Something is there (what it is, the strict reader checks: a FIFO is refused unopened)."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # a name too long or a loop: the reader says which
+    return True
+
+
 def _kind(path: Path) -> tuple[str, str]:
     """('trace'|'recording'|'golden', text) by the file's declared format."""
+    from skidpad.replay.document import RecordingError, parse_json
     from skidpad.replay.golden import GOLDEN_FORMAT
     from skidpad.replay.recording import FORMAT_NAMES, decode_utf8, read_bytes_limited
     from skidpad.replay.trace import TRACE_FORMAT
 
     text = decode_utf8(read_bytes_limited(path), str(path))
-    head = text[:4096]
+    # the whole document's "format", wherever the key is (not a sniffed prefix)
+    try:
+        declared = parse_json(text)
+    except RecordingError as exc:
+        raise SkidpadError(f"{path}: {exc}") from None
+    fmt = declared.get("format") if isinstance(declared, dict) else None
+    del declared
     kinds = [(TRACE_FORMAT, "trace"), *((n, "recording") for n in FORMAT_NAMES)]
-    for fmt, kind in (*kinds, (GOLDEN_FORMAT, "golden")):
-        if f'"format": "{fmt}"' in head or f'"format":"{fmt}"' in head:
+    for name, kind in (*kinds, (GOLDEN_FORMAT, "golden")):
+        if fmt == name:
             return kind, text
     raise SkidpadError(
         f'{path}: neither a trace, a recording nor a golden hash file (no known "format")'
@@ -98,7 +120,6 @@ def run(args: argparse.Namespace) -> int:
         identity_of,
         read_golden,
     )
-    from skidpad.replay.terminal import printable
     from skidpad.replay.trace import load_trace_document
 
     budget = from_seconds(args.max_sim_seconds)
@@ -107,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     if args.stats:
         return _stats(args, budget)
     a_path = Path(args.a)
-    if not a_path.is_file():
+    if not _exists(a_path):
         raise SkidpadError(f"{a_path}: no such file")
     ka, ta = _kind(a_path)
     if args.b is None or Path(args.b).is_dir():
@@ -124,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
             raise SkidpadError(f"{b_path}: no golden hashes for {a_path.name} (run skidpad bless)")
     else:
         b_path = Path(args.b)
-        if not b_path.is_file():
+        if not _exists(b_path):
             raise SkidpadError(f"{b_path}: no such file")
         kb, tb = _kind(b_path)
 
@@ -186,7 +207,7 @@ def _stats(args: argparse.Namespace, budget) -> int:
     series, recs = [], []
     for name in (args.a, args.b):
         path = Path(name)
-        if not path.is_file():
+        if not _exists(path):
             raise SkidpadError(f"{path}: no such file")
         kind, text = _kind(path)
         if kind == "trace":
@@ -237,7 +258,13 @@ def _trace_vs_recording(a_path: Path, ka: str, ta: str, b_path: Path, tb: str, b
     sha = recording.file_sha256(rec_path)
     det = theirs.get("detail")
     window = range(det["from_step"], det["to_step"]) if det else None
-    result = replay(rec, int(theirs.get("checkpoint_every", 100)), trace=True, detail_steps=window)
+    if window is not None and (window.stop > rec.steps or len(window) > 2000):
+        raise SkidpadError(
+            f"{printable(trace_path)}: /detail: steps {window.start}..{window.stop} are not "
+            f"a window of at most 2000 of the recording's {rec.steps} host steps"
+        )
+    every = theirs.get("checkpoint_every") or 100
+    result = replay(rec, every, trace=True, detail_steps=window)
     info = {"name": rec_path.name, "sha256": sha, "preset": rec.preset, "steps": rec.steps}
     here = f"{rec_path} replayed here ({_running_code()})"
     mine = load_trace_document(json.dumps(trace_document(result, info, current_math_hash())), here)

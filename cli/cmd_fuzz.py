@@ -15,7 +15,15 @@ import os
 import sys
 from pathlib import Path
 
-from skidpad.cli.options import add_checkpoint_every, at_least_one, check_known
+from skidpad.cli.options import (
+    MAX_JOBS,
+    MAX_TIMEOUT_S,
+    add_checkpoint_every,
+    at_least_one,
+    check_known,
+    int_in,
+    seconds_in,
+)
 from skidpad.parity.executor import add_scheduler_argument
 from skidpad.parity.harness import RUNTIME_NAMES
 
@@ -43,14 +51,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"runtimes, a comma list (default: {','.join(DEFAULT_RUNTIMES)}); "
         f"of {', '.join(RUNTIME_NAMES)}",
     )
-    parser.add_argument("--seed", type=int, default=0, metavar="S", help="campaign seed (0)")
+    parser.add_argument(
+        "--seed", type=int_in(0, 10**18 - 1), default=0, metavar="S", help="campaign seed (0)"
+    )
     parser.add_argument(
         "--duration", type=float, default=10.0, metavar="T", help="seconds per drive (10)"
     )
     parser.add_argument(
         "--out", type=Path, default=Path("build/fuzz"), metavar="DIR", help="default build/fuzz"
     )
-    parser.add_argument("--batch", type=int, default=10, metavar="B", help="drives per task (10)")
+    parser.add_argument(
+        "--batch", type=int_in(1, 10**6), default=10, metavar="B", help="drives per task (10)"
+    )
     add_checkpoint_every(parser, default=10)
     parser.add_argument(
         "--max-substep-hz",
@@ -61,8 +73,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--jobs",
-        type=int,
-        default=os.cpu_count() or 1,
+        type=int_in(1, MAX_JOBS),
+        default=min(os.cpu_count() or 1, MAX_JOBS),
         metavar="N",
         help="local workers (default: the machine's cores)",
     )
@@ -70,10 +82,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--root", type=Path, help="the checkout (default: found from the cwd)")
     parser.add_argument("--wheel", type=Path, help="the project wheel (default: built)")
     parser.add_argument(
-        "--timeout", type=float, default=1800.0, metavar="S", help="time limit per drive"
+        "--timeout",
+        type=seconds_in(MAX_TIMEOUT_S),
+        default=1800.0,
+        metavar="S",
+        help="time limit per drive",
     )
     parser.add_argument(
-        "--start-timeout", type=float, default=240.0, metavar="S", help="time limit per start"
+        "--start-timeout",
+        type=seconds_in(MAX_TIMEOUT_S),
+        default=240.0,
+        metavar="S",
+        help="time limit per start",
     )
 
 

@@ -11,7 +11,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from skidpad.cli.options import add_checkpoint_every, add_json_flag, at_least_one
+from skidpad.cli.options import (
+    MAX_JOBS,
+    MAX_TIMEOUT_S,
+    add_checkpoint_every,
+    add_json_flag,
+    at_least_one,
+    int_in,
+    seconds_in,
+)
 from skidpad.parity.executor import add_scheduler_argument
 from skidpad.parity.harness import RUNTIME_NAMES, run_parity
 from skidpad.replay.progress import Progress
@@ -52,14 +60,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report-dir", type=Path, help="default: ROOT/build/parity")
     add_checkpoint_every(parser)
     parser.add_argument(
-        "--timeout", type=float, default=1800.0, metavar="S", help="time limit per recording"
+        "--timeout",
+        type=seconds_in(MAX_TIMEOUT_S),
+        default=1800.0,
+        metavar="S",
+        help="time limit per recording",
     )
     parser.add_argument(
-        "--start-timeout", type=float, default=240.0, metavar="S", help="time limit per start"
+        "--start-timeout",
+        type=seconds_in(MAX_TIMEOUT_S),
+        default=240.0,
+        metavar="S",
+        help="time limit per start",
     )
     parser.add_argument(
         "--jobs",
-        type=int,
+        type=int_in(1, MAX_JOBS),
         default=1,
         metavar="N",
         help="runtimes run at the same time (default 1: one after the other); with "
@@ -67,7 +83,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--batch",
-        type=int,
+        type=int_in(1, 10**6),
         metavar="B",
         help="recordings per task (default: all of a runtime's in one task)",
     )

@@ -116,8 +116,12 @@ def make_driver(drive: str, definition: dict, host_hz: int, duration: float | No
         from skidpad.scenarios import random_drive
 
         seed_text = drive[len("random:") :]
-        if not seed_text.isdigit():
-            raise SkidpadError(f"--drive {drive}: the seed must be a non-negative integer")
+        # ASCII digits only ("²".isdigit() is true) and at most 19 of them (a 64-bit seed)
+        if not (seed_text.isascii() and seed_text.isdigit() and len(seed_text) <= 19):
+            raise SkidpadError(
+                f"--drive {printable(drive[:60])}: the seed must be a non-negative integer "
+                "of at most 19 digits"
+            )
         return random_drive.make_driver(
             definition, host_hz, int(seed_text), duration_s=duration or 30.0
         )
@@ -276,6 +280,7 @@ def run(args: argparse.Namespace) -> int:
     presets = _presets(args.preset) if drives else []
     many = len(presets) * len(drives) + len(cr_drives) > 1
     out = Path(args.output)
+    output.check_name_fits(out, out)  # a name too long is refused now, not after the drive
     if many and not out.is_dir():
         raise SkidpadError(
             f"-o {out}: with several presets or drives, -o must be an existing directory"

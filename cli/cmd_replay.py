@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -61,17 +62,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_json_flag(p)
 
 
+#: A host step as typed: ASCII digits, few enough that no conversion limit is reached
+#: (a step beyond the recording's end is refused against the recording itself).
+_STEP = re.compile(r"[0-9]{1,4000}")
+
+
 def parse_steps_range(text: str | None) -> range | None:
     if text is None:
         return None
-    try:
-        a, b = text.split(":")
-        r = range(int(a), int(b))
-    except ValueError:
-        raise SkidpadError(f"--detail-steps {text!r}: expected A:B with integers A < B") from None
-    if r.start < 0 or r.stop <= r.start:
+    parts = text.split(":")
+    if len(parts) != 2 or not all(_STEP.fullmatch(p) for p in parts):
+        raise SkidpadError(
+            f"--detail-steps {text[:60]!r}: expected A:B with integers 0 <= A < B "
+            "(host steps, ASCII digits)"
+        )
+    r = range(int(parts[0]), int(parts[1]))
+    if r.stop <= r.start:
         raise SkidpadError(f"--detail-steps {text!r}: expected 0 <= A < B")
-    if len(r) > 2000:
+    if r.stop - r.start > 2000:
         raise SkidpadError(f"--detail-steps {text!r}: at most 2000 host steps of detail")
     return r
 
@@ -79,13 +87,15 @@ def parse_steps_range(text: str | None) -> range | None:
 def parse_state_at(text: str | None) -> list[int]:
     if not text:
         return []
-    try:
-        steps = [int(s) for s in text.split(",") if s]
-    except ValueError:
-        raise SkidpadError(f"--state-at {text!r}: expected a comma list of host steps") from None
-    if any(s < 0 for s in steps):
-        raise SkidpadError(f"--state-at {text!r}: host steps are >= 0")
-    return steps
+    items = [s for s in text.split(",") if s]
+    if not all(_STEP.fullmatch(s) for s in items):
+        raise SkidpadError(
+            f"--state-at {text[:60]!r}: expected a comma list of host steps >= 0 "
+            "(ASCII digits)"
+        )
+    if len(items) > 100_000:
+        raise SkidpadError(f"--state-at: {len(items)} host steps, at most 100000")
+    return [int(s) for s in items]
 
 
 class Loaded(NamedTuple):
@@ -159,13 +169,17 @@ def run(args: argparse.Namespace) -> int:
         raise SkidpadError("--trace needs -o FILE (or -o DIR for several recordings)")
     if args.output and not tracing:
         raise SkidpadError("-o is only used with --trace")
+    if tracing:
+        output.check_name_fits(Path(args.output), args.output)
     if tracing and len(args.files) > 1 and not Path(args.output).is_dir():
         raise SkidpadError(
             f"-o {args.output}: with several recordings, -o must be an existing directory"
         )
     budget = from_seconds(args.max_sim_seconds)
+    # what the command reads by itself (golden files, math.json) is an input too
+    inputs = [*args.files, *_implicit_inputs(args.files, args.hashes)]
     if tracing:
-        output.preflight([_trace_target(args.output, f) for f in args.files], args.files)
+        output.preflight([_trace_target(args.output, f) for f in args.files], inputs)
 
     # Validate every input before replaying anything: no partial runs on bad input.
     loaded = []
@@ -244,7 +258,7 @@ def run(args: argparse.Namespace) -> int:
             target = _trace_target(args.output, f)
             info = {"name": Path(f).name, "sha256": sha, "preset": rec.preset, "steps": rec.steps}
             output.write_text(
-                target, dumps_trace(trace_document(result, info, _math_here())), args.files
+                target, dumps_trace(trace_document(result, info, _math_here())), inputs
             )
             rows[-1]["trace"] = str(target)
     bar.close()
@@ -259,6 +273,23 @@ def run(args: argparse.Namespace) -> int:
             if "trace" in r:
                 print(printable_lines(f"  trace written to {r['trace']}"))
     return 1 if failed else 0
+
+
+def _implicit_inputs(files: list[str], given: str | None) -> list[Path]:
+    """The golden file and math.json each recording is compared with: read, so never
+    written over. (A ``--hashes`` that is no folder is refused later, after the recordings
+    are checked, as before.)"""
+    from skidpad.replay.golden import GoldenError, golden_path, hashes_dir_for, math_path
+
+    out: list[Path] = []
+    for f in files:
+        try:
+            d = hashes_dir_for(f, given)
+        except GoldenError:
+            continue
+        if d is not None:
+            out += [golden_path(d, f), math_path(d)]
+    return out
 
 
 def _trace_target(out: str, recording_file: str) -> Path:

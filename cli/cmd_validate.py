@@ -24,7 +24,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from skidpad.cli.options import add_json_flag, at_least_one, check_known
+from skidpad.cli.options import MAX_JOBS, add_json_flag, at_least_one, check_known, int_in
 from skidpad.engine.definition import PRESET_NAMES
 from skidpad.engine.errors import SkidpadError
 from skidpad.replay.progress import Progress
@@ -58,7 +58,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="write the golden file from this run and print what changed",
     )
-    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="worker processes")
+    parser.add_argument(
+        "--jobs", type=int_in(1, MAX_JOBS), default=1, metavar="N", help="worker processes"
+    )
     parser.add_argument(
         "--docs",
         action="store_true",

@@ -41,10 +41,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from skidpad.cli.options import add_json_flag
+from skidpad.cli.options import MAX_JOBS, add_json_flag, int_in
 from skidpad.engine.errors import SkidpadError
 from skidpad.engine.state import NonFiniteStateError
-from skidpad.replay.budget import DEFAULT_MAX_SIM_SECONDS
+from skidpad.replay.budget import DEFAULT_MAX_SIM_SECONDS, sim_seconds
 from skidpad.replay.terminal import printable
 from skidpad.replay.verify import UNKNOWN, UnknownPhysics, physics_of, verify_one
 
@@ -55,10 +55,10 @@ DEFAULT_BATCH = 4
 EXIT_UNKNOWN = 3
 
 
-
 def counted(n: int, noun: str) -> str:
     """``1 claim``, ``2 claims``."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="recordings (a folder: its *.json)")
@@ -96,7 +96,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--max-sim-seconds",
-        type=float,
+        type=sim_seconds,
         default=DEFAULT_MAX_SIM_SECONDS,
         metavar="S",
         help="refuse recordings longer than S simulated seconds "
@@ -111,7 +111,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     scale.add_argument(
         "--jobs",
-        type=int,
+        type=int_in(1, MAX_JOBS),
         metavar="N",
         help="verify on a dask LocalCluster of N worker processes on 127.0.0.1 "
         "(needs pip install 'skidpad[scale]')",
@@ -124,7 +124,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     scale.add_argument(
         "--batch",
-        type=int,
+        type=int_in(1, 10**6),
         default=DEFAULT_BATCH,
         metavar="B",
         help=f"files per task (default {DEFAULT_BATCH})",

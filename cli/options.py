@@ -7,16 +7,60 @@ A bad value is refused in one line that names the option and the value (exit 2, 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable, Sequence
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
 
 from skidpad.engine.errors import SkidpadError
+
+#: An integer option as typed: ASCII digits only (``int()`` would take "²" or "1_000"),
+#: short enough that no conversion limit or overflow is ever reached.
+_INT = re.compile(r"-?[0-9]{1,18}")
+
+#: The most workers any command starts (threads or processes on this machine).
+MAX_JOBS = 256
+#: The longest per-drive or per-start time limit (seconds): a week.
+MAX_TIMEOUT_S = 7 * 24 * 3600.0
+#: The most host steps between two checkpoints.
+MAX_CHECKPOINT_EVERY = 10**9
+
+
+def int_in(lo: int, hi: int) -> Callable[[str], int]:
+    """An argparse ``type``: an integer within ``lo..hi``, refused in one line (exit 2)."""
+
+    def parse(text: str) -> int:
+        if not _INT.fullmatch(text.strip()):
+            raise argparse.ArgumentTypeError(f"{text[:40]!r}: expected an integer {lo}..{hi}")
+        value = int(text)
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{value}: must be within {lo}..{hi}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def seconds_in(hi: float) -> Callable[[str], float]:
+    """An argparse ``type``: a finite number of seconds in ``(0, hi]``."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text[:40]!r}: expected seconds") from None
+        if not (math.isfinite(value) and 0.0 < value <= hi):
+            raise argparse.ArgumentTypeError(f"{text[:40]}: must be within (0, {hi:g}] seconds")
+        return value
+
+    parse.__name__ = "seconds"
+    return parse
 
 
 def add_checkpoint_every(parser: argparse.ArgumentParser, default: int = 100) -> None:
     """``--checkpoint-every N``: host steps between the checkpoint hashes of a run."""
     parser.add_argument(
         "--checkpoint-every",
-        type=int,
+        type=int_in(1, MAX_CHECKPOINT_EVERY),
         default=default,
         metavar="N",
         help=f"host steps between checkpoints (default {default})",

@@ -45,11 +45,19 @@ def check_scheduler(scheduler: str | None) -> None:
         return
     if scheduler != "local" and not _ADDRESS.match(scheduler):
         raise SchedulerError(
-            f"--scheduler {scheduler!r}: expected tcp://HOST:PORT (an existing dask scheduler) "
-            "or 'local' (a cluster on this machine)"
+            f"--scheduler {scheduler[:80]!r}: expected tcp://HOST:PORT (an existing dask "
+            "scheduler) or 'local' (a cluster on this machine)"
         )
+    if scheduler != "local":
+        port = int(scheduler.rsplit(":", 1)[1])
+        if not 1 <= port <= 65535:
+            raise SchedulerError(f"--scheduler {scheduler}: port {port} is not within 1..65535")
     if not dask_available():
         raise SchedulerError(f"--scheduler needs dask.distributed: {INSTALL_HINT}")
+    if scheduler != "local":
+        refusal = _refused(scheduler)  # dask would report a refusal as a 20 s time-out
+        if refusal is not None:
+            raise SchedulerError(f"--scheduler {scheduler}: connection refused ({refusal})")
 
 
 def add_scheduler_argument(parser: argparse.ArgumentParser) -> None:
@@ -153,6 +161,23 @@ class DaskExecutor:
         self.client.close()
         if self._cluster is not None:
             self._cluster.close()
+
+
+def _refused(address: str) -> str | None:
+    """Why a TCP connection to the scheduler's host and port is refused at once, or None
+    (it connects, or takes longer: dask's own time-out then applies)."""
+    import socket
+
+    hostport = address.split("://", 1)[1]
+    host, port = hostport.rsplit(":", 1)
+    host = host.strip("[]")
+    try:
+        with socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT_S):
+            return None
+    except ConnectionRefusedError as exc:
+        return exc.strerror or "refused"
+    except OSError:
+        return None  # unreachable or slow: let dask say so
 
 
 def make_executor(scheduler: str | None, jobs: int) -> LocalExecutor | DaskExecutor:

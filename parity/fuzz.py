@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -229,33 +230,63 @@ class CampaignLog:
         self.verdicts: dict[int, Verdict] = {}
 
     def open(self) -> None:
-        """Read what a previous run of this campaign finished; refuse another campaign's log."""
-        if self.path.parent.exists() and not self.path.parent.is_dir():
-            raise HarnessError(f"--out {self.path.parent}: exists and is not a folder")
-        if not self.path.is_file():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+        """Read what a previous run of this campaign finished; refuse another campaign's log.
+
+        The log is untrusted input (ADR 0210): it must be a regular file of strict JSON
+        lines; every line is checked field by field, a cell line that proves nothing (a
+        result without its hashes) or a verdict line its cells contradict is refused, and a
+        verdict whose cells are not in the log is dropped (the drive is judged again)."""
+        folder = self.path.parent
+        if folder.exists() and not folder.is_dir():
+            raise HarnessError(f"--out {folder}: exists and is not a folder")
+        if not self.path.exists() and not self.path.is_symlink():
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise HarnessError(f"--out {folder}: cannot create it: {exc.strerror}") from None
             header = {"format": LOG_FORMAT, "version": 1, "campaign": self.campaign.to_json()}
             self._append(header)
             return
-        lines = self.path.read_text("utf-8").split("\n")
+        text = _read_log_text(self.path)
+        lines = text.split("\n")
         docs = _read_lines(lines, self.path)
-        head = docs[0] if docs else {}
-        if head.get("format") != LOG_FORMAT:
-            raise HarnessError(f"{self.path}: not a skidpad fuzz log")
+        head = docs[0][1] if docs else {}
+        if not isinstance(head, dict) or head.get("format") != LOG_FORMAT:
+            raise HarnessError(f"{self.path}:1: not a skidpad fuzz log")
         if head.get("campaign") != self.campaign.to_json():
             raise HarnessError(
                 f"{self.path}: holds a campaign with other settings ({_settings(head)}); "
                 "use another --out or the same settings to resume it"
             )
-        for doc in docs[1:]:
-            if "cell" in doc:
-                runtime, batch = doc["cell"]
-                self.cells[(runtime, batch)] = doc
-            elif "drive" in doc:
-                self.verdicts[doc["drive"]] = Verdict(**doc)
+        verdicts = []
+        for n, doc in docs[1:]:
+            where = f"{self.path}:{n}"
+            if isinstance(doc, dict) and "cell" in doc:
+                cell = check_cell_line(doc, self.campaign, where)
+                self.cells.setdefault(cell, doc)
+            elif isinstance(doc, dict) and "drive" in doc:
+                verdicts.append((where, check_verdict_line(doc, self.campaign, where)))
+            else:
+                raise HarnessError(f"{where}: neither a cell nor a verdict line")
+        for where, verdict in verdicts:
+            self._trust_verdict(verdict, where)
         if lines and lines[-1] and len(docs) < sum(1 for line in lines if line.strip()):
             # the last line was cut short by a stop: drop it, so the next line starts clean
             output.write_text(self.path, "".join(line + "\n" for line in lines[:-1]))
+
+    def _trust_verdict(self, verdict: Verdict, where: str) -> None:
+        """Keep a logged verdict only if the logged cells give it too."""
+        batch = verdict.drive // self.campaign.batch
+        cells = {rt: self.cells.get((rt, batch)) for rt in self.campaign.runtimes}
+        if any(c is None for c in cells.values()):
+            return  # not proven by this log: the drive is judged again once its cells are in
+        again = judge(self.campaign, verdict.drive, cells)  # type: ignore[arg-type]
+        if again.verdict != verdict.verdict:
+            raise HarnessError(
+                f"{where}: /verdict: says {verdict.verdict!r} but the logged cells give "
+                f"{again.verdict!r}; the log was edited or is corrupt"
+            )
+        self.verdicts[verdict.drive] = verdict
 
     def add_cell(self, doc: dict[str, Any]) -> bool:
         """Log a finished cell; False if it was already logged (never counted twice)."""
@@ -271,27 +302,135 @@ class CampaignLog:
         self._append(asdict(verdict))
 
     def _append(self, doc: dict[str, Any]) -> None:
-        with self.path.open("a", encoding="utf-8") as f:
-            f.write(json.dumps(doc, separators=(",", ":")) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+        line = (json.dumps(doc, separators=(",", ":")) + "\n").encode("utf-8")
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
+        try:
+            fd = os.open(self.path, flags, 0o666)
+        except OSError as exc:
+            raise HarnessError(f"{self.path}: cannot write the log: {exc.strerror}") from None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO or device swapped in
+                raise HarnessError(f"{self.path}: is not a regular file; the log is not written")
+            view = memoryview(line)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        except OSError as exc:
+            raise HarnessError(f"{self.path}: cannot write the log: {exc.strerror}") from None
+        finally:
+            os.close(fd)
 
 
-def _read_lines(lines: list[str], path: Path) -> list[dict[str, Any]]:
+#: A fuzz log larger than this is refused unread (bytes).
+MAX_LOG_BYTES = 256 * 1024 * 1024
+
+
+def _read_log_text(path: Path) -> str:
+    """The log's text: a regular file (a FIFO or device refused from its stat, never opened),
+    at most :data:`MAX_LOG_BYTES`, strict UTF-8."""
+    from skidpad.replay.document import RecordingError, decode_utf8, read_bytes_limited
+
+    try:
+        return decode_utf8(read_bytes_limited(path, MAX_LOG_BYTES), str(path))
+    except RecordingError as exc:
+        raise HarnessError(f"{exc} (the fuzz log)") from None
+
+
+def _read_lines(lines: list[str], path: Path) -> list[tuple[int, Any]]:
+    """Each non-empty line's strict JSON document, with its line number; the last line may
+    have been cut short by a stop (it is then left out)."""
+    from skidpad.replay.strict import parse_text
+
     docs = []
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            doc = json.loads(line)
-        except ValueError:
+            doc = parse_text(line, f"{path}:{n}", HarnessError)
+        except HarnessError:
             if n == len(lines):  # the last line, cut short when a run was stopped
                 break
-            raise HarnessError(f"{path}:{n}: not a JSON line") from None
-        if not isinstance(doc, dict):
-            raise HarnessError(f"{path}:{n}: not a JSON object")
-        docs.append(doc)
+            raise
+        docs.append((n, doc))
     return docs
+
+
+_CELL_KEYS = ("cell", "status", "error", "results")
+_CELL_OPTIONAL = ("version", "code_hash", "wall_s", "cpu_s")
+_RESULT_KEYS = ("checkpoints", "final", "steps", "error", "sha256")
+_VERDICTS = ("agree", "diverge", "error")
+
+
+def check_cell_line(doc: dict, campaign: Campaign, where: str) -> tuple[str, int]:
+    """A cell line checked field by field; its ``(runtime, batch)``. A cell whose status is
+    ok must prove each drive of its batch: an error, or hashes (never counted as agreeing
+    on hashes it does not hold)."""
+    from skidpad.replay.strict import Checker
+
+    c = Checker(where, HarnessError)
+    c.object(doc, "", _CELL_KEYS, _CELL_OPTIONAL)
+    cell = c.array(doc["cell"], "/cell", 2)
+    if len(cell) != 2:
+        c.fail("/cell", "must be a pair [runtime, batch]")
+    runtime = c.string(cell[0], "/cell/0", 40)
+    if runtime not in campaign.runtimes:
+        c.fail("/cell/0", f"{shown_text(runtime)} is not a runtime of this campaign")
+    batch = c.integer(cell[1], "/cell/1", 0, campaign.batches - 1)
+    c.string(doc["status"], "/status", 40)
+    c.string(doc["error"], "/error", 100_000, nullable=True)
+    for key in ("version", "code_hash"):
+        if key in doc:
+            c.string(doc[key], f"/{key}", 200, nullable=True)
+    for key in ("wall_s", "cpu_s"):
+        if key in doc:
+            c.number(doc[key], f"/{key}", 0.0)
+    results = c.object(
+        doc["results"], "/results", (), [str(i) for i in campaign.batch_drives(batch)]
+    )
+    if doc["status"] == "ok":
+        for i in campaign.batch_drives(batch):
+            if str(i) not in results:
+                c.fail(f"/results/{i}", "missing: the cell does not prove this drive")
+    for key, res in results.items():
+        _check_result(c, res, f"/results/{key}")
+    return runtime, batch
+
+
+def _check_result(c: Any, res: Any, path: str) -> None:
+    c.object(res, path, (), _RESULT_KEYS)
+    if "sha256" in res:
+        c.hash64(res["sha256"], f"{path}/sha256")
+    if "error" in res:
+        c.string(res["error"], f"{path}/error", 100_000)
+        return
+    for key in ("checkpoints", "final", "steps", "sha256"):
+        if key not in res:
+            c.fail(f"{path}/{key}", "missing: a result without an error must hold its hashes")
+    steps = c.integer(res["steps"], f"{path}/steps")
+    c.checkpoints(res["checkpoints"], f"{path}/checkpoints", steps)
+    c.hash16(res["final"], f"{path}/final")
+
+
+def check_verdict_line(doc: dict, campaign: Campaign, where: str) -> Verdict:
+    from skidpad.replay.strict import Checker
+
+    c = Checker(where, HarnessError)
+    c.object(doc, "", ("drive", "verdict"), ("detail", "a", "b", "first_step"))
+    c.integer(doc["drive"], "/drive", 0, campaign.drives - 1)
+    if doc["verdict"] not in _VERDICTS:
+        c.fail("/verdict", f"must be one of {', '.join(_VERDICTS)}")
+    c.string(doc.get("detail", ""), "/detail", 100_000)
+    for key in ("a", "b"):
+        c.string(doc.get(key), f"/{key}", 40, nullable=True)
+    if doc.get("first_step") is not None:
+        c.integer(doc["first_step"], "/first_step")
+    return Verdict(**doc)
+
+
+def shown_text(v: str) -> str:
+    from skidpad.replay.terminal import printable
+
+    return repr(printable(v))[:60]
 
 
 def _settings(head: dict[str, Any]) -> str:

@@ -18,11 +18,23 @@ so nothing outside the allow-list can be reached however the path is spelled.
 Methods other than GET and HEAD get 405. Requests are kept in
 :attr:`LoopbackServer.requests` (``(method, path, status)``) for the failure
 report; nothing is printed.
+
+The server is bounded against a hostile or broken client (ADR 0210): every read of
+a connection times out after :data:`READ_TIMEOUT_S` (a half-sent request or an idle
+kept-alive connection is closed then); at most :data:`MAX_CONNECTIONS` connections are
+served at once (one more is answered 503 and closed at once); the request log keeps the
+last :data:`LOG_KEPT` requests, each path cut to :data:`LOG_PATH_CHARS` characters; a
+request that is not HTTP/1.x (HTTP/0.9's ``GET /``) gets 400 and is closed; and the
+``Host`` header must name the address served, ``127.0.0.1:PORT`` or ``localhost:PORT``
+(403 otherwise), so a page elsewhere that reaches the port through DNS rebinding gets
+nothing.
 """
 
 from __future__ import annotations
 
+import collections
 import http.server
+import socket
 import threading
 import urllib.parse
 from pathlib import Path
@@ -50,6 +62,15 @@ MIME_TYPES = {
 PYODIDE_SUFFIXES = (".mjs", ".js", ".wasm", ".json", ".zip", ".map")
 
 WEB_FILES = ("index.html", "harness.js", "worker.js", "console-mirror.js")
+
+#: Seconds a connection may take to send the next piece of a request, or stay idle between
+#: requests, before it is closed.
+READ_TIMEOUT_S = 5.0
+#: Connections served at the same time (one thread each); more are answered 503 at once.
+MAX_CONNECTIONS = 256
+#: Requests kept in the log (the oldest dropped first), and the characters of a path kept.
+LOG_KEPT = 1000
+LOG_PATH_CHARS = 200
 
 
 class ServerError(Exception):
@@ -90,6 +111,26 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     server_version = "skidpad-parity"
     sys_version = ""
     protocol_version = "HTTP/1.1"
+    timeout = READ_TIMEOUT_S  # every read of the socket: a half-sent request is closed
+
+    def parse_request(self) -> bool:
+        """HTTP/1.x only, and a ``Host`` naming this server; anything else is refused."""
+        words = self.raw_requestline.decode("iso-8859-1").split()
+        if len(words) != 3 or not words[2].startswith("HTTP/1."):
+            # HTTP/0.9 (or junk): answered with a status line all the same, then closed
+            self.command, self.path, self.request_version = None, "", "HTTP/1.0"
+            self.requestline = " ".join(words)[:LOG_PATH_CHARS]
+            self.close_connection = True
+            self._record(400)
+            self.send_error(400, "HTTP/1.x only")
+            return False
+        if not super().parse_request():
+            return False
+        if self.headers.get("Host", "").strip().lower() not in self.server.hosts:  # type: ignore[attr-defined]
+            self.close_connection = True
+            self._refuse(403)
+            return False
+        return True
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         self._serve(body=True)
@@ -98,7 +139,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self._serve(body=False)
 
     def _refuse(self, status: int) -> None:
-        message = b"not found\n" if status == 404 else b"method not allowed\n"
+        message = _MESSAGES[status]
         self._record(status)
         self.send_response(status)
         self.send_header("Content-Type", "text/plain; charset=utf-8")
@@ -117,7 +158,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def _record(self, status: int) -> None:
         owner: LoopbackServer = self.server.owner  # type: ignore[attr-defined]
         with owner.lock:
-            owner.requests.append((self.command, self.path, status))
+            owner.requests.append((self.command, str(self.path)[:LOG_PATH_CHARS], status))
 
     def _serve(self, body: bool) -> None:
         owner: LoopbackServer = self.server.owner  # type: ignore[attr-defined]
@@ -147,6 +188,58 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         pass  # requests are kept in owner.requests instead
 
 
+_MESSAGES = {
+    403: b"forbidden: this server answers only to 127.0.0.1 and localhost\n",
+    404: b"not found\n",
+    405: b"method not allowed\n",
+}
+
+
+class _BoundedServer(http.server.ThreadingHTTPServer):
+    """A thread per connection, at most :data:`MAX_CONNECTIONS` at once."""
+
+    daemon_threads = True
+    # a burst of connections waits in the kernel's queue, not in SYN retries (the default 5)
+    request_queue_size = 1024
+    # http.server's ThreadingHTTPServer keeps every thread to join at close: a long-lived
+    # server would hold one per connection ever made
+    block_on_close = False
+
+    def __init__(self, address: tuple[str, int], handler: type) -> None:
+        super().__init__(address, handler)
+        self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        port = self.server_address[1]
+        self.hosts = frozenset((f"127.0.0.1:{port}", f"localhost:{port}"))
+
+    def process_request(self, request: socket.socket, client_address: object) -> None:
+        if not self.slots.acquire(blocking=False):
+            self._busy(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: socket.socket, client_address: object) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+    def _busy(self, request: socket.socket) -> None:
+        """Answer 503 without reading, and close: the cap is a cap, not a queue."""
+        try:
+            request.settimeout(1.0)
+            request.sendall(
+                b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n"
+                b"Connection: close\r\n\r\n"
+            )
+        except OSError:
+            pass
+        self.shutdown_request(request)
+
+
 class LoopbackServer:
     """The allow-list server on 127.0.0.1:<free port>; a context manager."""
 
@@ -162,7 +255,8 @@ class LoopbackServer:
         self.bind_port = port
         self.wheel = Path(wheel)
         self.pyodide_dir = Path(pyodide_dir)
-        self.requests: list[tuple[str, str, int]] = []
+        #: the last :data:`LOG_KEPT` requests, (method, path cut short, status)
+        self.requests: collections.deque[tuple[str, str, int]] = collections.deque(maxlen=LOG_KEPT)
         self.lock = threading.Lock()
         self._httpd: http.server.ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -170,8 +264,7 @@ class LoopbackServer:
     def start(self) -> str:
         """Bind and serve in a daemon thread; return the base URL (ending in ``/``)."""
         if self._httpd is None:
-            httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.bind_port), _Handler)
-            httpd.daemon_threads = True
+            httpd = _BoundedServer(("127.0.0.1", self.bind_port), _Handler)
             httpd.owner = self  # type: ignore[attr-defined]
             self._httpd = httpd
             self._thread = threading.Thread(

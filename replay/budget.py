@@ -90,12 +90,25 @@ def add_budget_argument(p: argparse.ArgumentParser) -> None:
     """``--max-sim-seconds``, for every command that replays untrusted recordings."""
     p.add_argument(
         "--max-sim-seconds",
-        type=float,
+        type=sim_seconds,
         default=None,
         metavar="S",
         help="refuse a recording declaring more simulated seconds than S "
         f"(default {DEFAULT_MAX_SIM_SECONDS:g})",
     )
+
+
+def sim_seconds(text: str) -> float:
+    """``--max-sim-seconds`` as argparse reads it: checked there, so every mode of every
+    command refuses nan, a negative or an absurd budget before any work (one line, exit 2)."""
+    try:
+        value = float(text)
+        Budget(max_sim_seconds=value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text[:40]}: a positive number of seconds below 1e9"
+        ) from None
+    return value
 
 
 def from_seconds(max_sim_seconds: float | None) -> Budget:

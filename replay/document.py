@@ -29,6 +29,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import stat
 import struct
 from array import array
@@ -575,7 +576,21 @@ def file_sha256(path: str | os.PathLike) -> str:
 
 def _dump(v: Any, indent: int | None = None) -> str:
     # json uses float.__repr__ for floats: the shortest round-trip form.
-    return json.dumps(v, ensure_ascii=False, allow_nan=False, indent=indent)
+    return json_escape_surrogates(json.dumps(v, ensure_ascii=False, allow_nan=False, indent=indent))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_escape_surrogates(text: str) -> str:
+    """JSON text with every lone surrogate written as a ``\\uXXXX`` escape.
+
+    ``"\\ud800"`` is valid JSON and parses to a string no UTF-8 encoder can write; written
+    back with ``ensure_ascii=False`` it would make the file unwritable. In a Python string a
+    surrogate is always lone (a pair is one character) and only occurs inside a JSON string,
+    where the escape means the same string.
+    """
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def dump_document(doc: dict, keys: Sequence[str], spread: Collection[str]) -> str:

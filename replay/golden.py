@@ -41,7 +41,9 @@ from typing import Any, NamedTuple
 from skidpad.engine.errors import SkidpadError
 from skidpad.engine.physics import PHYSICS_VERSION
 from skidpad.replay import output
-from skidpad.replay.recording import decode_utf8, is_hex16, read_bytes_limited
+from skidpad.replay.document import is_int, shown
+from skidpad.replay.fileset import recover
+from skidpad.replay.strict import Checker, read_json_file
 
 GOLDEN_FORMAT = "skidpad-golden"
 GOLDEN_VERSION = 1
@@ -149,44 +151,57 @@ def dumps_golden(doc: dict) -> str:
     return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        data = read_bytes_limited(path)
-    except SkidpadError as exc:
-        raise GoldenError(str(exc)) from None
-    text = decode_utf8(data, str(path))
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise GoldenError(f"{path}: not valid JSON ({exc})") from None
+#: The fields of a golden file: required ones, then those older or newer files may lack.
+_GOLDEN_REQUIRED = (
+    "format",
+    "version",
+    "recording_sha256",
+    "steps",
+    "checkpoint_every",
+    "checkpoints",
+    "final",
+)
+_GOLDEN_OPTIONAL = (
+    "recording",
+    "preset",
+    "definition_hash",
+    "engine_version",
+    "math_hash",
+    "physics_version",
+)
 
 
 def read_golden(path: str | Path) -> dict | None:
-    """The golden document at ``path``, or None if there is none; malformed files raise."""
+    """The golden document at ``path``, or None if there is none; a malformed file raises
+    :class:`GoldenError` naming the file and the field (every field is checked, ADR 0210)."""
     p = Path(path)
-    if not p.exists():
+    recover(p.parent)  # a set a stopped bless left half published is completed first
+    if not p.exists() and not p.is_symlink():
         return None
-    doc = _read_json(p)
+    doc = read_json_file(p, GoldenError)
+    return check_golden(doc, str(p))
+
+
+def check_golden(doc: Any, source: str) -> dict:
+    """``doc`` checked field by field as a golden file (:class:`GoldenError` if not)."""
+    c = Checker(source, GoldenError)
     if not isinstance(doc, dict) or doc.get("format") != GOLDEN_FORMAT:
-        raise GoldenError(
-            f"{p}: not a Skidpad golden hash file (expected format {GOLDEN_FORMAT!r})"
-        )
-    if doc.get("version") != GOLDEN_VERSION:
-        raise GoldenError(f"{p}: /version: {doc.get('version')!r} is not supported")
-    for k in ("recording_sha256", "steps", "checkpoint_every", "checkpoints", "final"):
-        if k not in doc:
-            raise GoldenError(f"{p}: /{k}: missing")
-    pv = doc.get("physics_version")
-    good = isinstance(pv, int) and not isinstance(pv, bool) and 0 < pv <= 10**6
-    if pv is not None and not good:
-        raise GoldenError(f"{p}: /physics_version: {pv!r} is not a physics version")
-    dh = doc.get("definition_hash")
-    if dh is not None and not is_hex16(dh):
-        raise GoldenError(f"{p}: /definition_hash: {dh!r} is not a 16-digit hex hash")
-    try:
-        doc["checkpoints"] = [(int(s), str(h)) for s, h in doc["checkpoints"]]
-    except (TypeError, ValueError) as exc:
-        raise GoldenError(f"{p}: /checkpoints: malformed ({exc})") from None
+        c.fail("/format", f"not a Skidpad golden hash file (expected format {GOLDEN_FORMAT!r})")
+    if doc.get("version") != GOLDEN_VERSION or not is_int(doc.get("version")):
+        c.fail("/version", f"{shown(doc.get('version'))} is not supported")
+    c.object(doc, "", _GOLDEN_REQUIRED, _GOLDEN_OPTIONAL)
+    c.hash64(doc["recording_sha256"], "/recording_sha256")
+    steps = c.integer(doc["steps"], "/steps")
+    c.integer(doc["checkpoint_every"], "/checkpoint_every", 1)
+    doc["checkpoints"] = c.checkpoints(doc["checkpoints"], "/checkpoints", steps)
+    c.hash16(doc["final"], "/final", nullable=True)
+    for key in ("recording", "preset", "engine_version"):
+        if key in doc:
+            c.string(doc[key], f"/{key}", 4096, nullable=key == "preset")
+    for key in ("definition_hash", "math_hash"):
+        if key in doc:
+            c.hash16(doc[key], f"/{key}", nullable=True)
+    c.physics_version(doc)
     return doc
 
 
@@ -206,13 +221,19 @@ def read_math(hashes_dir: str | Path) -> str | None:
     hex digits; anything else raises :class:`GoldenError` naming the file and the field.
     """
     p = math_path(hashes_dir)
-    if not p.exists():
+    recover(hashes_dir)
+    if not p.exists() and not p.is_symlink():
         return None
-    doc = _read_json(p)
-    h = doc.get("math_hash") if isinstance(doc, dict) else None
-    if not is_hex16(h):
-        raise GoldenError(f"{p}: /math_hash: must be a string of 16 lowercase hex digits")
-    return h
+    doc = read_json_file(p, GoldenError)
+    c = Checker(str(p), GoldenError)
+    c.object(doc, "", ("math_hash",), ("functions", "engine_version", "physics_version"))
+    c.hash16(doc["math_hash"], "/math_hash")
+    if "functions" in doc:
+        c.each(c.array(doc["functions"], "/functions", 1000), "/functions", c.string)
+    if "engine_version" in doc:
+        c.string(doc["engine_version"], "/engine_version")
+    c.physics_version(doc)
+    return doc["math_hash"]
 
 
 def require_math(hashes_dir: str | Path) -> str:
@@ -230,8 +251,12 @@ def math_document(math_hash: str, functions: list[str], engine_version: str) -> 
     return {"math_hash": math_hash, "functions": functions, "engine_version": engine_version}
 
 
+def dumps_math(doc: dict) -> str:
+    return json.dumps(doc, indent=1) + "\n"
+
+
 def write_math(hashes_dir: str | Path, doc: dict) -> None:
-    output.write_text(math_path(hashes_dir), json.dumps(doc, indent=1) + "\n")
+    output.write_text(math_path(hashes_dir), dumps_math(doc))
 
 
 @dataclass

@@ -55,6 +55,7 @@ def _reason(exc: OSError) -> str:
 def resolve(path: PathLike) -> Path:
     """The file a write to ``path`` replaces: ``path`` itself, or the file its symlink names."""
     p = Path(path)
+    check_name_fits(p, path)
     if not p.is_symlink():
         return p
     try:
@@ -91,6 +92,7 @@ def check_target(path: PathLike, inputs: Iterable[PathLike] = ()) -> Path:
     for the input is caught too).
     """
     target = resolve(path)
+    check_name_fits(target, path)
     try:
         st: os.stat_result | None = os.lstat(target)
     except FileNotFoundError:
@@ -112,10 +114,57 @@ def check_target(path: PathLike, inputs: Iterable[PathLike] = ()) -> Path:
     return target
 
 
-def _probe_writable(directory: Path, path: PathLike) -> None:
-    """Create and remove a temporary file in ``directory``: the one sure test of writability."""
+#: What :func:`tempfile.mkstemp` adds to a prefix: eight random characters and the suffix.
+_TEMP_EXTRA = 8 + len(".partial")
+
+
+def _limit(directory: Path, name: str, default: int) -> int:
+    """The file system's ``PC_NAME_MAX`` or ``PC_PATH_MAX`` for ``directory`` (``default``
+    where it cannot say)."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".skidpad-probe.", suffix=".tmp", dir=directory)
+        value = os.pathconf(directory, name)
+    except (OSError, ValueError, AttributeError):
+        return default
+    return value if value and value > 0 else default
+
+
+def check_name_fits(target: Path, path: PathLike) -> None:
+    """The destination's name and path fit the file system's limits (NAME_MAX, PATH_MAX), so
+    a long name is refused before any work rather than when the result is written."""
+    directory = target.parent if str(target.parent) else Path(".")
+    name_max = _limit(directory, "PC_NAME_MAX", 255)
+    path_max = _limit(directory, "PC_PATH_MAX", 4096)
+    name_bytes = len(os.fsencode(target.name))
+    if name_bytes > name_max:
+        raise OutputError(
+            f"{path}: the file name is {name_bytes} bytes, more than this file system's "
+            f"limit of {name_max}; nothing written"
+        )
+    path_bytes = len(os.fsencode(os.path.abspath(target)))
+    if path_bytes >= path_max:
+        raise OutputError(
+            f"{path}: the path is {path_bytes} bytes, more than this file system's limit of "
+            f"{path_max - 1}; nothing written"
+        )
+
+
+def temp_prefix(target: Path) -> str:
+    """The prefix of the temporary file a write to ``target`` goes through: ``.<name>.``,
+    the name shortened so that the temporary name fits wherever the name itself does."""
+    name_max = _limit(target.parent, "PC_NAME_MAX", 255)
+    room = max(1, name_max - _TEMP_EXTRA - 2)
+    name = os.fsencode(target.name)[:room].decode("utf-8", "ignore") or "out"
+    return f".{name}."
+
+
+def _probe_writable(directory: Path, path: PathLike, target: Path | None = None) -> None:
+    """Create and remove, in ``directory``, the temporary file the write of ``target`` will
+    use (same name length): the one sure test of writability."""
+    if target is not None:
+        check_name_fits(target, path)
+    prefix = temp_prefix(target) if target is not None else ".skidpad-probe."
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".partial", dir=directory)
     except OSError as exc:
         raise OutputError(f"{path}: cannot write in {directory}: {_reason(exc)}") from None
     os.close(fd)
@@ -153,7 +202,7 @@ def preflight(outputs: Sequence[PathLike], inputs: Iterable[PathLike] = ()) -> l
         if key in seen:
             raise OutputError(f"{out}: is written twice in one run (also as {seen[key]})")
         seen[key] = out
-        _probe_writable(target.parent, out)
+        _probe_writable(target.parent, out, target)
         targets.append(target)
     return targets
 
@@ -199,7 +248,7 @@ def write_bytes(path: PathLike, data: bytes, inputs: Iterable[PathLike] = ()) ->
     existed = target.exists()
     kept = "the old file is unchanged" if existed else "nothing written"
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        fd, tmp = tempfile.mkstemp(prefix=temp_prefix(target), suffix=".tmp", dir=target.parent)
     except OSError as exc:
         raise OutputError(f"{path}: cannot write: {_reason(exc)}; {kept}") from None
     try:
@@ -244,7 +293,7 @@ class StreamedText:
         self.target = check_target(path, self.inputs)
         try:
             fd, tmp = tempfile.mkstemp(
-                prefix=f".{self.target.name}.", suffix=".partial", dir=self.target.parent
+                prefix=temp_prefix(self.target), suffix=".partial", dir=self.target.parent
             )
         except OSError as exc:
             raise OutputError(

@@ -324,6 +324,8 @@ def from_four_wheel_document(doc: dict, budget: Budget, consume: bool) -> Record
     _validate_setup(definition, doc["host_hz"], doc["substep_hz"], doc["initial"])
     host = load_host_block(doc["host"], steps, definition) if "host" in doc else None
     frames = check_runs(doc["frames"], engine_channels, steps, consume)
+    if claims and claims["laps"] is not None:
+        _check_laps_fit(claims["laps"], doc["track"], steps)
     return Recording(
         definition=definition,
         definition_hash=doc["definition_hash"],
@@ -347,6 +349,21 @@ def from_four_wheel_document(doc: dict, budget: Budget, consume: bool) -> Record
         host=host,
         physics_version=physics,
     )
+
+
+def _check_laps_fit(laps: tuple[dict, ...], track: Any, steps: int) -> None:
+    """Claimed laps need a track to be timed on, and are bounded by the drive's own length:
+    a lap spans at least one host step, so a drive of N steps completes at most N laps. (A
+    lap that the drive did not complete is a wrong claim, which verify reports, exit 1.)"""
+    if not laps:
+        return
+    if track is None:
+        raise invalid("/claims/laps", f"claims {len(laps)} laps, but the drive has no track")
+    if len(laps) > steps:
+        raise invalid(
+            "/claims/laps",
+            f"claims {len(laps)} laps, more than the drive's {steps} host steps could complete",
+        )
 
 
 def _validate_physics_version(value: Any) -> int:
@@ -535,6 +552,7 @@ def dumps_four_wheel(rec: Recording) -> str:
 # A new version (or an optional block of one) is one entry's loader and dumper.
 
 FOUR_WHEEL = "four-wheel"
+
 
 def _four_wheel_format(version: int) -> Format:
     """The entry of four-wheel format ``version``: every version reads through one loader

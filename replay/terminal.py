@@ -6,7 +6,8 @@ return that overwrites the row before it, a bidirectional override that shows
 the text backwards. Every table and message built from such names goes through
 :func:`printable` (one name) or :func:`printable_lines` (a whole table, its
 newlines kept), which write each such character as a Python-style escape
-(``\\x1b``, ``\\r``, ``\\u202e``) so the reader sees exactly what the file says.
+(``\\x1b``, ``\\r``, ``\\u202e``; a lone surrogate, which no encoding can write, as
+``\\ud800``) so the reader sees exactly what the file says.
 JSON output needs none of this: ``json.dumps`` escapes control characters itself.
 """
 
@@ -32,8 +33,9 @@ def _escape(ch: str) -> str:
 
 
 def _unsafe(ch: str) -> bool:
-    # Cc: C0 and C1 controls and DEL (ESC among them); Zl/Zp: line and paragraph separators
-    return ch in _BIDI or unicodedata.category(ch) in ("Cc", "Zl", "Zp")
+    # Cc: C0 and C1 controls and DEL (ESC among them); Zl/Zp: line and paragraph separators;
+    # Cs: a lone surrogate ("\ud800" is valid JSON), which no terminal encoding can write
+    return ch in _BIDI or unicodedata.category(ch) in ("Cc", "Zl", "Zp", "Cs")
 
 
 def printable(text: object) -> str:

@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from skidpad.engine.errors import SkidpadError
+from skidpad.replay.document import json_escape_surrogates
+from skidpad.replay.strict import Checker, parse_text
 
 TRACE_FORMAT = "skidpad-trace"
 TRACE_VERSION = 1
@@ -182,37 +184,141 @@ def trace_document(result: Any, recording_info: dict, math_hash: str | None) -> 
 
 
 def dumps_trace(doc: dict) -> str:
-    return json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n"
+    text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+    return json_escape_surrogates(text) + "\n"
+
+
+#: A trace's fields: required, then optional (older traces lack some; newer add a stamp).
+_TRACE_REQUIRED = (
+    "format",
+    "version",
+    "recording",
+    "layout",
+    "host_hz",
+    "substep_hz",
+    "checkpoints",
+    "final",
+    "steps",
+    "substep_hashes",
+)
+_TRACE_OPTIONAL = (
+    "runtime",
+    "math_hash",
+    "checkpoint_every",
+    "first_tick",
+    "step_ticks",
+    "states",
+    "detail",
+    "physics_version",
+)
+#: The most substeps a trace can cover (the recording budget's own ceiling on substeps).
+_MAX_TICKS = 2**40
+#: Host and substep rates a trace may declare (Hz).
+_MAX_HZ = 10**7
 
 
 def load_trace_document(text: str, source: str) -> dict:
-    """Parse a trace file, checking its format and the fields the diff needs."""
-    try:
-        doc = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise TraceError(f"{source}: not valid JSON ({exc})") from None
+    """Parse a trace file strictly and check every field (ADR 0210); TraceError names the
+    file and the field's JSON pointer."""
+    return check_trace(parse_text(text, source, TraceError), source)
+
+
+def check_trace(doc: Checker, source: str) -> dict:
+    """``doc`` checked field by field as a trace; the checked copy the diff reads."""
+    c = Checker(source, TraceError)
     if not isinstance(doc, dict) or doc.get("format") != TRACE_FORMAT:
-        raise TraceError(f"{source}: not a Skidpad trace file (expected format {TRACE_FORMAT!r})")
-    if doc.get("version") != TRACE_VERSION:
-        raise TraceError(f"{source}: trace version {doc.get('version')!r} is not supported")
-    need = (
-        "recording",
-        "layout",
-        "host_hz",
-        "substep_hz",
-        "checkpoints",
-        "final",
-        "steps",
-        "substep_hashes",
-    )
-    for k in need:
-        if k not in doc:
-            raise TraceError(f"{source}: /{k}: missing")
-    try:
-        doc["checkpoints"] = [(int(s), str(h)) for s, h in doc["checkpoints"]]
-        doc["layout"]["fields"] = [(str(n), str(k)) for n, k in doc["layout"]["fields"]]
-        if doc.get("detail"):
-            doc["detail"]["substeps"] = detail_from_json(doc["detail"]["substeps"])
-    except (TypeError, ValueError, KeyError) as exc:
-        raise TraceError(f"{source}: malformed trace ({type(exc).__name__}: {exc})") from None
+        c.fail("/format", f"not a Skidpad trace file (expected format {TRACE_FORMAT!r})")
+    if doc.get("version") != TRACE_VERSION or isinstance(doc.get("version"), bool):
+        c.fail("/version", f"trace version {str(doc.get('version'))[:40]} is not supported")
+    c.object(doc, "", _TRACE_REQUIRED, _TRACE_OPTIONAL)
+    _check_scalars(c, doc["recording"], "/recording")
+    if "runtime" in doc:
+        _check_scalars(c, doc["runtime"], "/runtime")
+    c.string(doc.get("math_hash"), "/math_hash", 64, nullable=True)
+    c.physics_version(doc)
+    steps = c.integer(doc["steps"], "/steps")
+    c.integer(doc["host_hz"], "/host_hz", 1, _MAX_HZ)
+    c.integer(doc["substep_hz"], "/substep_hz", 1, _MAX_HZ)
+    if doc.get("checkpoint_every") is not None:
+        c.integer(doc["checkpoint_every"], "/checkpoint_every", 1)
+    doc["checkpoints"] = c.checkpoints(doc["checkpoints"], "/checkpoints", steps)
+    c.hash16(doc["final"], "/final", nullable=True)
+    fields = _check_layout(c, doc["layout"])
+    hashes = c.array(doc["substep_hashes"], "/substep_hashes", _MAX_TICKS, nullable=True)
+    if hashes is not None:
+        c.each(hashes, "/substep_hashes", c.hash16)
+    if doc.get("first_tick") is not None:
+        c.integer(doc["first_tick"], "/first_tick", 0, _MAX_TICKS)
+    ticks = c.array(doc.get("step_ticks"), "/step_ticks", steps, nullable=True)
+    if ticks is not None:
+        c.each(ticks, "/step_ticks", lambda v, p: c.integer(v, p, 0, _MAX_TICKS))
+    _check_states(c, doc.get("states"), len(fields))
+    doc["detail"] = _check_detail(c, doc.get("detail"), steps, len(fields))
     return doc
+
+
+def _check_scalars(c: Checker, v: Any, path: str) -> None:
+    """An informational object (recording, runtime): its values strings, numbers or null."""
+    c.object(v, path, (), tuple(v) if isinstance(v, dict) else ())
+    for k, x in v.items():
+        if isinstance(x, (dict, list)):
+            c.fail(f"{path}/{k}", f"must be a string, a number or null, not {type(x).__name__}")
+        if isinstance(x, str):
+            c.string(x, f"{path}/{k}")
+
+
+def _check_layout(c: Checker, layout: Any) -> list[tuple[str, str]]:
+    c.object(layout, "/layout", ("version", "fields"))
+    c.integer(layout["version"], "/layout/version", 0, 10**6)
+    fields = c.array(layout["fields"], "/layout/fields", 10**5)
+    out = []
+    for i, f in enumerate(fields):
+        where = f"/layout/fields/{i}"
+        if not isinstance(f, list) or len(f) != 2:
+            c.fail(where, "must be a pair [name, kind]")
+        out.append((c.string(f[0], f"{where}/0", 200), c.string(f[1], f"{where}/1", 20)))
+    layout["fields"] = out
+    return out
+
+
+def _check_value(c: Checker, v: Any, path: str) -> None:
+    """A state or stage value: a number, or one of "nan", "inf", "-inf" (as written)."""
+    if isinstance(v, str) and v in ("nan", "inf", "-inf"):
+        return
+    c.number(v, path)
+
+
+def _check_states(c: Checker, states: Any, width: int) -> None:
+    if states is None:
+        return
+    c.object(states, "/states", (), tuple(states) if isinstance(states, dict) else ())
+    for key, state in states.items():
+        where = f"/states/{key}"
+        c.object(state, where, (), tuple(state) if isinstance(state, dict) else ())
+        for name, v in state.items():
+            _check_value(c, v, f"{where}/{name}")
+
+
+def _check_detail(c: Checker, detail: Any, steps: int, width: int) -> dict | None:
+    if detail is None:
+        return None
+    c.object(detail, "/detail", ("from_step", "to_step", "substeps"))
+    start = c.integer(detail["from_step"], "/detail/from_step", 0, steps)
+    c.integer(detail["to_step"], "/detail/to_step", start, steps)
+    items = c.array(detail["substeps"], "/detail/substeps", _MAX_TICKS)
+    for i, it in enumerate(items):
+        where = f"/detail/substeps/{i}"
+        c.object(it, where, ("tick", "stages", "state"))
+        c.integer(it["tick"], f"{where}/tick", 0, _MAX_TICKS)
+        for j, stage in enumerate(c.array(it["stages"], f"{where}/stages", 1000)):
+            sw = f"{where}/stages/{j}"
+            if not isinstance(stage, list) or len(stage) != 2:
+                c.fail(sw, "must be a pair [name, values]")
+            c.string(stage[0], f"{sw}/0", 200)
+            c.each(
+                c.array(stage[1], f"{sw}/1", 10**5), f"{sw}/1", lambda v, p: _check_value(c, v, p)
+            )
+        state = c.array(it["state"], f"{where}/state", width)
+        c.each(state, f"{where}/state", lambda v, p: _check_value(c, v, p))
+    detail["substeps"] = detail_from_json(items)
+    return detail

@@ -142,7 +142,10 @@ def refused(
 ) -> str:
     """Run the CLI in this process; assert a one-line refusal and an untouched ``box``."""
     before = snapshot(box)
-    rc = main(argv)
+    try:
+        rc = main(argv)
+    except SystemExit as exc:  # an option refused by argparse: the process exits with it
+        rc = exc.code
     err = capsys.readouterr().err
     lines = err.splitlines()
     assert rc == 2, err
@@ -500,7 +503,7 @@ def test_max_sim_seconds_lowers_and_raises_the_budget(box, capsys, steps_run) ->
     assert (hashes / "r.json").is_file()
 
 
-class _Enough(Exception):
+class _Enough(BaseException):  # not an Exception: the CLI reports those as internal errors
     """Ends a replay the budget admitted, after a few host steps."""
 
 
