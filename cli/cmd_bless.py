@@ -138,8 +138,8 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     bar.close()
-    for (f, _, _), old, doc in zip(loaded, olds, docs, strict=True):
-        refusal = physics_bump_missing(f.name, old, doc)
+    for (f, rec, _), old, doc in zip(loaded, olds, docs, strict=True):
+        refusal = physics_bump_missing(f.name, old, doc, rec)
         if refusal is not None:  # before anything is written
             raise SkidpadError(refusal)
     _write_sets(

@@ -310,8 +310,12 @@ def run_at_scale(args: argparse.Namespace) -> int:
         except output.OutputError as exc:
             raise SkidpadError(f"--report {exc}") from None
     batches = [list(shown)[i : i + args.batch] for i in range(0, len(shown), args.batch)]
+    physics_choice = {
+        k: v for k, v in (("physics", args.physics), ("min_physics", args.min_physics))
+        if v is not None
+    }
     tasks = [
-        functools.partial(verify_files, b, args.max_sim_seconds, args.physics, args.min_physics)
+        functools.partial(verify_files, b, args.max_sim_seconds, **physics_choice)
         for b in batches
     ]
 

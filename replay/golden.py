@@ -124,11 +124,17 @@ def golden_document(
     }
 
 
-def physics_bump_missing(name: str, old: dict | None, new: dict) -> str | None:
+def physics_bump_missing(
+    name: str, old: dict | None, new: dict, rec: Any = None
+) -> str | None:
     """Why blessing ``new`` over ``old`` is refused, or None: a state hash moves while the
     physics version is not above the one ``old`` was blessed under (every change that moves
-    a bit raises it, ``engine/physics.py``)."""
+    a bit raises it, ``engine/physics.py``). When ``old`` does not hold what the recording
+    ``rec`` claims (its final hash, a checkpoint at the same step), ``old`` is what is wrong
+    (a golden file edited or damaged), not the physics: that bless is allowed."""
     if old is None or not isinstance(old.get("physics_version"), int):
+        return None
+    if rec is not None and not _holds_claims(old, rec):
         return None
     moved = old.get("final") != new["final"] or dict(
         map(tuple, old.get("checkpoints", []))
@@ -141,6 +147,15 @@ def physics_bump_missing(name: str, old: dict | None, new: dict) -> str | None:
         f"{old['physics_version']}): a change that moves a state bit raises PHYSICS_VERSION "
         "in engine/physics.py (a physics: commit); nothing written"
     )
+
+
+def _holds_claims(golden: dict, rec: Any) -> bool:
+    """Whether a golden document agrees with every hash ``rec`` claims at the same step."""
+    final = getattr(rec, "final_hash", None)
+    if final is not None and golden.get("final") != final:
+        return False
+    marks = dict(map(tuple, golden.get("checkpoints", [])))
+    return all(marks.get(step, value) == value for step, value in getattr(rec, "checkpoints", ()))
 
 
 def dumps_golden(doc: dict) -> str:

@@ -451,7 +451,7 @@ def day_of_driving_commonroad() -> dict:
 
 def test_claimed_checkpoints_of_a_huge_drive_are_counted_not_listed(box) -> None:
     doc = kart_doc()
-    assert doc["version"] == 2
+    assert doc["version"] >= 2  # a claims block
     doc["steps"] = 10**12
     doc["claims"].update(checkpoint_every=1, checkpoints=[[0, "0" * 16]])
     rec = write_doc(box / "r.json", doc)

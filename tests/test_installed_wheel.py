@@ -120,7 +120,7 @@ def test_python_m_skidpad_verifies_a_committed_recording_from_outside_the_checko
     proc = _run(installed["python"], "-m", "skidpad", "verify", str(RECORDING),
                 cwd=installed["cwd"])
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "verified" in proc.stdout
+    assert "VERIFIED (physics " in proc.stdout
     where = _run(installed["python"], "-c", "import skidpad.engine as e; print(e.__file__)",
                  cwd=installed["cwd"])
     assert Path(where.stdout.strip()).is_relative_to(installed["venv"]), where.stdout
@@ -135,12 +135,12 @@ def test_a_distribution_with_top_level_cli_and_engine_breaks_nothing(installed, 
         assert both.returncode == 0, both.stderr
         assert both.stdout.split(" | ")[:2] == ["generic-names cli", "generic-names engine"]
         proc = _run(python, "-m", "skidpad", "verify", str(RECORDING), cwd=cwd)
-        assert proc.returncode == 0 and "verified" in proc.stdout, proc.stdout + proc.stderr
+        assert proc.returncode == 0 and "VERIFIED" in proc.stdout, proc.stdout + proc.stderr
     finally:
         _pip(python, "uninstall", "--yes", "generic-names")
     # uninstalling the other distribution took none of skidpad's files
     proc = _run(python, "-m", "skidpad", "verify", str(RECORDING), cwd=cwd)
-    assert proc.returncode == 0 and "verified" in proc.stdout, proc.stdout + proc.stderr
+    assert proc.returncode == 0 and "VERIFIED" in proc.stdout, proc.stdout + proc.stderr
 
 
 def test_the_public_api_is_listed_typed_and_documented():

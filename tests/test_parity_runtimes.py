@@ -486,9 +486,10 @@ def test_harness_diff_names_the_planted_step_and_field(short_recording, tmp_path
     code, printed = _parity_cpython_vs_node(short_recording, tmp_path, runtimes.__getitem__)
     assert code == 1
     table = printed[0].splitlines()
-    assert table[2].startswith("cpython3.11") and "MISMATCH" not in table[2]
+    assert table[2].startswith("physics")  # each recording's physics version
+    assert table[3].startswith("cpython3.11") and "MISMATCH" not in table[3]
     first_bad_checkpoint = (step // 10 + 1) * 10
-    assert table[3].startswith("node") and f"MISMATCH @{first_bad_checkpoint}" in table[3]
+    assert table[4].startswith("node") and f"MISMATCH @{first_bad_checkpoint}" in table[4]
     text = "\n".join(printed)
     assert "where cpython3.11 and node parted on planted:" in text
     assert f"first differing checkpoint: step {first_bad_checkpoint}" in text
@@ -636,7 +637,7 @@ def test_runtimes_run_concurrently_keep_their_order_and_verdicts(short_recording
             jobs=jobs,
         )
         assert code == 0, printed
-        rows = printed[0].splitlines()[2:5]
+        rows = printed[0].splitlines()[3:6]  # after the header, the rule and the physics row
         assert [row.split()[0] for row in rows] == names
         tables[jobs] = [row.split()[:2] for row in rows]
         most[jobs] = active[1]
@@ -704,7 +705,7 @@ def test_a_planted_fast_path_fails_the_parity_run_naming_preset_and_step(monkeyp
     code, printed, report = _selftest_parity_run(tmp_path)
     assert code == 1
     table = printed[0].splitlines()
-    assert "fast=readable" in table[0] and "MISMATCH @0" in table[2]
+    assert "fast=readable" in table[0] and "MISMATCH @0" in table[3]
     text = "\n".join(printed)
     first = PRESET_NAMES[0]
     assert re.search(
@@ -720,5 +721,6 @@ def test_a_planted_fast_path_fails_the_parity_run_naming_preset_and_step(monkeyp
 def test_the_paths_agree_in_a_clean_parity_run(tmp_path):
     code, printed, report = _selftest_parity_run(tmp_path)
     assert code == 0, printed
-    assert printed[0].splitlines()[2].split()[5] == "ok"  # the fast=readable column
+    # header, rule, the recordings' physics row, then the runtime
+    assert printed[0].splitlines()[3].split()[5] == "ok"  # the fast=readable column
     assert report["runtimes"][0]["fastpath_verdict"]["status"] == "match"

@@ -104,7 +104,7 @@ def test_wrong_format_name(tmp_path, capsys) -> None:
 
 def test_wrong_version(tmp_path, capsys) -> None:
     replay_bad_text(
-        tmp_path, capsys, mutated(lambda d: d.update(version=3)), "/version", "not supported"
+        tmp_path, capsys, mutated(lambda d: d.update(version=4)), "/version", "not supported"
     )
 
 
