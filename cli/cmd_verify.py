@@ -38,16 +38,12 @@ from skidpad.engine.errors import SkidpadError
 from skidpad.engine.state import NonFiniteStateError
 from skidpad.replay.budget import DEFAULT_MAX_SIM_SECONDS
 from skidpad.replay.terminal import printable
-from skidpad.replay.verify import verify_one
+from skidpad.replay.verify import counted, format_rows, verify_one
 
 #: files per task when verifying at scale (``--batch``)
 DEFAULT_BATCH = 4
 
 
-
-def counted(n: int, noun: str) -> str:
-    """``1 claim``, ``2 claims``."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="recordings (a folder: its *.json)")
@@ -171,22 +167,8 @@ def upgrade(path: Path, rec: Any, result: Any, laps: list[dict] | None) -> None:
 
 
 def format_table(rows: list[dict]) -> str:
-    lines = []
-    for r in rows:
-        name = printable(Path(r["file"]).name)
-        head = f"{name}: {r['verdict']}"
-        if r["verdict"] in ("verified", "MISMATCH"):
-            claims = counted(r["claims"], "claim")
-            head += f" ({claims}, {r['steps']} steps, final {r['final_hash']})"
-        if r.get("upgraded"):
-            head += ", rewritten as version 2"
-        lines.append(head)
-        for lap in r.get("laps") or []:
-            mark = "valid" if lap["valid"] else f"invalid: {printable(lap['reason'])}"
-            lines.append(f"  lap {lap['lap']}: {lap['time_s']:.3f} s ({mark})")
-        for problem in r["problems"]:
-            lines.append(f"  {printable(problem)}")
-    return "\n".join(lines)
+    """The rows as text: :func:`replay.verify.format_rows` (the sandbox page shows the same)."""
+    return format_rows(rows)
 
 
 def run_at_scale(args: argparse.Namespace) -> int:

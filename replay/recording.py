@@ -141,6 +141,19 @@ KEYS = (
 KEYS_V1 = tuple("final_hash" if k == "claims" else k for k in KEYS)
 #: version 2 with the optional ``host`` block of an external host's run (ADR 0202)
 KEYS_WITH_HOST = (*KEYS[:-1], "host", "frames")
+#: version 2's optional top-level fields, in the order they are written (before ``frames``):
+#: ``driven`` says how a drive's inputs were paced when it was not the clock (ADR 0221),
+#: ``host`` is an external host's run (ADR 0202)
+OPTIONAL_KEYS = ("driven", "host")
+#: the values ``driven`` may take: ``stepped`` is the sandbox page's stepping mode, in which
+#: an automation client, not the clock, advanced the drive host step by host step
+DRIVEN_VALUES = ("stepped",)
+
+
+def keys_of(present: Any) -> tuple:
+    """The top-level keys of a version 2 document holding the optional fields in ``present``."""
+    return (*KEYS[:-1], *(k for k in OPTIONAL_KEYS if k in present), "frames")
+
 #: the fields of the ``host`` block, in the order they are written
 HOST_KEYS = ("wheels", "host", "signals", "omega")
 #: the longest name a ``host`` block may give its host (the reference hosts, or a foreign one)
@@ -195,6 +208,8 @@ class Recording(RunLengthFrames):
     version: int = FORMAT_VERSION
     #: an external host's run: the wheels it owned and the speeds it returned (ADR 0202)
     host: HostBlock | None = None
+    #: how the drive was paced when not by the clock (:data:`DRIVEN_VALUES`), else None
+    driven: str | None = None
 
     @property
     def format(self) -> Format:
@@ -277,7 +292,7 @@ def from_four_wheel_document(doc: dict, budget: Budget, consume: bool) -> Record
     if version == 1 and is_int(version):
         check_version_and_keys(doc, 1, KEYS_V1, "recording format version")
     else:
-        keys = KEYS_WITH_HOST if "host" in doc else KEYS
+        keys = keys_of(doc)
         check_version_and_keys(doc, FORMAT_VERSION, keys, "recording format version")
     check_header_numbers(doc)
     claims = _validate_claims(doc["claims"], doc.get("steps")) if version == 2 else None
@@ -301,6 +316,9 @@ def from_four_wheel_document(doc: dict, budget: Budget, consume: bool) -> Record
     definition = _validate_definition(doc["definition"], doc["definition_hash"])
     _validate_setup(definition, doc["host_hz"], doc["substep_hz"], doc["initial"])
     host = load_host_block(doc["host"], steps, definition) if "host" in doc else None
+    driven = doc.get("driven")
+    if "driven" in doc and driven not in DRIVEN_VALUES:
+        raise invalid("/driven", f"must be one of {list(DRIVEN_VALUES)}")
     frames = check_runs(doc["frames"], engine_channels, steps, consume)
     return Recording(
         definition=definition,
@@ -323,6 +341,7 @@ def from_four_wheel_document(doc: dict, budget: Budget, consume: bool) -> Record
         laps=claims["laps"] if claims else None,
         version=version,
         host=host,
+        driven=driven,
     )
 
 
@@ -475,6 +494,8 @@ def to_document(rec: Recording) -> dict:
         },
         "frames": [[c, *v] for c, v in rec.frames],
     }
+    if rec.driven is not None:
+        doc["driven"] = rec.driven
     if rec.host is not None:
         doc["host"] = dump_host_block(rec.host)
     return doc
@@ -483,8 +504,8 @@ def to_document(rec: Recording) -> dict:
 def dumps_four_wheel(rec: Recording) -> str:
     """A four-wheel recording as JSON text, in format version 2 whatever it was read from:
     one header field per line, one frame per line."""
-    keys = KEYS if rec.host is None else KEYS_WITH_HOST
-    return dump_document(to_document(rec), keys, ("definition", "initial"))
+    doc = to_document(rec)
+    return dump_document(doc, keys_of(doc), ("definition", "initial"))
 
 
 # ----------------------------------------------------------------------------- the registry

@@ -36,6 +36,7 @@ REPORT_KEYS = (
     "path",
     "sha256",
     "verdict",
+    "driven",
     "claims",
     "problems",
     "steps",
@@ -59,7 +60,11 @@ def departure(claimed: list, replayed: list) -> str:
     return "the checkpoints agree; the replay departs after the last one"
 
 
-def verify_one(path: Path, rec: Any) -> dict:
+def verify_one(path: Path, rec: Any, observer: Any = None, progress: Any = None) -> dict:
+    """Every claim of the loaded ``rec`` checked by replay: the row ``skidpad verify`` prints
+    (:func:`format_rows`). ``observer`` sees the pose after every substep and
+    ``progress(n, total)`` the replay's progress (the sandbox page draws the ghost and a
+    progress bar from them); neither changes the verdict."""
     from skidpad.replay.claims import check_claims, claims_of
     from skidpad.replay.recorder import current_math_hash
     from skidpad.replay.replayer import replay
@@ -70,6 +75,8 @@ def verify_one(path: Path, rec: Any) -> dict:
         "steps": rec.steps,
         "problems": [],
     }
+    if getattr(rec, "driven", None) is not None:
+        row["driven"] = rec.driven
     claims = claims_of(rec)
     here_math = current_math_hash()
     if rec.math_hash is not None and here_math is not None and rec.math_hash != here_math:
@@ -82,9 +89,11 @@ def verify_one(path: Path, rec: Any) -> dict:
     if rec.laps is not None:
         from skidpad.replay.laps import replay_laps
 
-        laps, result = replay_laps(rec)
+        laps, result = replay_laps(rec, observer=observer, progress=progress)
     else:
-        result = replay(rec, rec.checkpoint_every or 100)
+        result = replay(
+            rec, rec.checkpoint_every or 100, progress=progress, observer=observer
+        )
     row["wall_s"] = time.perf_counter() - t0
     row["final_hash"] = result.final_hash
     row["replayed"] = (result, laps)
@@ -101,6 +110,63 @@ def verify_one(path: Path, rec: Any) -> dict:
     else:
         row["verdict"] = "MISMATCH" if row["problems"] else "verified"
     return row
+
+
+def counted(n: int, noun: str) -> str:
+    """``1 claim``, ``2 claims``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+#: how :func:`format_rows` names a recording's ``driven`` field
+DRIVEN_WORDS = {"stepped": "driven in stepping mode: a test, not the clock, paced it"}
+
+
+def format_rows(rows: list[dict]) -> str:
+    """The rows of :func:`verify_one` as ``skidpad verify`` prints them (and the sandbox page
+    shows them): per file the verdict, the laps and every problem."""
+    from skidpad.replay.terminal import printable
+
+    lines = []
+    for r in rows:
+        name = printable(Path(r["file"]).name)
+        head = f"{name}: {r['verdict']}"
+        if r["verdict"] in ("verified", "MISMATCH"):
+            claims = counted(r["claims"], "claim")
+            head += f" ({claims}, {r['steps']} steps, final {r['final_hash']})"
+        if r.get("upgraded"):
+            head += ", rewritten as version 2"
+        lines.append(head)
+        if r.get("driven"):
+            lines.append(f"  {DRIVEN_WORDS.get(r['driven'], printable(r['driven']))}")
+        for lap in r.get("laps") or []:
+            mark = "valid" if lap["valid"] else f"invalid: {printable(lap['reason'])}"
+            lines.append(f"  lap {lap['lap']}: {lap['time_s']:.3f} s ({mark})")
+        for problem in r["problems"]:
+            lines.append(f"  {printable(problem)}")
+    return "\n".join(lines)
+
+
+def verify_as_the_command(
+    path: Path, max_sim_seconds: float, observer: Any = None, progress: Any = None
+) -> tuple[int, str, dict | None]:
+    """What ``skidpad verify PATH`` does for one file: its exit code (0 verified, 1 not, 2
+    bad input), the text it prints (on stdout, or for bad input on stderr) and the row (None
+    for bad input). The sandbox page runs this on a loaded file, so its verdict is the
+    command's, in the same words; ``observer`` and ``progress`` as for :func:`verify_one`."""
+    from skidpad.replay import recording
+    from skidpad.replay.budget import from_seconds
+    from skidpad.replay.terminal import printable
+
+    try:
+        rec = recording.load(path, from_seconds(max_sim_seconds))
+    except SkidpadError as exc:
+        return 2, f"skidpad verify: {printable(exc)}", None
+    try:
+        row = verify_one(path, rec, observer=observer, progress=progress)
+    except NonFiniteStateError as exc:
+        row = {"file": str(path), "verdict": FAILED, "problems": [f"the physics failed: {exc}"]}
+    row.pop("replayed", None)
+    return (0 if passed(row["verdict"]) else 1), format_rows([row]), row
 
 
 def passed(verdict: str, allow_unclaimed: bool = False) -> bool:
@@ -174,6 +240,8 @@ def verify_file(path: str | Path, max_sim_seconds: float) -> dict[str, Any]:
             verdict=row["verdict"],
             problems=row["problems"],
         )
+        if "driven" in row:
+            line["driven"] = row["driven"]
     line["seconds"] = time.perf_counter() - t0
     return {key: line[key] for key in REPORT_KEYS if key in line}
 
