@@ -110,7 +110,7 @@ def pad_state(want: dict) -> dict:
 
 
 def drive_stepped(
-    page: Any, preset: str, device: str = "keyboard", every: int = 2, max_sim_s: float = 240.0
+    page: Any, preset: str, device: str = "keyboard", every: int = 5, max_sim_s: float = 240.0
 ) -> int:
     """Drive a page in stepping mode until it has timed a valid lap, advancing ``every`` host
     steps between decisions, with ``device`` ("keyboard", "touch" or "gamepad"); return the

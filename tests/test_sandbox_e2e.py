@@ -148,6 +148,28 @@ def verify_cli(data: bytes, folder: Path, name: str, *extra: str) -> tuple[int, 
 # ----------------------------------------------------------------------------- laps, stepped
 
 
+def test_multi_touch_holds_throttle_and_steering_at_once(stepped) -> None:
+    page = stepped
+    if page.browser_name != "chromium":
+        pytest.skip("held multi-touch points need Chromium's CDP; taps cover Firefox")
+    page.evaluate(f"window.skidpad.start({{preset: '{PRESET}'}})")
+    points = []
+    for name in ("throttle", "left"):
+        box = page.locator(f'#touch [data-input="{name}"]').bounding_box()
+        points.append({"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2})
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": points})
+    expect_on = page.locator('#touch [data-input="throttle"].on')
+    from playwright.sync_api import expect
+
+    expect(expect_on).to_be_visible()
+    view = page.evaluate("window.skidpad.advance(50)")
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    assert view["throttle"] > 0.5 and view["steer"] > 0.5, view
+    view = page.evaluate("window.skidpad.advance(50)")
+    assert view["throttle"] == 0.0 and view["steer"] == 0.0, view
+
+
 @pytest.mark.parametrize("device", ["keyboard", "touch", "gamepad"])
 def test_a_full_valid_lap_in_stepping_mode_verifies_and_says_it_was_stepped(
     stepped, device, tmp_path
@@ -156,7 +178,8 @@ def test_a_full_valid_lap_in_stepping_mode_verifies_and_says_it_was_stepped(
     page.evaluate(f"window.skidpad.start({{preset: '{PRESET}'}})")
     page.focus("#view")
     try:
-        drive_stepped(page, PRESET, device)
+        # a tap is a round trip of its own: decide every 8 host steps for touch, 5 otherwise
+        drive_stepped(page, PRESET, device, every=8 if device == "touch" else 5)
     except NoLap as exc:
         pytest.fail(f"{page.browser_name}: {exc}")
     shown = {
@@ -179,28 +202,6 @@ def test_a_full_valid_lap_in_stepping_mode_verifies_and_says_it_was_stepped(
         assert 1.0 in throttles
     lap = next(lap for lap in shown["laps"] if lap["valid"])
     print(f"{page.browser_name} {device}: stepped lap {lap['time_s']:.3f} s simulated")
-
-
-def test_multi_touch_holds_throttle_and_steering_at_once(stepped) -> None:
-    page = stepped
-    if page.browser_name != "chromium":
-        pytest.skip("held multi-touch points need Chromium's CDP; taps cover Firefox")
-    page.evaluate(f"window.skidpad.start({{preset: '{PRESET}'}})")
-    points = []
-    for name in ("throttle", "left"):
-        box = page.locator(f'#touch [data-input="{name}"]').bounding_box()
-        points.append({"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2})
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": points})
-    expect_on = page.locator('#touch [data-input="throttle"].on')
-    from playwright.sync_api import expect
-
-    expect(expect_on).to_be_visible()
-    view = page.evaluate("window.skidpad.advance(50)")
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-    assert view["throttle"] > 0.5 and view["steer"] > 0.5, view
-    view = page.evaluate("window.skidpad.advance(50)")
-    assert view["throttle"] == 0.0 and view["steer"] == 0.0, view
 
 
 # ----------------------------------------------------------------------------- verdicts
@@ -436,12 +437,14 @@ def test_layouts_without_overlap_through_resizes(stepped, size) -> None:
     """The stepping page carries a verdict, the touch controls and a lap board: every panel
     visible, inside the window and clear of every other, at a phone's size and a desktop's
     (resized in place, not reloaded)."""
-    page = stepped
-    if not page.evaluate("window.skidpad.laps().length"):
-        drive_stepped(page, PRESET, "keyboard")
+    from playwright.sync_api import expect
+
+    page = stepped  # after the laps above: the lap board holds the last one
     page.set_viewport_size(size)
     page.wait_for_timeout(300)
     assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]
+    for sel in ("#controls", "#laps", "#hud", "#touch"):
+        expect(page.locator(sel)).to_be_visible()
     assert_no_overlap(page, size)
     if size in (PHONE, DESKTOP):
         name = "phone" if size == PHONE else "desktop"
