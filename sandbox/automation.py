@@ -118,6 +118,11 @@ def drive_stepped(
     driver = page_driver(preset)
     held: set[str] = set()
     centres = {}
+    # the on-screen controls: tapped on a touch screen, clicked where the browser has no
+    # touch input (Firefox over WebDriver BiDi reports navigator.maxTouchPoints 0)
+    press = page.touchscreen.tap
+    if device == "touch" and not page.evaluate("navigator.maxTouchPoints > 0"):
+        press = page.mouse.click
     if device == "touch":
         for name in KEYS:
             box = page.locator(f'#touch [data-input="{name}"]').bounding_box()
@@ -142,7 +147,7 @@ def drive_stepped(
                 # a tap between two advances holds the control for the next run of steps
                 for name in KEYS:
                     if want[name]:
-                        page.touchscreen.tap(*centres[name])
+                        press(*centres[name])
             elif device == "gamepad":
                 pad = pad_state(want)
             else:

@@ -230,7 +230,8 @@ function releaseAll() {
 }
 window.addEventListener("blur", () => {
   releaseAll();
-  setPaused("blur", true);
+  // in stepping mode the test owns simulated time (and its pages take focus in turn)
+  if (!stepping) setPaused("blur", true);
 });
 window.addEventListener("focus", () => setPaused("blur", false));
 document.addEventListener("visibilitychange", () => {
@@ -239,6 +240,10 @@ document.addEventListener("visibilitychange", () => {
   setPaused("hidden", hidden);
 });
 $("view").addEventListener("pointerdown", () => setPaused("blur", false));
+$("paused").addEventListener("pointerdown", () => {
+  setPaused("blur", false);
+  $("view").focus();
+});
 
 // ---------------------------------------------------------------------------- touch
 
