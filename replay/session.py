@@ -320,7 +320,7 @@ class PageAPI:
                 "assists": list(ASSIST_CHANNELS),
                 "engine_version": engine.__version__,
                 # the physics this page runs, once the engine stamps one (None until then)
-                "physics_version": getattr(engine, "PHYSICS_VERSION", None),
+                "physics_version": physics_version(),
             }
         )
 
@@ -480,6 +480,19 @@ class _GhostProbe:
                 append((x, y, c, s))
 
         self.observer = observer
+
+
+def physics_version() -> Any:
+    """The engine's physics version (``skidpad.engine.physics.PHYSICS_VERSION``, or the same
+    name on ``skidpad.engine``), None for an engine that does not stamp one."""
+    import importlib
+
+    from skidpad import engine
+
+    try:
+        return importlib.import_module("skidpad.engine.physics").PHYSICS_VERSION
+    except (ImportError, AttributeError):
+        return getattr(engine, "PHYSICS_VERSION", None)
 
 
 def track_drawing(circuit: Circuit) -> dict:
