@@ -1,6 +1,12 @@
-"""The sandbox page's real-time headroom per browser and preset, and its load time.
+"""The sandbox page's real-time headroom per browser and preset, its load time, and the
+speed of its verdict replay against the bare substep loop (docs/sandbox.md).
 
     python benchmarks/sandbox_headroom.py [--browsers chromium,firefox] [--seconds 8] [--json]
+
+The verdict replay: the page's "Load recording" of ``recordings/openWheeler-sandbox.json``
+(a 65.5 s lap) timed end to end, from handing the file to the input until the verdict is
+shown, against ``window.skidpad.bench`` (the same inputs replayed with no lap timer, no
+ghost, one checkpoint) in the same worker.
 
 For each browser: load the page (time to ``window.skidpad.ready``, i.e. Pyodide booted,
 the wheel unpacked and the first drive started), then for each preset drive with the
@@ -40,8 +46,24 @@ def measure(browser_name: str, presets: list[str], seconds: float) -> dict:
         page.set_default_timeout(180_000)
         t0 = time.monotonic()
         page.goto(page_url(server.url, wheel.name, presets[0]))
-        page.evaluate("window.skidpad.ready")
+        info = page.evaluate("window.skidpad.ready")
         out["load_s"] = time.monotonic() - t0
+        out["first_frame_s"] = info["first_frame_ms"] / 1000.0
+        lap = ROOT / "recordings" / "openWheeler-sandbox.json"
+        text = lap.read_text(encoding="utf-8")
+        bare = page.evaluate("(t) => window.skidpad.bench(t)", text)
+        t0 = time.monotonic()
+        page.set_input_files("#load", str(lap))
+        page.wait_for_function(
+            "window.skidpad.lastVerdict() && window.skidpad.lastVerdict().exit === 0"
+        )
+        end_to_end = time.monotonic() - t0
+        out["replay"] = {
+            "sim_s": bare["sim_s"],
+            "bare_s": bare["wall_s"],
+            "verify_python_s": page.evaluate("window.skidpad.lastVerdict().seconds"),
+            "end_to_end_s": end_to_end,
+        }
         for preset in presets:
             page.evaluate("(p) => window.skidpad.start({preset: p})", preset)
             page.focus("#view")
@@ -74,6 +96,15 @@ def main() -> int:
         cells = " | ".join(f"{r['presets'][p]:.1f}x" for r in results)
         print(f"| {p} | {cells} |")
     print("| load to first frame | " + " | ".join(f"{r['load_s']:.1f} s" for r in results) + " |")
+    for r in results:
+        rp = r["replay"]
+        print(
+            f"{r['browser']}: {rp['sim_s']:.1f} s lap verified end to end in "
+            f"{rp['end_to_end_s']:.2f} s ({rp['sim_s'] / rp['end_to_end_s']:.1f}x real time; "
+            f"{rp['verify_python_s']:.2f} s in Python); bare substep loop {rp['bare_s']:.2f} s "
+            f"({rp['sim_s'] / rp['bare_s']:.1f}x); end to end at "
+            f"{rp['bare_s'] / rp['end_to_end_s']:.0%} of the bare loop's speed"
+        )
     return 0
 
 

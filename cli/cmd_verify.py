@@ -46,7 +46,15 @@ from skidpad.engine.errors import SkidpadError
 from skidpad.engine.state import NonFiniteStateError
 from skidpad.replay.budget import DEFAULT_MAX_SIM_SECONDS, sim_seconds
 from skidpad.replay.terminal import printable
-from skidpad.replay.verify import UNKNOWN, UnknownPhysics, physics_of, verify_one
+from skidpad.replay.verify import (
+    UNKNOWN,
+    UnknownPhysics,
+    counted,
+    format_rows,
+    physics_label,
+    physics_of,
+    verify_one,
+)
 
 #: files per task when verifying at scale (``--batch``)
 DEFAULT_BATCH = 4
@@ -54,10 +62,6 @@ DEFAULT_BATCH = 4
 #: lacks: neither verified nor a mismatch; the line says what to install
 EXIT_UNKNOWN = 3
 
-
-def counted(n: int, noun: str) -> str:
-    """``1 claim``, ``2 claims``."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -240,50 +244,10 @@ def upgrade(
     recording.save(upgraded, path)
 
 
-def physics_label(physics: dict | None) -> str:
-    """``physics 7, stamped``: which physics a verdict was reached under, and how."""
-    if not physics:
-        return ""
-    return f"physics {physics['version']}, {physics['how']}"
-
-
 def format_table(rows: list[dict], verbose: bool = False) -> str:
-    """One line per file and one per lap; for a failing file, the count of failed claims,
-    the first one and where the replay departs; ``verbose`` adds every claim."""
-    lines = []
-    for r in rows:
-        name = printable(Path(r["file"]).name)
-        verdict = r["verdict"]
-        physics = physics_label(r.get("physics"))
-        if verdict == "verified":
-            head = f"{name}: VERIFIED ({physics})"
-        elif verdict == "MISMATCH":
-            head = f"{name}: MISMATCH under {physics}: {r['failed']} of {r['claims']} claims fail"
-        elif verdict == UNKNOWN:
-            head = f"{name}: {UNKNOWN}: {printable(r['problems'][0])}"
-            lines.append(head)
-            continue
-        else:
-            head = f"{name}: {verdict}"
-        if verdict in ("verified", "MISMATCH"):
-            claims = counted(r["claims"], "claim")
-            head += f" ({claims}, {r['steps']} steps, final {r['final_hash']})"
-        if r.get("upgraded"):
-            head += ", rewritten in the current format"
-        lines.append(head)
-        for lap in r.get("laps") or []:
-            mark = "valid" if lap["valid"] else f"invalid: {printable(lap['reason'])}"
-            lines.append(f"  lap {lap['lap']}: {lap['time_s']:.3f} s ({mark})")
-        for problem in r["problems"]:
-            lines.append(f"  {printable(problem)}")
-        if verbose:
-            for d in r.get("claim_details", []):
-                mark = "ok" if d["ok"] else "MISMATCH"
-                lines.append(
-                    f"    {d['where']}: {mark}: claims {printable(str(d['claimed']))}, "
-                    f"replay {printable(str(d['replayed']))}"
-                )
-    return "\n".join(lines)
+    """The rows as text: :func:`skidpad.replay.verify.format_rows` (the sandbox page shows
+    the same)."""
+    return format_rows(rows, verbose)
 
 
 def run_at_scale(args: argparse.Namespace) -> int:

@@ -10,7 +10,9 @@ table fixed when the server is built:
 * ``/``, ``/index.html``, ``/harness.js``, ``/worker.js``, ``/console-mirror.js``: the
   harness page, the Web Worker that runs Pyodide and the console capture both import
   (``parity/web/``);
-* ``/wheel/<wheel file name>``: the one project wheel.
+* ``/wheel/<wheel file name>``: the one project wheel, also as
+  :data:`SERVED_WHEEL` (so a page opened at the bare URL, with no ``?wheel=``, loads the
+  wheel this server serves).
 
 Every other path (anything not literally in the table: other files, parent
 directories, ``..``, percent-encoded tricks, directory listings) gets a 404,
@@ -73,6 +75,10 @@ LOG_KEPT = 1000
 LOG_PATH_CHARS = 200
 
 
+#: the path of the served wheel whatever its file name (the sandbox page's default)
+SERVED_WHEEL = "/wheel/served.whl"
+
+
 class ServerError(Exception):
     """The server cannot be built: a file it must serve is missing."""
 
@@ -104,6 +110,7 @@ def build_routes(
         routes[f"/{name}"] = path
     routes["/"] = web_dir / "index.html"
     routes[f"/wheel/{wheel.name}"] = wheel
+    routes[SERVED_WHEEL] = wheel
     return routes
 
 

@@ -146,18 +146,25 @@ KEYS = (
 KEYS_V2 = tuple(k for k in KEYS if k != "physics_version")
 #: version 1: version 2's fields with a top-level ``final_hash`` instead of ``claims``
 KEYS_V1 = tuple("final_hash" if k == "claims" else k for k in KEYS_V2)
+#: the keys of each version (without the optional fields)
+KEYS_OF = {1: KEYS_V1, 2: KEYS_V2, 3: KEYS}
+#: the optional top-level fields of versions 2 and 3, in the order they are written (before
+#: ``frames``): ``driven`` says how a drive's inputs were paced when it was not the clock
+#: (ADR 0221), ``host`` is an external host's run (ADR 0202)
+OPTIONAL_KEYS = ("driven", "host")
+#: the values ``driven`` may take: ``stepped`` is the sandbox page's stepping mode, in which
+#: an automation client, not the clock, advanced the drive host step by host step
+DRIVEN_VALUES = ("stepped",)
 
 
-def with_host(keys: tuple[str, ...]) -> tuple[str, ...]:
-    """A version's keys with the optional ``host`` block of an external host's run (ADR
-    0202), written just before the frames."""
-    return (*keys[:-1], "host", "frames")
+def keys_of(present: Any, keys: tuple[str, ...] = KEYS) -> tuple[str, ...]:
+    """A version's top-level keys (the newest by default) with the optional fields named in
+    ``present``, in the order they are written."""
+    return (*keys[:-1], *(k for k in OPTIONAL_KEYS if k in present), "frames")
 
 
 #: version 3 with the ``host`` block
-KEYS_WITH_HOST = with_host(KEYS)
-#: the keys of each version (without the host block)
-KEYS_OF = {1: KEYS_V1, 2: KEYS_V2, 3: KEYS}
+KEYS_WITH_HOST = keys_of(("host",))
 #: the fields of the ``host`` block, in the order they are written
 HOST_KEYS = ("wheels", "host", "signals", "omega")
 #: the longest name a ``host`` block may give its host (the reference hosts, or a foreign one)
@@ -214,6 +221,8 @@ class Recording(RunLengthFrames):
     physics_version: int | None = None
     #: an external host's run: the wheels it owned and the speeds it returned (ADR 0202)
     host: HostBlock | None = None
+    #: how the drive was paced when not by the clock (:data:`DRIVEN_VALUES`), else None
+    driven: str | None = None
 
     @property
     def format(self) -> Format:
@@ -295,11 +304,11 @@ def from_four_wheel_document(doc: dict, budget: Budget, consume: bool) -> Record
     version = doc.get("version")
     if is_int(version) and version in KEYS_OF:
         keys = KEYS_OF[version]
-        if version >= 2 and "host" in doc:
-            keys = with_host(keys)
+        if version >= 2:
+            keys = keys_of(doc, keys)
         check_version_and_keys(doc, version, keys, "recording format version")
     else:  # the newest version's check names what is wrong
-        check_version_and_keys(doc, FORMAT_VERSION, KEYS, "recording format version")
+        check_version_and_keys(doc, FORMAT_VERSION, keys_of(doc), "recording format version")
     check_header_numbers(doc)
     physics = _validate_physics_version(doc["physics_version"]) if version >= 3 else None
     claims = _validate_claims(doc["claims"], doc.get("steps")) if version >= 2 else None
@@ -323,6 +332,9 @@ def from_four_wheel_document(doc: dict, budget: Budget, consume: bool) -> Record
     definition = _validate_definition(doc["definition"], doc["definition_hash"])
     _validate_setup(definition, doc["host_hz"], doc["substep_hz"], doc["initial"])
     host = load_host_block(doc["host"], steps, definition) if "host" in doc else None
+    driven = doc.get("driven")
+    if "driven" in doc and driven not in DRIVEN_VALUES:
+        raise invalid("/driven", f"must be one of {list(DRIVEN_VALUES)}")
     frames = check_runs(doc["frames"], engine_channels, steps, consume)
     if claims and claims["laps"] is not None:
         _check_laps_fit(claims["laps"], doc["track"], steps)
@@ -348,6 +360,7 @@ def from_four_wheel_document(doc: dict, budget: Budget, consume: bool) -> Record
         version=version,
         host=host,
         physics_version=physics,
+        driven=driven,
     )
 
 
@@ -530,6 +543,8 @@ def to_document(rec: Recording) -> dict:
     }
     if rec.physics_version is None:
         del doc["physics_version"]
+    if rec.driven is not None:
+        doc["driven"] = rec.driven
     if rec.host is not None:
         doc["host"] = dump_host_block(rec.host)
     return doc
@@ -539,9 +554,7 @@ def dumps_four_wheel(rec: Recording) -> str:
     """A four-wheel recording as JSON text, in format version 3 (2 when unstamped) whatever
     it was read from: one header field per line, one frame per line."""
     doc = to_document(rec)
-    keys = KEYS_OF[doc["version"]]
-    keys = keys if rec.host is None else with_host(keys)
-    return dump_document(doc, keys, ("definition", "initial"))
+    return dump_document(doc, keys_of(doc, KEYS_OF[doc["version"]]), ("definition", "initial"))
 
 
 # ----------------------------------------------------------------------------- the registry

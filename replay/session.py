@@ -19,16 +19,21 @@ handbrake               10.0     10.0
 ======================  ======  ========
 
 Steering towards the other side while steering one way uses the release rate until the
-wheel passes the centre. Keyboard driving keeps the steering assist on (the channel's
-``1``); ABS, traction and stability control follow the session's switches (on, off, or as
-the preset defines them). Gear presses (manual boxes) are queued and each one is applied as
-a one-host-step gear request, so no press is lost or applied twice.
+wheel passes the centre. An analog device (the page's gamepad) sets the targets instead of
+full scale: ``throttle_amount`` and ``brake_amount`` (0..1) and ``steer_amount`` (-1..1,
+left +) apply while the corresponding keys are not held, through the same ramps, so a
+recording holds exactly what was applied whatever the device. Keyboard driving keeps the
+steering assist on (the channel's ``1``); ABS, traction and stability control follow the
+session's switches (on, off, or as the preset defines them). Gear presses (manual boxes)
+are queued and each one is applied as a one-host-step gear request, so no press is lost or
+applied twice.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from skidpad.engine import definition as engine_definition
@@ -37,7 +42,6 @@ from skidpad.engine.errors import InputError
 from skidpad.engine.simulation import LAYOUT
 from skidpad.engine.track import (
     Circuit,
-    LapTimer,
     load_circuit,
     nearest_sample,
     walk_nearest,
@@ -45,6 +49,7 @@ from skidpad.engine.track import (
 )
 from skidpad.replay.laps import replay_laps  # noqa: F401  (re-exported for the page's callers)
 from skidpad.replay.recorder import Recorder, make_simulation
+from skidpad.replay.recording import DRIVEN_VALUES
 
 #: (press, release) ramp rates, full scale per second
 THROTTLE_RATES = (4.0, 8.0)
@@ -71,6 +76,10 @@ class Keys:
     handbrake: bool = False
     gear_up: int = 0
     gear_down: int = 0
+    #: an analog device's targets (None: none), used while the keys above are not held
+    throttle_amount: float | None = None
+    brake_amount: float | None = None
+    steer_amount: float | None = None
 
     @classmethod
     def from_json(cls, data: Mapping) -> Keys:
@@ -85,6 +94,16 @@ class Keys:
             if name.startswith("gear_"):
                 if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 100:
                     raise InputError(f"keys.{name}: a press count 0..100")
+            elif name.endswith("_amount"):
+                low = -1.0 if name == "steer_amount" else 0.0
+                if v is not None and (
+                    isinstance(v, bool)
+                    or not isinstance(v, (int, float))
+                    or not math.isfinite(v)
+                    or not low <= v <= 1.0
+                ):
+                    raise InputError(f"keys.{name}: null or a number {low:g}..1")
+                v = None if v is None else float(v)
             elif not isinstance(v, bool):
                 raise InputError(f"keys.{name}: true or false")
             values[name] = v
@@ -117,8 +136,12 @@ class KeyboardInputs:
         hz = self.host_hz
         self.pending_gears.extend([GEAR_UP] * keys.gear_up + [GEAR_DOWN] * keys.gear_down)
         steer_target = (1.0 if keys.left else 0.0) - (1.0 if keys.right else 0.0)
-        self.throttle = ramp(self.throttle, 1.0 if keys.throttle else 0.0, THROTTLE_RATES, hz)
-        self.brake = ramp(self.brake, 1.0 if keys.brake else 0.0, BRAKE_RATES, hz)
+        if not (keys.left or keys.right) and keys.steer_amount is not None:
+            steer_target = keys.steer_amount
+        throttle_target = 1.0 if keys.throttle else (keys.throttle_amount or 0.0)
+        brake_target = 1.0 if keys.brake else (keys.brake_amount or 0.0)
+        self.throttle = ramp(self.throttle, throttle_target, THROTTLE_RATES, hz)
+        self.brake = ramp(self.brake, brake_target, BRAKE_RATES, hz)
         self.steer = ramp(self.steer, steer_target, STEER_RATES, hz)
         self.handbrake = ramp(self.handbrake, 1.0 if keys.handbrake else 0.0, HANDBRAKE_RATES, hz)
         gear = self.pending_gears.pop(0) if self.pending_gears else 0
@@ -161,8 +184,10 @@ class DriveSession:
         assists: Mapping[str, bool | None] | None = None,
         host_hz: int = 100,
         circuit: Circuit | None = None,
+        driven: str | None = None,
     ) -> None:
         self.preset = preset
+        self.driven = driven
         self.definition = engine_definition.load_preset(preset)
         self.circuit = circuit or load_circuit(TRACK)
         pose = self.circuit.grid_pose()
@@ -263,17 +288,18 @@ class DriveSession:
         }
 
     def recording(self) -> Any:
-        return self.recorder.recording()
+        rec = self.recorder.recording()
+        return rec if self.driven is None else replace(rec, driven=self.driven)
 
 
 class PageAPI:
     """The sandbox worker's calls into Python, JSON text in and out (one instance per page).
 
     ``start(options)`` begins a new recording from the grid (``{"preset", "surface",
-    "assists"}``); ``steps(n, keys)`` runs ``n`` host steps with one key state (gear presses
-    apply to the first) and returns the view; ``recording()`` is the download; ``replay(text)``
-    replays a loaded recording: its trajectory (for the ghost), laps and whether the replay
-    reproduces the file's final hash.
+    "assists", "driven"}``); ``steps(n, keys)`` runs ``n`` host steps with one key state (gear
+    presses apply to the first) and returns the view; ``recording()`` is the download;
+    ``verify(name, data, progress)`` is ``skidpad verify`` of a loaded file (its verdict in
+    the command's words, and the ghost); ``bench(data)`` times the bare substep loop.
     """
 
     def __init__(self) -> None:
@@ -285,11 +311,16 @@ class PageAPI:
 
         from skidpad.engine.tire import SURFACES
 
+        from skidpad import engine
+
         return json.dumps(
             {
                 "presets": list(engine_definition.PRESET_NAMES),
                 "surfaces": list(SURFACES),
                 "assists": list(ASSIST_CHANNELS),
+                "engine_version": engine.__version__,
+                # the physics this page runs, once the engine stamps one (None until then)
+                "physics_version": physics_version(),
             }
         )
 
@@ -299,10 +330,14 @@ class PageAPI:
         options = json.loads(options_json)
         if not isinstance(options, dict):
             raise InputError("start: options must be an object")
+        driven = options.get("driven")
+        if driven is not None and driven not in DRIVEN_VALUES:
+            raise InputError(f"start: driven must be null or one of {list(DRIVEN_VALUES)}")
         self.session = DriveSession(
             options.get("preset", "hatchbackFwd"),
             surface=options.get("surface", "dry"),
             assists=options.get("assists"),
+            driven=driven,
         )
         return self._view()
 
@@ -314,7 +349,7 @@ class PageAPI:
         if not 0 <= int(n) <= 1000:
             raise InputError("steps: 0..1000 host steps at a time")
         keys = Keys.from_json(json.loads(keys_json))
-        held = Keys(keys.throttle, keys.brake, keys.left, keys.right, keys.handbrake)
+        held = replace(keys, gear_up=0, gear_down=0)
         for i in range(int(n)):
             self.session.step(keys if i == 0 else held)
         return self._view()
@@ -348,40 +383,116 @@ class PageAPI:
 
         return dumps(self.session.recording())
 
-    def replay(self, text: str) -> str:
+    def verify(self, name: str, data: Any, progress: Any = None) -> str:
+        """``skidpad verify`` of a loaded file, as the command does it
+        (:func:`replay.verify.verify_as_the_command`): the file's bytes are written under its
+        base name to a scratch folder and verified from there, so the page's verdict is the
+        command's, in the same words. ``progress(n, total)`` sees the replay's progress.
+        Returns the exit code, the text, the verdict and, for a four-wheel drive on this
+        page's circuit, the ghost: the pose after every host step."""
         import json
+        import os
+        import time
+        from pathlib import Path
+
+        from skidpad.replay.budget import DEFAULT_MAX_SIM_SECONDS
+        from skidpad.replay.verify import verify_as_the_command
+
+        raw = bytes(data.to_py() if hasattr(data, "to_py") else data)
+        base = Path(str(name).replace("\\", "/")).name or "recording.json"
+        folder = Path("/tmp/skidpad-page-verify")
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / base).write_bytes(raw)
+        poses: list[list[float]] = []
+        ghost = _GhostProbe(raw, poses)
+        here = os.getcwd()
+        t0 = time.perf_counter()
+        try:
+            os.chdir(folder)
+            code, text, row = verify_as_the_command(
+                Path(base), DEFAULT_MAX_SIM_SECONDS, ghost.observer, progress
+            )
+        finally:
+            os.chdir(here)
+            (folder / base).unlink()
+        return json.dumps(
+            {
+                "exit": code,
+                "text": text,
+                "verdict": row["verdict"] if row else None,
+                "driven": row.get("driven") if row else None,
+                "steps": row.get("steps") if row else None,
+                "seconds": time.perf_counter() - t0,
+                "ghost": poses if (row and poses) else None,
+                "ghost_note": ghost.note,
+            }
+        )
+
+    def bench(self, data: Any) -> str:
+        """The bare substep loop's speed on a recording: its inputs replayed with no lap
+        timer, no ghost and one checkpoint (what the page's verdict replay is measured
+        against). Simulated seconds, wall seconds."""
+        import json
+        import time
 
         from skidpad.replay.recording import loads
         from skidpad.replay.replayer import replay
 
-        rec = loads(text)
-        definition = getattr(rec, "definition", None)
-        if definition is None:  # the ghost is a car on the circuit, drawn from its wheels
-            raise InputError(
-                f"replay: this page shows four-wheel drives as ghosts; this is a "
-                f"{rec.format.family} recording ({rec.preset}): check it with skidpad verify"
-            )
-        circuit = load_circuit(rec.track or TRACK)
-        timer = LapTimer(circuit, wheel_offsets(definition), rec.substep_hz)
-        poses: list[list[float]] = []
-        every = max(1, rec.substep_hz // rec.host_hz)
+        raw = bytes(data.to_py() if hasattr(data, "to_py") else data)
+        rec = loads(raw.decode("utf-8"))
+        t0 = time.perf_counter()
+        result = replay(rec, checkpoint_every=max(1, rec.steps))
+        wall = time.perf_counter() - t0
+        return json.dumps({"sim_s": rec.steps / rec.host_hz, "wall_s": wall,
+                           "final_hash": result.final_hash})
 
-        def observe(tick: int, x: float, y: float, c: float, s: float) -> None:
-            timer.observe(tick, x, y, c, s)
+
+class _GhostProbe:
+    """The ghost of a verified file: the CoG pose after every host step, collected by the
+    verify replay's pose observer, when the file is a four-wheel drive on this page's circuit
+    (else ``observer`` is None and ``note`` says why there is no ghost)."""
+
+    def __init__(self, raw: bytes, poses: list) -> None:
+        import json
+
+        self.observer = None
+        self.note = ""
+        try:
+            doc = json.loads(raw)
+        except ValueError:
+            return
+        if not isinstance(doc, dict):
+            return
+        if doc.get("format") != "skidpad-recording":
+            self.note = "no ghost: this page draws four-wheel drives on its circuit"
+            return
+        if doc.get("track") != TRACK:
+            self.note = "no ghost: the drive is not on this page's circuit"
+            return
+        host_hz, substep_hz = doc.get("host_hz"), doc.get("substep_hz")
+        if not (isinstance(host_hz, int) and isinstance(substep_hz, int) and host_hz > 0):
+            return
+        every = max(1, substep_hz // host_hz)
+        append = poses.append
+
+        def observer(tick: int, x: float, y: float, c: float, s: float) -> None:
             if tick % every == 0:
-                poses.append([x, y, c, s])
+                append((x, y, c, s))
 
-        result = replay(rec, observer=observe)
-        return json.dumps(
-            {
-                "preset": rec.preset,
-                "steps": result.steps,
-                "final_hash": result.final_hash,
-                "claimed_final_hash": rec.final_hash,
-                "laps": [lap.to_json() for lap in timer.laps],
-                "trajectory": poses,
-            }
-        )
+        self.observer = observer
+
+
+def physics_version() -> Any:
+    """The engine's physics version (``skidpad.engine.physics.PHYSICS_VERSION``, or the same
+    name on ``skidpad.engine``), None for an engine that does not stamp one."""
+    import importlib
+
+    from skidpad import engine
+
+    try:
+        return importlib.import_module("skidpad.engine.physics").PHYSICS_VERSION
+    except (ImportError, AttributeError):
+        return getattr(engine, "PHYSICS_VERSION", None)
 
 
 def track_drawing(circuit: Circuit) -> dict:

@@ -40,6 +40,7 @@ REPORT_KEYS = (
     "path",
     "sha256",
     "verdict",
+    "driven",
     "claims",
     "problems",
     "steps",
@@ -122,23 +123,30 @@ def _checked(rec: Any, result: Any, laps: list[dict] | None) -> _Checked:
     return _Checked(check.status, check.problems, check.details, len(claims_of(rec)))
 
 
-def _replay_here(rec: Any) -> tuple[Any, list[dict] | None]:
-    """Today's physics, in this process (laps timed on a circuit)."""
+def _replay_here(
+    rec: Any, observer: Any = None, progress: Any = None
+) -> tuple[Any, list[dict] | None]:
+    """Today's physics, in this process (laps timed on a circuit); ``observer`` sees the pose
+    after every substep and ``progress(n, total)`` the replay's progress."""
     from skidpad.replay.replayer import replay
 
     if rec.laps is not None:
         from skidpad.replay.laps import replay_laps
 
-        laps, result = replay_laps(rec)
+        laps, result = replay_laps(rec, observer=observer, progress=progress)
         return result, laps
-    return replay(rec, rec.checkpoint_every or 100), None
+    every = rec.checkpoint_every or 100
+    return replay(rec, every, progress=progress, observer=observer), None
 
 
-def run_under(version: int, path: Path, rec: Any) -> PhysicsRun:
+def run_under(
+    version: int, path: Path, rec: Any, observer: Any = None, progress: Any = None
+) -> PhysicsRun:
     """Replay ``rec`` (read from ``path``) under physics ``version``: today's in this
-    process, an archived one in a process of its own (ADR 0205)."""
+    process, an archived one in a process of its own (ADR 0205). ``observer`` and
+    ``progress`` see today's physics only (an archived run reports its result alone)."""
     if version == PHYSICS_VERSION:
-        result, laps = _replay_here(rec)
+        result, laps = _replay_here(rec, observer, progress)
         return PhysicsRun(version, result, laps, _checked(rec, result, laps))
     from skidpad.replay.archive import run_archived
 
@@ -280,6 +288,8 @@ def verify_one(
     physics: str | None = None,
     min_physics: int | None = None,
     sha256: str | None = None,
+    observer: Any = None,
+    progress: Any = None,
 ) -> dict:
     """Check every claim of ``rec`` by replaying it under its own physics (ADR 0205).
 
@@ -289,7 +299,9 @@ def verify_one(
     ``physics="current"`` (or a number) replays under that version alone; ``min_physics``
     refuses recordings of an older physics. Raises :class:`UnknownPhysics` for a stamped
     version this installation lacks, and :class:`SkidpadError` for one under
-    ``min_physics``."""
+    ``min_physics``. ``observer`` sees the pose after every substep and ``progress(n,
+    total)`` the replay's progress (the sandbox page draws the ghost and a progress bar from
+    them); neither changes the verdict."""
     from skidpad.replay.claims import claims_of
     from skidpad.replay.recorder import current_math_hash
 
@@ -299,6 +311,8 @@ def verify_one(
         "steps": rec.steps,
         "problems": [],
     }
+    if getattr(rec, "driven", None) is not None:
+        row["driven"] = rec.driven
     claims = claims_of(rec)
     here_math = current_math_hash()
     if rec.math_hash is not None and here_math is not None and rec.math_hash != here_math:
@@ -312,7 +326,7 @@ def verify_one(
     t0 = time.perf_counter()
     runs: list[PhysicsRun] = []
     for version in order or candidates(rec, sha256):
-        runs.append(run_under(version, path, rec))
+        runs.append(run_under(version, path, rec, observer, progress))
         if runs[-1].holds or not claims:
             break
     row["wall_s"] = time.perf_counter() - t0
@@ -364,6 +378,92 @@ def _closest(rec: Any, runs: list[PhysicsRun]) -> PhysicsRun:
         if run.reach(rec) > best.reach(rec):
             best = run
     return best
+def counted(n: int, noun: str) -> str:
+    """``1 claim``, ``2 claims``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+#: how :func:`format_rows` names a recording's ``driven`` field
+DRIVEN_WORDS = {"stepped": "driven in stepping mode: a test, not the clock, paced it"}
+
+
+def physics_label(physics: dict | None) -> str:
+    """``physics 7, stamped``: which physics a verdict was reached under, and how."""
+    if not physics:
+        return ""
+    return f"physics {physics['version']}, {physics['how']}"
+
+
+def format_rows(rows: list[dict], verbose: bool = False) -> str:
+    """The rows of :func:`verify_one` as ``skidpad verify`` prints them (and the sandbox page
+    shows them): per file the verdict and the physics it was reached under, the laps, the
+    count of failed claims, the first one and where the replay departs; ``verbose`` adds
+    every claim."""
+    from skidpad.replay.terminal import printable
+
+    lines = []
+    for r in rows:
+        name = printable(Path(r["file"]).name)
+        verdict = r["verdict"]
+        physics = physics_label(r.get("physics"))
+        if verdict == UNKNOWN:
+            lines.append(f"{name}: {UNKNOWN}: {printable(r['problems'][0])}")
+            continue
+        if verdict == VERIFIED:
+            head = f"{name}: VERIFIED ({physics})"
+        elif verdict == MISMATCH:
+            head = f"{name}: MISMATCH under {physics}: {r['failed']} of {r['claims']} claims fail"
+        else:
+            head = f"{name}: {verdict}"
+        if verdict in (VERIFIED, MISMATCH):
+            claims = counted(r["claims"], "claim")
+            head += f" ({claims}, {r['steps']} steps, final {r['final_hash']})"
+        if r.get("upgraded"):
+            head += ", rewritten in the current format"
+        lines.append(head)
+        if r.get("driven"):
+            lines.append(f"  {DRIVEN_WORDS.get(r['driven'], printable(r['driven']))}")
+        for lap in r.get("laps") or []:
+            mark = "valid" if lap["valid"] else f"invalid: {printable(lap['reason'])}"
+            lines.append(f"  lap {lap['lap']}: {lap['time_s']:.3f} s ({mark})")
+        for problem in r["problems"]:
+            lines.append(f"  {printable(problem)}")
+        if verbose:
+            for d in r.get("claim_details", []):
+                mark = "ok" if d["ok"] else "MISMATCH"
+                lines.append(
+                    f"    {d['where']}: {mark}: claims {printable(str(d['claimed']))}, "
+                    f"replay {printable(str(d['replayed']))}"
+                )
+    return "\n".join(lines)
+
+
+def verify_as_the_command(
+    path: Path, max_sim_seconds: float, observer: Any = None, progress: Any = None
+) -> tuple[int, str, dict | None]:
+    """What ``skidpad verify PATH`` does for one file: its exit code (0 verified, 1 not, 2
+    bad input, 3 a physics this installation lacks), the text it prints (on stdout, or for
+    bad input on stderr) and the row (None for bad input). The sandbox page runs this on a
+    loaded file, so its verdict is the command's, in the same words; ``observer`` and
+    ``progress`` as for :func:`verify_one`."""
+    from skidpad.replay import recording
+    from skidpad.replay.budget import from_seconds
+    from skidpad.replay.terminal import printable
+
+    try:
+        rec = recording.load(path, from_seconds(max_sim_seconds))
+        sha256 = recording.file_sha256(path)
+    except SkidpadError as exc:
+        return 2, f"skidpad verify: {printable(exc)}", None
+    try:
+        row = verify_one(path, rec, sha256=sha256, observer=observer, progress=progress)
+    except UnknownPhysics as exc:
+        row = {"file": str(path), "verdict": UNKNOWN, "problems": [str(exc)]}
+        return 3, format_rows([row]), row
+    except NonFiniteStateError as exc:
+        row = {"file": str(path), "verdict": FAILED, "problems": [f"the physics failed: {exc}"]}
+    row.pop("replayed", None)
+    return (0 if passed(row["verdict"]) else 1), format_rows([row]), row
 
 
 def passed(verdict: str, allow_unclaimed: bool = False) -> bool:
@@ -449,6 +549,8 @@ def verify_file(
             problems=row["problems"],
             physics=row["physics"],
         )
+        if "driven" in row:
+            line["driven"] = row["driven"]
     line["seconds"] = time.perf_counter() - t0
     return {key: line[key] for key in REPORT_KEYS if key in line}
 

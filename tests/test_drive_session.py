@@ -107,14 +107,45 @@ def test_the_pose_observer_sees_the_same_bits_on_the_fast_and_the_readable_path(
     assert seen["fast"] == seen["readable"]
 
 
-def test_the_page_refuses_a_ghost_it_cannot_draw_in_one_line() -> None:
-    """A CommonRoad recording loaded on the sandbox page: a clear refusal naming what it is
-    and where to check it, not an attribute error from deep in the lap timer."""
+def test_the_pages_verdict_is_skidpad_verify_in_the_same_words(tmp_path) -> None:
+    """The page's "Load recording" runs ``skidpad verify``'s own code on the file: a
+    CommonRoad recording is verified (and has no ghost), a lap edited by 1 ms is a MISMATCH
+    naming the claim, a non-JSON file is refused with the command's message, and the text is
+    the command's output for the same file name."""
+    import json
+    import subprocess
+    import sys
     from pathlib import Path
 
     from skidpad.replay.session import PageAPI
 
     root = Path(__file__).resolve().parents[1]
-    text = (root / "recordings" / "commonroad-ks-v2.json").read_text(encoding="utf-8")
-    with pytest.raises(InputError, match=r"four-wheel drives as ghosts; this is a CommonRoad"):
-        PageAPI().replay(text)
+    api = PageAPI()
+    seen: list[tuple[int, int]] = []
+
+    def cli(name: str, data: bytes) -> tuple[int, str]:
+        (tmp_path / name).write_bytes(data)
+        done = subprocess.run(
+            [sys.executable, "-m", "skidpad", "verify", name],
+            cwd=tmp_path,
+            env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            text=True,
+        )
+        return done.returncode, (done.stdout or done.stderr).strip()
+
+    cr = (root / "recordings" / "commonroad-ks-v2.json").read_bytes()
+    out = json.loads(api.verify("commonroad-ks-v2.json", cr))
+    assert (out["exit"], out["text"]) == cli("commonroad-ks-v2.json", cr)
+    assert out["verdict"] == "verified" and out["ghost"] is None and "no ghost" in out["ghost_note"]
+    lap = json.loads((root / "recordings" / "kart-sandbox.json").read_text(encoding="utf-8"))
+    lap["claims"]["laps"][0]["time_s"] += 0.001
+    later = json.dumps(lap).encode()
+    out = json.loads(api.verify("later.json", later, lambda n, t: seen.append((n, t))))
+    assert (out["exit"], out["text"]) == cli("later.json", later)
+    assert seen and seen[-1][1] == lap["steps"]  # the replay of today's physics reports progress
+    assert out["verdict"] == "MISMATCH" and "/claims/laps/0" in out["text"]
+    assert out["ghost"] and len(out["ghost"]) == lap["steps"]
+    out = json.loads(api.verify("x.json", b"x{"))
+    assert (out["exit"], out["text"]) == cli("x.json", b"x{")
+    assert out["exit"] == 2 and "not valid JSON" in out["text"]

@@ -1,24 +1,37 @@
 // Skidpad sandbox: the Web Worker that runs Pyodide and the drive.
 //
-// The page's thread only reads the keyboard and draws; the engine runs here, paced against
-// the clock: host steps fall due at the drive's host rate, and each slice runs the steps
-// that are due (at most MAX_BATCH), then yields so key messages are seen between slices.
-// When the worker falls more than MAX_DEBT steps behind, the clock is moved instead of
-// running a burst: simulated time slows (the page shows it), and every host step still gets
-// exactly one key state, so the recording holds every input once, as applied.
+// The page's thread only reads the input devices and draws; the engine runs here. In real
+// time (the default), the drive is paced against the clock: host steps fall due at the
+// drive's host rate, and each slice runs the steps that are due (at most MAX_BATCH), then
+// yields so input messages are seen between slices. When the worker falls more than
+// MAX_DEBT steps behind, the clock is moved instead of running a burst: simulated time slows
+// (the page says so), and every host step still gets exactly one input state, so the
+// recording holds every input once, as applied. A pause (the P key, a hidden tab, a page
+// that lost focus) stops the drive, and with it the lap timer, which counts simulated time.
 //
-//   page -> worker  {type: "boot", indexURL, wheelURL, wheelName}
+// In stepping mode (ADR 0222; only for a page opened by automation), the clock plays no
+// part: the drive advances only when the page asks for host steps ({type: "advance"}), and
+// the recording says so ("driven": "stepped").
+//
+// Verifying a loaded recording is one call into Python (PageAPI.verify: the code of
+// `skidpad verify`): no round trip to the page per host step; its progress is posted.
+//
+//   page -> worker  {type: "boot", indexURL, wheelURL, wheelName, stepping}
 //                   {type: "start", id, options}     a new drive from the grid
-//                   {type: "keys", held, taps, gearUp, gearDown}
+//                   {type: "input", held, taps, gearUp, gearDown, amounts}
 //                   {type: "pause", paused}
-//                   {type: "call", id, what, arg}    recording | stateHash | replay
-//   worker -> page  {type: "ready", info} | {type: "failed", error}
-//                   {type: "view", view, headroom, realtime}
+//                   {type: "advance", id, n}          stepping mode: n host steps, then the view
+//                   {type: "call", id, what, arg}    recording | stateHash | verify | bench
+//   worker -> page  {type: "loading", stage, loaded, total} | {type: "ready", info}
+//                   {type: "failed", error}
+//                   {type: "view", view, headroom, simRate, behind}
+//                   {type: "verifying", n, total}
 //                   {type: "reply", id, ok} | {type: "reply", id, error}
 
 const MAX_BATCH = 10;
 const MAX_DEBT = 25;
 const KEYS = ["throttle", "brake", "left", "right", "handbrake"];
+const AMOUNTS = ["throttle_amount", "brake_amount", "steer_amount"];
 
 const send = (msg) => self.postMessage(msg);
 // A Python exception reaches the page as its whole traceback; the page shows its last line,
@@ -41,24 +54,58 @@ let py = null; // the PageAPI object
 let hostHz = 100;
 let running = false;
 let paused = false;
+let stepping = false;
 let clockStart = 0; // performance.now() at which step `stepsAtClock` was due
 let stepsAtClock = 0;
 let steps = 0;
 const held = Object.fromEntries(KEYS.map((k) => [k, false]));
 const tapped = Object.fromEntries(KEYS.map((k) => [k, false]));
+let amounts = {};
 let gearUp = 0;
 let gearDown = 0;
-// headroom: simulated seconds per second of Python time, over the last ~2 s of slices
+// headroom: simulated seconds per second spent in Python, over the last ~2 s of slices;
+// simRate: simulated seconds per wall-clock second over the same slices
 const window_ = [];
-let slowedAt = -1e9;
+let behindAt = -1e9;
+
+async function fetchWithProgress(url, stage) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${stage}: HTTP ${response.status}`);
+  const total = Number(response.headers.get("Content-Length")) || 0;
+  if (!response.body || !response.body.getReader) {
+    return new Uint8Array(await response.arrayBuffer());
+  }
+  const reader = response.body.getReader();
+  const parts = [];
+  let loaded = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    loaded += value.length;
+    send({ type: "loading", stage, loaded, total });
+  }
+  const out = new Uint8Array(loaded);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
 
 async function boot({ indexURL, wheelURL, wheelName }) {
   const t0 = performance.now();
+  send({ type: "loading", stage: "fetching Pyodide (pyodide.mjs)" });
   const { loadPyodide } = await import(indexURL + "pyodide.mjs");
+  send({
+    type: "loading",
+    stage: "fetching and starting the Python runtime (pyodide.asm.wasm, python_stdlib.zip)",
+  });
   const pyodide = await loadPyodide({ indexURL, packageBaseUrl: indexURL });
-  const response = await fetch(wheelURL);
-  if (!response.ok) throw new Error(`wheel ${wheelName}: HTTP ${response.status}`);
-  pyodide.unpackArchive(new Uint8Array(await response.arrayBuffer()), "wheel");
+  const wheel = await fetchWithProgress(wheelURL, `fetching the engine (${wheelName})`);
+  send({ type: "loading", stage: "unpacking the engine and building the circuit" });
+  pyodide.unpackArchive(wheel, "wheel");
   pyodide.runPython(GLUE);
   py = pyodide.globals.get("_skidpad");
   return {
@@ -66,6 +113,7 @@ async function boot({ indexURL, wheelURL, wheelName }) {
     wheel: wheelName,
     boot_ms: performance.now() - t0,
     catalogue: JSON.parse(py.catalogue()),
+    stepping,
   };
 }
 
@@ -76,7 +124,9 @@ function restartClock() {
 
 function start(options) {
   running = false;
-  const view = JSON.parse(py.start(JSON.stringify(options)));
+  const view = JSON.parse(
+    py.start(JSON.stringify({ ...options, driven: stepping ? "stepped" : null })),
+  );
   const setup = JSON.parse(py.setup());
   hostHz = setup.host_hz;
   steps = 0;
@@ -88,17 +138,42 @@ function start(options) {
   return { view, setup };
 }
 
-function headroom() {
+function rates() {
   let sim = 0;
   let cpu = 0;
   for (const [n, ms] of window_) {
     sim += n / hostHz;
     cpu += ms / 1000;
   }
-  return cpu > 0 ? sim / cpu : 0;
+  const wall = window_.length > 1 ? (window_[window_.length - 1][2] - window_[0][2]) / 1000 : 0;
+  const simFirst = window_.length ? window_[0][0] / hostHz : 0;
+  return { headroom: cpu > 0 ? sim / cpu : 0, simRate: wall > 0 ? (sim - simFirst) / wall : 0 };
+}
+
+// the input state for the next run of host steps (taps and gear presses apply once)
+function takeKeys() {
+  const keys = { gear_up: gearUp, gear_down: gearDown };
+  for (const k of KEYS) {
+    keys[k] = held[k] || tapped[k];
+    tapped[k] = false;
+  }
+  for (const k of AMOUNTS) keys[k] = k in amounts ? amounts[k] : null;
+  gearUp = gearDown = 0;
+  return keys;
+}
+
+function run(n, now) {
+  const t0 = performance.now();
+  const view = JSON.parse(py.steps(n, JSON.stringify(takeKeys())));
+  const ms = performance.now() - t0;
+  steps += n;
+  window_.push([n, ms, now]);
+  while (window_.length > 1 && window_.reduce((a, w) => a + w[0], 0) > 2 * hostHz) window_.shift();
+  return view;
 }
 
 function slice() {
+  if (stepping) return; // the page advances the drive
   if (!running || paused) {
     setTimeout(slice, 20);
     return;
@@ -110,44 +185,54 @@ function slice() {
     clockStart = now;
     stepsAtClock = steps;
     due = 1;
-    slowedAt = now;
+    behindAt = now;
   }
   if (due <= 0) {
     const next = clockStart + ((steps - stepsAtClock + 1) * 1000) / hostHz;
     setTimeout(slice, Math.max(0, next - now));
     return;
   }
-  const n = Math.min(due, MAX_BATCH);
-  const keys = { gear_up: gearUp, gear_down: gearDown };
-  for (const k of KEYS) {
-    keys[k] = held[k] || tapped[k];
-    tapped[k] = false;
-  }
-  gearUp = gearDown = 0;
-  const t0 = performance.now();
   let view;
   try {
-    view = JSON.parse(py.steps(n, JSON.stringify(keys)));
+    view = run(Math.min(due, MAX_BATCH), now);
   } catch (err) {
     running = false;
     send({ type: "failed", error: describe(err) });
     return;
   }
-  const ms = performance.now() - t0;
-  steps += n;
-  window_.push([n, ms]);
-  while (window_.length > 1 && window_.reduce((a, w) => a + w[0], 0) > 2 * hostHz) window_.shift();
-  send({ type: "view", view, headroom: headroom(), slowed: now - slowedAt < 1000 });
+  send({ type: "view", view, ...rates(), behind: now - behindAt < 1000 });
   setTimeout(slice, 0);
+}
+
+function advance(n) {
+  if (!stepping) throw new Error("advance: the page is not in stepping mode");
+  if (!running) throw new Error("advance: no drive started");
+  if (!(Number.isInteger(n) && n >= 0 && n <= 1000)) throw new Error("advance: 0..1000 steps");
+  if (paused || n === 0) return null;
+  const view = run(n, performance.now());
+  send({ type: "view", view, ...rates(), behind: false });
+  return view;
 }
 
 function call(what, arg) {
   if (what === "recording") return py.recording();
   if (what === "stateHash") return py.state_hash();
-  if (what === "replay") {
-    const out = py.replay(arg); // the drive stands still meanwhile: no catch-up afterwards
-    restartClock();
-    return out;
+  if (what === "verify") {
+    // one call into Python for the whole replay; the drive stands still meanwhile (no
+    // catch-up afterwards)
+    const progress = (n, total) => send({ type: "verifying", n, total });
+    try {
+      return py.verify(arg.name, arg.bytes, progress);
+    } finally {
+      restartClock();
+    }
+  }
+  if (what === "bench") {
+    try {
+      return py.bench(arg.bytes);
+    } finally {
+      restartClock();
+    }
   }
   throw new Error(`unknown call ${what}`);
 }
@@ -156,20 +241,26 @@ self.onmessage = async (ev) => {
   const msg = ev.data;
   try {
     if (msg.type === "boot") {
+      stepping = !!msg.stepping;
       send({ type: "ready", info: await boot(msg) });
       slice();
     } else if (msg.type === "start") {
       send({ type: "reply", id: msg.id, ok: start(msg.options) });
-    } else if (msg.type === "keys") {
+    } else if (msg.type === "input") {
       for (const k of KEYS) {
         held[k] = !!msg.held[k];
         if (msg.taps[k]) tapped[k] = true;
       }
+      amounts = msg.amounts || {};
       gearUp += msg.gearUp || 0;
       gearDown += msg.gearDown || 0;
     } else if (msg.type === "pause") {
+      const was = paused;
       paused = !!msg.paused;
-      if (!paused) restartClock();
+      if (was && !paused) restartClock();
+      window_.length = 0;
+    } else if (msg.type === "advance") {
+      send({ type: "reply", id: msg.id, ok: advance(msg.n) });
     } else if (msg.type === "call") {
       send({ type: "reply", id: msg.id, ok: call(msg.what, msg.arg) });
     }
