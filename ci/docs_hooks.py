@@ -70,6 +70,12 @@ def on_config(config: Any, **_kwargs: Any) -> Any:
     return config
 
 
+# Laid out when MkDocs loads this hook (while it validates the configuration), before any
+# plugin's on_config: mkdocstrings drops a search path that does not exist yet and would
+# read the checkout's own ``skidpad/`` instead, so a first build from a clean clone failed.
+_source_tree()
+
+
 def cli_reference() -> str:
     """The help of ``skidpad`` and each subcommand, as Markdown."""
     _skidpad()
