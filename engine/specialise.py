@@ -42,6 +42,9 @@ from skidpad.engine.smath.inline import Unfoldable
 from skidpad.engine.smath.kernels import SIGN_SPLIT
 
 RESULT = "__result__"
+#: a function made at run time (no source file) carries its text in this attribute (the
+#: mutation test makes its variants of the readable functions so)
+SOURCE_ATTRIBUTE = "specialise_source"
 _BINOPS = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -105,7 +108,8 @@ def _parse(fn: Callable, inlined: bool) -> _Parsed:
     got = _PARSED.get(key)
     if got is not None:
         return got
-    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    text = getattr(fn, SOURCE_ATTRIBUTE, None) or inspect.getsource(fn)
+    tree = ast.parse(textwrap.dedent(text))
     fdef = tree.body[0]
     if not isinstance(fdef, ast.FunctionDef):
         raise Unsupported(f"{fn.__qualname__}: not a plain function")
@@ -263,79 +267,89 @@ class _Scope:
         return got
 
     # ------------------------------------------------------------------ expressions
-    def value(self, node: ast.expr, hoist: bool = True) -> K | ast.expr:  # noqa: PLR0911, PLR0912
-        """``node`` rebuilt: a :class:`K` where it is known now, else an expression."""
-        if isinstance(node, ast.Constant):
-            return K(node.value)
-        if isinstance(node, ast.Name):
-            if node.id in self.env:
-                return self.env[node.id]
-            if node.id in self.parsed.assigned:
-                return ast.Name(self.name_of(node.id), ast.Load())
-            if node.id in self.globals:
-                return K(self.globals[node.id], node.id)
-            if node.id in BUILTINS:
-                return K(BUILTINS[node.id], node.id)
-            raise Unsupported(f"{self.fn.__qualname__}: unknown name {node.id}")
-        if isinstance(node, ast.Attribute):
-            base = self.value(node.value, hoist)
-            if isinstance(base, K):
-                obj, attr = base.value, node.attr
-                value = getattr(obj, attr)
-                return K(value, attr)
-            return ast.Attribute(base, node.attr, ast.Load())
-        if isinstance(node, ast.Subscript):
-            base = self.value(node.value, hoist)
-            index = self.value(node.slice, hoist)
-            if isinstance(base, K) and isinstance(index, K):
-                return K(base.value[index.value])
-            return ast.Subscript(self.expr(base, "c"), self.expr(index, "i"), ast.Load())
-        if isinstance(node, ast.BinOp):
-            left = self.value(node.left, hoist)
-            right = self.value(node.right, hoist)
+    def value(self, node: ast.expr, hoist: bool = True) -> K | ast.expr:
+        """``node`` rebuilt: a :class:`K` where it is known now, else an expression
+        (``hoist``: a call in it may be inlined before the statement)."""
+        rule = _VALUE_RULES.get(type(node))
+        if rule is None:
+            raise Unsupported(f"{self.fn.__qualname__}: {type(node).__name__} expressions")
+        return rule(self, node, hoist)
+
+    def _constant(self, node: ast.Constant, hoist: bool) -> K:
+        return K(node.value)
+
+    def _name(self, node: ast.Name, hoist: bool) -> K | ast.expr:
+        name = node.id
+        got = self.env.get(name)
+        if got is not None:
+            return got
+        if name in self.parsed.assigned:
+            return ast.Name(self.name_of(name), ast.Load())
+        if name in self.globals:
+            return K(self.globals[name], name)
+        if name in BUILTINS:
+            return K(BUILTINS[name], name)
+        raise Unsupported(f"{self.fn.__qualname__}: unknown name {name}")
+
+    def _attribute(self, node: ast.Attribute, hoist: bool) -> K | ast.expr:
+        base = self.value(node.value, hoist)
+        if isinstance(base, K):
+            obj, attr = base.value, node.attr
+            return K(getattr(obj, attr), attr)
+        return ast.Attribute(base, node.attr, ast.Load())
+
+    def _subscript(self, node: ast.Subscript, hoist: bool) -> K | ast.expr:
+        base = self.value(node.value, hoist)
+        index = self.value(node.slice, hoist)
+        if isinstance(base, K) and isinstance(index, K):
+            return K(base.value[index.value])
+        return ast.Subscript(self.expr(base, "c"), self.expr(index, "i"), ast.Load())
+
+    def _binop(self, node: ast.BinOp, hoist: bool) -> K | ast.expr:
+        left = self.value(node.left, hoist)
+        right = self.value(node.right, hoist)
+        if isinstance(left, K) and isinstance(right, K):
             op = _BINOPS.get(type(node.op))
-            if isinstance(left, K) and isinstance(right, K) and op is not None:
-                folded = _fold(op, left.value, right.value)
-                if folded is not None:
-                    return folded
-            return ast.BinOp(self.expr(left, "c"), node.op, self.expr(right, "c"))
-        if isinstance(node, ast.UnaryOp):
-            operand = self.value(node.operand, hoist)
-            if isinstance(operand, K):
-                v = operand.value
-                if isinstance(node.op, ast.USub) and isinstance(v, int | float):
-                    return K(-v)
-                if isinstance(node.op, ast.Not):
-                    return K(not v)
-            return ast.UnaryOp(node.op, self.expr(operand, "c"))
-        if isinstance(node, ast.Compare):
-            parts = [self.value(node.left, hoist)]
-            parts += [self.value(c, hoist) for c in node.comparators]
-            if all(isinstance(p, K) for p in parts) and len(node.ops) == 1:
-                return K(_CMPOPS[type(node.ops[0])](parts[0].value, parts[1].value))
-            return ast.Compare(
-                self.expr(parts[0], "c"), node.ops, [self.expr(p, "c") for p in parts[1:]]
-            )
-        if isinstance(node, ast.BoolOp):
-            return self._boolop(node, hoist)
-        if isinstance(node, ast.IfExp):
-            test = self.value(node.test, hoist)
-            if isinstance(test, K):
-                return self.value(node.body if test.value else node.orelse, hoist)
-            return ast.IfExp(
-                self.expr(test, "c"),
-                self.expr(self.value(node.body, False), "c"),
-                self.expr(self.value(node.orelse, False), "c"),
-            )
-        if isinstance(node, ast.Tuple | ast.List):
-            items = [self.value(e, hoist) for e in node.elts]
-            if isinstance(node, ast.Tuple) and all(isinstance(i, K) for i in items):
-                return K(tuple(i.value for i in items))
-            cls = ast.Tuple if isinstance(node, ast.Tuple) else ast.List
-            return cls([self.expr(i, "c") for i in items], ast.Load())
-        if isinstance(node, ast.Call):
-            return self._call(node, hoist)
-        raise Unsupported(f"{self.fn.__qualname__}: {type(node).__name__} expressions")
+            folded = _fold(op, left.value, right.value) if op is not None else None
+            if folded is not None:
+                return folded
+        return ast.BinOp(self.expr(left, "c"), node.op, self.expr(right, "c"))
+
+    def _unaryop(self, node: ast.UnaryOp, hoist: bool) -> K | ast.expr:
+        operand = self.value(node.operand, hoist)
+        if isinstance(operand, K):
+            v = operand.value
+            if isinstance(node.op, ast.USub) and isinstance(v, int | float):
+                return K(-v)
+            if isinstance(node.op, ast.Not):
+                return K(not v)
+        return ast.UnaryOp(node.op, self.expr(operand, "c"))
+
+    def _compare(self, node: ast.Compare, hoist: bool) -> K | ast.expr:
+        parts = [self.value(node.left, hoist)]
+        parts += [self.value(c, hoist) for c in node.comparators]
+        if len(node.ops) == 1 and isinstance(parts[0], K) and isinstance(parts[1], K):
+            return K(_CMPOPS[type(node.ops[0])](parts[0].value, parts[1].value))
+        return ast.Compare(
+            self.expr(parts[0], "c"), node.ops, [self.expr(p, "c") for p in parts[1:]]
+        )
+
+    def _ifexp(self, node: ast.IfExp, hoist: bool) -> K | ast.expr:
+        test = self.value(node.test, hoist)
+        if isinstance(test, K):
+            return self.value(node.body if test.value else node.orelse, hoist)
+        return ast.IfExp(
+            self.expr(test, "c"),
+            self.expr(self.value(node.body, False), "c"),
+            self.expr(self.value(node.orelse, False), "c"),
+        )
+
+    def _sequence(self, node: ast.Tuple | ast.List, hoist: bool) -> K | ast.expr:
+        items = [self.value(e, hoist) for e in node.elts]
+        if isinstance(node, ast.Tuple) and all(isinstance(i, K) for i in items):
+            return K(tuple(i.value for i in items))
+        cls = ast.Tuple if isinstance(node, ast.Tuple) else ast.List
+        return cls([self.expr(i, "c") for i in items], ast.Load())
 
     def _boolop(self, node: ast.BoolOp, hoist: bool) -> K | ast.expr:
         is_and = isinstance(node.op, ast.And)
@@ -389,7 +403,8 @@ class _Scope:
         out: list = [ast.Expr(ast.Constant(f"§ {_label(fn)} -> {', '.join(targets)}"))]
         if fn in SIGN_SPLIT:
             neg, pos = SIGN_SPLIT[fn]
-            self.chain, chain = self.chain | {fn}, self.chain
+            # a side is a leaf: its rare fallbacks call the kernels, never inline them
+            self.chain, chain = self.chain | _KERNELS, self.chain
             (x,) = args
             if isinstance(x, K):
                 out += self.inline_call(neg if x.value < 0.0 else pos, args, targets)
@@ -604,6 +619,23 @@ class _Scope:
             raise Unsupported(f"{self.fn.__qualname__}: loop target")
 
 
+_KERNELS = frozenset(SIGN_SPLIT)
+_VALUE_RULES: dict = {
+    ast.Constant: _Scope._constant,
+    ast.Name: _Scope._name,
+    ast.Attribute: _Scope._attribute,
+    ast.Subscript: _Scope._subscript,
+    ast.BinOp: _Scope._binop,
+    ast.UnaryOp: _Scope._unaryop,
+    ast.Compare: _Scope._compare,
+    ast.BoolOp: _Scope._boolop,
+    ast.IfExp: _Scope._ifexp,
+    ast.Tuple: _Scope._sequence,
+    ast.List: _Scope._sequence,
+    ast.Call: _Scope._call,
+}
+
+
 def _fold(op: Callable, a: object, b: object) -> K | None:
     """``a op b`` now, where that is an operation on numbers with a finite result."""
     if not (isinstance(a, int | float) and isinstance(b, int | float)):
@@ -673,27 +705,27 @@ def specialise(
         type_params=[],
     )
     module = ast.Module(body=[fdef], type_ignores=[])
-    _locate(module)
     return Specialised(name, module, unit.globals)
 
 
-def _locate(tree: ast.AST) -> None:
-    """A source position on every node (the compiler needs one; the text has its own)."""
-    stack = [tree]
-    line = 0
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.stmt):
-            line += 1
-        if "lineno" in node._attributes:
-            node.lineno = node.end_lineno = line or 1
-            node.col_offset = node.end_col_offset = 0
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if isinstance(value, list):
-                stack.extend(v for v in reversed(value) if isinstance(v, ast.AST))
-            elif isinstance(value, ast.AST):
-                stack.append(value)
+class _Positions:
+    """Within it, a node without a source position reads line 1 from its class: the
+    compiler needs a position on every node, and writing one on each of a specialised
+    function's tens of thousands of nodes would cost more than all the rest of the work.
+    (The engine runs on one thread; parsed nodes carry their own positions.)"""
+
+    CLASSES = (ast.stmt, ast.expr, ast.arg, ast.excepthandler, ast.keyword)
+    FIELDS = (("lineno", 1), ("col_offset", 0), ("end_lineno", 1), ("end_col_offset", 0))
+
+    def __enter__(self) -> None:
+        for cls in self.CLASSES:
+            for field, value in self.FIELDS:
+                setattr(cls, field, value)
+
+    def __exit__(self, *exc: object) -> None:
+        for cls in self.CLASSES:
+            for field, _ in self.FIELDS:
+                delattr(cls, field)
 
 
 def _comments(text: str) -> str:
@@ -714,7 +746,8 @@ def compile_specialised(spec: Specialised, text: str | None = None, label: str =
     source = spec.tree if text is None else text
     # The text is the readable functions' own, moved (module docstring); tests lint it.
     where = f"<specialised {label or spec.name}>"
-    code = compile(source, where, "exec")  # strict: allow dynamic-code -- the readable, moved
+    with _Positions():
+        code = compile(source, where, "exec")  # strict: allow dynamic-code -- the readable, moved
     exec(code, names)  # strict: allow dynamic-code -- the specialised function, linted by tests
     return names[spec.name]
 
