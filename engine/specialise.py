@@ -183,6 +183,7 @@ class _Unit:
         self.by_id: dict[int, str] = {}
         self.keep: list = []  # the objects named, kept alive (by_id is keyed by identity)
         self.count = 0
+        self.sides: dict = {}  # (kernel side, depth, results) -> its inlined body, with holes
 
     def fresh(self, base: str) -> str:
         base = base.strip("_") or "t"
@@ -415,8 +416,8 @@ class _Scope:
                 out.append(_assign(name, x))
                 x = ast.Name(name, ast.Load())
             test = ast.Compare(x, [ast.Lt()], [ast.Constant(0.0)])
-            body = self.inline_call(neg, [x], targets)[1:]
-            orelse = self.inline_call(pos, [x], targets)[1:]
+            body = self._side(neg, x.id, targets)
+            orelse = self._side(pos, x.id, targets)
             self.chain = chain
             return [*out, ast.If(test, body, orelse)]
         parsed = _parse(fn, inlined=True)
@@ -438,6 +439,19 @@ class _Scope:
             return out + scope.block(parsed.body)
         scope.tuple_result = targets
         return out + scope.block(parsed.body)
+
+    def _side(self, side: Callable, x: str, targets: list[str]) -> list:
+        """A kernel side inlined for the argument named ``x``. Its text at one depth differs
+        only in the argument's and the results' names, so it is written once per depth and
+        copied with those names (most of a specialised CommonRoad body is kernels)."""
+        key = (side, self.level + 1, len(targets))
+        template = self.unit.sides.get(key)
+        if template is None:
+            holes = [f"\x00{i}" for i in range(len(targets))]
+            body = self.inline_call(side, [ast.Name("\x00x", ast.Load())], holes)[1:]
+            template = self.unit.sides[key] = body
+        names = {"\x00x": x, **{f"\x00{i}": t for i, t in enumerate(targets)}}
+        return _clone(template, names)
 
     # ------------------------------------------------------------------ statements
     tuple_result: list[str] | None = None
@@ -634,6 +648,18 @@ _VALUE_RULES: dict = {
     ast.List: _Scope._sequence,
     ast.Call: _Scope._call,
 }
+
+
+def _clone(node: object, names: dict) -> object:
+    """A copy of a tree (or a list of trees) with the names in ``names`` renamed; constants
+    and operators, which no pass changes, are shared."""
+    if isinstance(node, list):
+        return [_clone(n, names) for n in node]
+    if isinstance(node, ast.Name):
+        return ast.Name(names.get(node.id, node.id), node.ctx)
+    if not isinstance(node, ast.AST) or isinstance(node, ast.Constant | ast.operator | ast.cmpop):
+        return node
+    return type(node)(*[_clone(getattr(node, f), names) for f in node._fields])
 
 
 def _fold(op: Callable, a: object, b: object) -> K | None:
