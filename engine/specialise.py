@@ -696,7 +696,8 @@ class Specialised(NamedTuple):
     @property
     def text(self) -> str:
         """The readable text of the function (each inlined call marked by a comment)."""
-        return _comments(ast.unparse(self.tree)) + "\n"
+        with _Positions():
+            return _comments(ast.unparse(self.tree)) + "\n"
 
 
 def specialise(
