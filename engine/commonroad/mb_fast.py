@@ -21,7 +21,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from skidpad.engine.memo import IdentityMemo
-from skidpad.engine.specialise import Plan, Specialised, Unfoldable, compile_specialised, specialise
+from skidpad.engine.specialise import (
+    Plan,
+    Specialised,
+    Unfoldable,
+    Unsupported,
+    compile_specialised,
+    specialise,
+)
 
 from . import constraints, tire
 from .mb import _nonzero, _slip, constants_for, derivatives_ext, tire_series_for
@@ -80,6 +87,8 @@ def build_or_readable(p: VehicleParams) -> Derivatives:
         return build(p)
     except Unfoldable:  # a non-finite constant (parameters built past validation)
         return _readable(p)
+    except (Unsupported, OSError):  # the readable text unreadable here: its own bits, slower
+        return _readable(p)
 
 
 #: The compiled ``derivatives`` of parameter set ``p``, built once per ``VehicleParams`` object
@@ -96,7 +105,7 @@ _LAST: tuple = (None, None)
 
 def derivatives(x: Sequence[float], u: Sequence[float], p: VehicleParams) -> list:
     """Right-hand side of the MB equations: ``mb.derivatives``'s bits, computed by the code
-    generated from it for ``p`` (what the daemon, replay and parity run)."""
+    specialised from it for ``p`` (what the daemon, replay and parity run)."""
     last = _LAST
     if last[0] is p:
         return last[1](x, u)
