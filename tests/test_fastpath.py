@@ -145,7 +145,7 @@ PLANTS = {
     "wheel_solve": "uxn0",
     "steering_compliance": "dc_fr",
     "body_integration": "dr",
-    "suspension": "pitch_rate",
+    "suspension": "roll_rate",
 }
 
 
