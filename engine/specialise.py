@@ -460,6 +460,8 @@ class _Scope:
         out: list = []
         for s in stmts:
             out += self.statement(s)
+            if out and isinstance(out[-1], ast.Return):
+                break  # what follows a return (after a known branch) never runs
         return out
 
     calls = 0  # calls inlined from the current statement
@@ -756,12 +758,16 @@ class _Positions:
 
 
 def _comments(text: str) -> str:
-    """``'§ label'`` marker statements as ``# label`` comments."""
+    """``'§ label'`` marker statements as ``# label`` comments (the first statement of the
+    function is unparsed as a docstring, in triple quotes)."""
     lines = []
     for line in text.split("\n"):
         stripped = line.lstrip()
-        if stripped.startswith("'§ ") and stripped.endswith("'"):
-            line = line[: len(line) - len(stripped)] + "# " + stripped[3:-1]
+        for quote in ("'", '"""'):
+            if stripped.startswith(quote + "§ ") and stripped.endswith(quote):
+                inner = stripped[len(quote) + 2 : len(stripped) - len(quote)]
+                line = line[: len(line) - len(stripped)] + "# " + inner
+                break
         lines.append(line)
     return "\n".join(lines)
 
