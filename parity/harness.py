@@ -69,6 +69,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skidpad.engine.errors import SkidpadError
+from skidpad.parity import archived
 from skidpad.parity.runtimes import browser
 from skidpad.parity.runtimes.base import Runtime, RuntimeFailed, RuntimeUnavailable
 
@@ -130,6 +131,7 @@ def load_recordings(paths: Sequence[Path] | None, root: Path) -> list[RecordingF
     if paths is None:
         folder = root / "recordings"
         paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
+        paths += archived.history_paths(root)  # recordings of earlier physics (ADR 0207)
     files: list[RecordingFile] = []
     seen: dict[str, Path] = {}
     for path in paths:
@@ -232,7 +234,7 @@ def run_runtime(
             progress(f"[{name}] {rec.name} ({i}/{len(recordings)})")
             request = {
                 "selftest": False,
-                "recordings": [{"name": rec.name, "text": rec.text}],
+                "recordings": [archived.request_item(rec)],
                 "checkpoint_every": checkpoint_every,
             }
             response = runtime.run(request, timeout_s=request_timeout_s)
@@ -427,6 +429,8 @@ def _recording_cell(
     reference: RuntimeRun | None,
     checkpoint_every: int,
 ) -> Cell:
+    if archived.is_archived(rec):  # judged by its own claims under its own physics
+        return archived.recording_cell(run, rec, reference, Cell, first_difference)
     if run.status != "ok":
         return Cell("skipped", run.status)
     result = run.recordings.get(rec.name)
@@ -815,7 +819,8 @@ def diagnose(
     by_run = {r.name: r for r in runs}
     every = options.get("checkpoint_every", 100)
     found = []
-    for rec_name, a, b in disagreeing_pairs(matrix, runs)[:max_recordings]:
+    pairs = [p for p in disagreeing_pairs(matrix, runs) if not archived.is_archived(by_name[p[0]])]
+    for rec_name, a, b in pairs[:max_recordings]:
         rec = by_name[rec_name]
         if b != "golden":
             pair = (by_run[a], by_run[b])
