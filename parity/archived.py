@@ -76,18 +76,22 @@ def request_item(rec: Any) -> dict[str, Any]:
 def replay_archived(name: str, text: str, version: int) -> dict[str, Any]:
     """In a runtime: the recording replayed under archived physics ``version`` in this
     interpreter; the worker's per-recording shape plus the laps it timed."""
-    from skidpad.replay.archive import unpacked_tree
+    from skidpad.replay.archive import unstamped_copy, unpacked_tree
     from skidpad.replay.archive_inprocess import run_in_process
 
     started = time.perf_counter()
     tree = unpacked_tree(version)
     handle, scratch = tempfile.mkstemp(prefix="skidpad-archived-", suffix=".json")
+    unstamped = None
     try:
         with open(handle, "w", encoding="utf-8") as f:
             f.write(text)
-        answer = run_in_process(tree, Path(scratch))
+        unstamped = unstamped_copy(Path(scratch))  # a stamped file, as the old loader reads
+        answer = run_in_process(tree, unstamped or Path(scratch))
     finally:
         os.unlink(scratch)
+        if unstamped is not None:
+            unstamped.unlink(missing_ok=True)
     if "error" in answer:
         return {"error": f"physics {version} refused {name}: {answer['error']}"}
     return {

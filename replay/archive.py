@@ -327,6 +327,35 @@ class ArchivedRun:
 def run_archived(number: int, recording: Path, timeout: float = DEFAULT_TIMEOUT_S) -> ArchivedRun:
     """Replay ``recording`` under archived physics ``number`` in a process of its own."""
     tree = unpacked_tree(number)
+    unstamped = unstamped_copy(recording)
+    try:
+        return _run(number, tree, unstamped or recording, timeout)
+    finally:
+        if unstamped is not None:
+            unstamped.unlink(missing_ok=True)
+
+
+def unstamped_copy(recording: Path) -> Path | None:
+    """A stamped recording (four-wheel format 3, CommonRoad format 2) as the format before
+    the stamp, which is what every archived loader reads (they all predate it): the same
+    drive and claims, without ``physics_version``. None for a file with no stamp (or one
+    the old loader shall judge as it is)."""
+    try:
+        doc = json.loads(recording.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    stamped = isinstance(doc, dict) and "physics_version" in doc
+    if not stamped or not isinstance(doc.get("version"), int):
+        return None
+    del doc["physics_version"]
+    doc["version"] -= 1  # the stamp is the only difference from the version before
+    handle, name = tempfile.mkstemp(prefix="skidpad-unstamped-", suffix=".json")
+    with open(handle, "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+    return Path(name)
+
+
+def _run(number: int, tree: Path, recording: Path, timeout: float) -> ArchivedRun:
     if in_process():
         from skidpad.replay.archive_inprocess import run_in_process
 

@@ -489,7 +489,9 @@ class _GhostProbe:
             return
         if not isinstance(doc, dict):
             return
-        if doc.get("format") != "skidpad-recording":
+        from skidpad.replay.recording import FORMAT_NAME
+
+        if doc.get("format") != FORMAT_NAME:
             self.note = "no ghost: this page draws four-wheel drives on its circuit"
             return
         if doc.get("track") != TRACK:

@@ -108,3 +108,21 @@ def test_the_pages_loop_fetches_one_version_then_gives_the_commands_words(
     out = json.loads(api.verify(name, KART6.read_bytes()))
     assert (out["exit"], out["text"]) == (code, text)
     assert out["ghost"] is None and "physics 6 (archived)" in out["ghost_note"]
+
+
+def test_a_lap_stamped_with_an_archived_physics_verifies_stamped(tmp_path, capsys) -> None:
+    """What `skidpad verify --upgrade` writes for an old lap (format 3 naming physics 6) is
+    read by physics 6, whose loader predates the stamp: verified, stamped, not refused."""
+    from skidpad.cli import main
+
+    doc = json.loads(KART6.read_text("utf-8"))
+    assert doc["version"] == 2 and "physics_version" not in doc
+    doc = {"format": doc["format"], "version": 3, "engine_version": doc["engine_version"],
+           "math_hash": doc["math_hash"], "physics_version": 6,
+           **{k: v for k, v in doc.items() if k not in ("format", "version", "engine_version",
+                                                     "math_hash")}}
+    path = tmp_path / "kart-upgraded.json"
+    path.write_text(json.dumps(doc), "utf-8")
+    capsys.readouterr()
+    assert main(["verify", str(path)]) == 0
+    assert "kart-upgraded.json: VERIFIED (physics 6, stamped)" in capsys.readouterr().out
