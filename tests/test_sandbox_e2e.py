@@ -274,8 +274,9 @@ def test_the_visible_verdict_is_skidpad_verifys_for_every_file(stepped, tmp_path
             page.screenshot(path=str(shot_dir() / f"verdict-verified-{page.browser_name}.png"))
 
 
-#: a lap of physics 7 as committed then (format 2, unstamped): today's physics cannot verify it
-HISTORIC_LAP = ROOT / "recordings" / "history" / "physics-7-openWheeler-lap.json"
+#: a lap driven in the page under physics 7 and committed then (8d82252; format 2, unstamped):
+#: today's physics cannot verify it
+HISTORIC_LAP = ROOT / "recordings" / "history" / "physics-7-openWheeler-sandbox.json"
 
 WATCH_HEAD = """() => {
   const head = document.getElementById("verify-head");
@@ -296,7 +297,7 @@ def test_an_old_lap_runs_under_its_own_physics_fetched_when_loaded(stepped, tmp_
     from playwright.sync_api import expect
 
     page = stepped
-    name = "openWheeler-lap.json"  # the name it had when it was committed
+    name = "openWheeler-sandbox.json"  # the name it had when it was committed
     data = HISTORIC_LAP.read_bytes()
     rc, expected = verify_cli(data, tmp_path / "cli", name)
     assert rc == 0 and f"{name}: VERIFIED (physics 7, identified)" in expected, expected
