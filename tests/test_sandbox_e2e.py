@@ -234,12 +234,12 @@ def tampered_copies() -> list[tuple[str, bytes]]:
 
 
 EXPECTED_VERDICT = {
-    "good-lap.json": "verified",
+    "good-lap.json": "VERIFIED (physics 8, identified)",
     "one-input.json": "MISMATCH",
     "lap-time-plus-1ms.json": "MISMATCH",
     "one-checkpoint.json": "MISMATCH",
     "claims-removed.json": "nothing claimed",
-    "commonroad-ks-v2.json": "verified",
+    "commonroad-ks-v2.json": "VERIFIED (physics ",
     "not-json.json": "not valid JSON",
 }
 
