@@ -11,9 +11,10 @@ green when the runtime reproduces every claim the recording makes (each checkpoi
 the final hash, each lap) and agrees with the reference runtime; there is no golden file
 for these: the recording's own claims are its golden hashes, made once by that physics.
 
-The harness calls this module at four hooks: :func:`history_paths` (which files),
-:func:`request_item` (what a runtime is asked), :func:`recording_cell` (the verdict) and
-:func:`is_archived` (no tracing diff for them: today's tracer does not run old physics).
+The harness calls this module at four hooks: :func:`history_paths` (which files,
+``parity.runs``), :func:`request_item` (what a runtime is asked, ``parity.harness``),
+:func:`recording_cell` (the verdict, ``parity.verdicts``) and :func:`is_archived` (no
+tracing diff for them, ``parity.diagnosis``: today's tracer does not run old physics).
 A runtime answers through :func:`replay_archived`, called by ``parity.worker``.
 """
 
@@ -76,7 +77,7 @@ def request_item(rec: Any) -> dict[str, Any]:
 def replay_archived(name: str, text: str, version: int) -> dict[str, Any]:
     """In a runtime: the recording replayed under archived physics ``version`` in this
     interpreter; the worker's per-recording shape plus the laps it timed."""
-    from skidpad.replay.archive import unstamped_copy, unpacked_tree
+    from skidpad.replay.archive import unpacked_tree, unstamped_copy
     from skidpad.replay.archive_inprocess import run_in_process
 
     started = time.perf_counter()

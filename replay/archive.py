@@ -102,9 +102,28 @@ def versions() -> dict[int, PhysicsVersion]:
     return out
 
 
+#: whether versions missing here may be fetched when a recording needs one: the sandbox
+#: page's wheel ships no archive and fetches one version's zip at a time (ADR 0206)
+_on_demand = False
+
+
+def fetch_on_demand() -> None:
+    """Declare that this installation fetches archived versions as recordings need them
+    (the sandbox page): they count as installed, and a run of one not fetched yet raises
+    :class:`ArchiveMissing` naming it."""
+    global _on_demand
+    _on_demand = True
+
+
 def archived_versions() -> list[int]:
-    """The versions this installation runs from the archive, newest first."""
-    return sorted((n for n, v in versions().items() if v.archived), reverse=True)
+    """The versions this installation runs from the archive, newest first: every archived
+    version when the archive is shipped (or fetched on demand), else only those fetched so
+    far (none for an installation without the archive: it runs today's physics only)."""
+    every = sorted((n for n, v in versions().items() if v.archived), reverse=True)
+    if ARCHIVE_FILE.is_file() or _on_demand:
+        return every
+    held = _index()
+    return [n for n in every if str(n) in held]
 
 
 @cache

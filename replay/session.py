@@ -303,6 +303,9 @@ class PageAPI:
     """
 
     def __init__(self) -> None:
+        from skidpad.replay import archive
+
+        archive.fetch_on_demand()  # the page's wheel has no archive: versions are fetched
         self.session: DriveSession | None = None
         #: the file being verified across calls, while archived versions are fetched:
         #: (SHA-256 of its bytes, its runs by physics version, its ghost poses)

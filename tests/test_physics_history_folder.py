@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from skidpad.engine.physics import PHYSICS_VERSION
 from skidpad.parity import archived
-from skidpad.parity.harness import Cell, first_difference, load_recordings
+from skidpad.parity.runs import load_recordings
+from skidpad.parity.verdicts import Cell, first_difference
 from skidpad.replay.archive import archived_versions, known_recordings
 
 ROOT = Path(__file__).resolve().parents[1]

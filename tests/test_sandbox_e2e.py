@@ -340,7 +340,7 @@ def test_the_replay_runs_near_the_bare_substep_loop(stepped) -> None:
     page.set_input_files("#load", str(GOOD_LAP))
     page.wait_for_function(
         "window.skidpad.lastVerdict() && window.skidpad.lastVerdict().text.includes("
-        f"'{GOOD_LAP.name}: verified')"
+        f"'{GOOD_LAP.name}: VERIFIED')"
     )
     end_to_end = time.monotonic() - t0
     out = page.evaluate("window.skidpad.lastVerdict()")
