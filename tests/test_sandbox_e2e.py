@@ -289,14 +289,22 @@ WATCH_HEAD = """() => {
 }"""
 
 
-def test_an_old_lap_runs_under_its_own_physics_fetched_when_loaded(stepped, tmp_path) -> None:
+@pytest.fixture
+def fresh(context, server):
+    """A stepping-mode page of its own: nothing loaded into it before, so nothing fetched."""
+    pg = open_page(context, f"{server.url}index.html?stepping=1&preset={PRESET}")
+    yield pg
+    pg.close()
+
+
+def test_an_old_lap_runs_under_its_own_physics_fetched_when_loaded(fresh, tmp_path) -> None:
     """An unstamped lap of physics 7 loaded as a user picks it: the page had fetched no
     archived physics before, fetches that one version (and no other) with its progress
     shown, and the visible verdict is `skidpad verify`'s for the same file name, word for
     word, naming physics 7 and that it was identified."""
     from playwright.sync_api import expect
 
-    page = stepped
+    page = fresh
     name = "openWheeler-sandbox.json"  # the name it had when it was committed
     data = HISTORIC_LAP.read_bytes()
     rc, expected = verify_cli(data, tmp_path / "cli", name)
