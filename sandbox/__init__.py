@@ -9,4 +9,4 @@ project wheel from 127.0.0.1.
 from pathlib import Path
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
-WEB_FILES = ("index.html", "app.js", "worker.js")
+WEB_FILES = ("index.html", "app.js", "worker.js", "physics.js")
