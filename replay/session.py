@@ -227,7 +227,7 @@ class DriveSession:
         k = len(self.poses) - 1
         timer = self.timer
         if len(timer.laps) > len(self.lap_ends):
-            self.lap_ends.append(k)
+            self.lap_ends.append(k - 1)  # the last pose short of the line
         if timer.lap_number == 0 and len(self.lap_starts) > len(timer.laps):
             self.lap_starts.pop()  # back over the start/finish line: that lap never began
         if timer.lap_number > len(self.lap_starts):

@@ -96,7 +96,7 @@ def test_the_first_run_hint_then_leaving_the_track_shows_the_banner(page) -> Non
     expect(banner).to_be_visible()
     text = banner.inner_text()
     # which wheel, by how much and where, to the millimetre
-    assert re.search(r"(front|rear)-(left|right) wheel \((FL|FR|RL|RR)\)", text), text
+    assert re.search(r"(Front|Rear)-(left|right) wheel \((FL|FR|RL|RR)\)", text), text
     assert re.search(r"(\d+\.\d{3} m|less than 0\.001 m) beyond the limit", text), text
     assert re.search(r"\d+\.\d{3} m into the lap, sector [123]", text), text
     assert_no_overlap(page, DESKTOP)

@@ -584,7 +584,7 @@ function liveDelta(v) {
   return (v.step - v.lap_start_step - (k + f)) / g.host_hz;
 }
 
-const WHEEL_NAMES = { FL: "front-left", FR: "front-right", RL: "rear-left", RR: "rear-right" };
+const WHEEL_NAMES = { FL: "Front-left", FR: "Front-right", RL: "Rear-left", RR: "Rear-right" };
 function limitsText(lap, x, done) {
   const by = x.excess_m < 0.0005 ? "less than 0.001 m" : `${x.excess_m.toFixed(3)} m`;
   return `${done ? `Lap ${lap} did not count` : `Lap ${lap} no longer counts`}: track limits. ` +
@@ -691,7 +691,7 @@ function frame() {
   const gp = ghostPose(fileGhost || bestGhost, view);
   if (gp) drawCar(ctx, setup.wheels, gp, null, 0.45, "#7cc4ff");
   const pose = [view.x, view.y, view.c, view.s];
-  drawCar(ctx, setup.wheels, pose, view.wheel_angle, 1, "#e02020");
+  drawCar(ctx, setup.wheels, pose, view.wheel_angle, 1, "#e02020", true);
   minimap.draw(setup.track, pose, gp);
   drawHud(view);
   showBanner(view);

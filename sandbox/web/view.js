@@ -7,7 +7,7 @@ const GRASS_STRIPE = "#376b31";
 const TRACK = "#58585c";
 // the camera: px per m standing and at speed, and how far ahead it looks (s of travel)
 const SCALE_SLOW = 7;
-const SCALE_FAST = 4.2;
+const SCALE_FAST = 5;
 const FAST_MPS = 40;
 const LOOK_AHEAD_S = 1.1;
 
@@ -89,8 +89,9 @@ export function drawWorld(ctx, track, bounds) {
 
 // The car in its body frame (x forward): a body tapering to a pointed nose, a dark
 // windscreen towards the front, yellow headlights and a white arrow on the roof, so the
-// heading reads at a glance even at the minimap's size; wheels at the contact points.
-export function drawCar(ctx, wheels, pose, wheelAngles, alpha, colour) {
+// heading reads at a glance; wheels at the contact points; the driven car also gets a pointer
+// ahead of its nose of constant screen size (``marker``).
+export function drawCar(ctx, wheels, pose, wheelAngles, alpha, colour, marker = false) {
   const [x, y, c, s] = pose;
   ctx.save();
   ctx.globalAlpha = alpha;
@@ -117,8 +118,10 @@ export function drawCar(ctx, wheels, pose, wheelAngles, alpha, colour) {
   ctx.lineTo(rear, half);
   ctx.closePath();
   ctx.fill();
-  ctx.strokeStyle = "rgba(0,0,0,0.6)";
-  ctx.lineWidth = 0.08;
+  // a light outline of constant screen width, so the car stands out on track and grass
+  const px = 1 / Math.hypot(ctx.getTransform().a, ctx.getTransform().b);
+  ctx.strokeStyle = "rgba(255,255,255,0.9)";
+  ctx.lineWidth = 1.5 * px;
   ctx.stroke();
   ctx.fillStyle = "rgba(20, 30, 45, 0.85)"; // windscreen
   ctx.fillRect(front - 0.45 * len, -0.7 * half, 0.12 * len, 1.4 * half);
@@ -134,6 +137,20 @@ export function drawCar(ctx, wheels, pose, wheelAngles, alpha, colour) {
   ctx.lineTo(ax, -0.55 * half);
   ctx.closePath();
   ctx.fill();
+  if (marker) {
+    // a pointer ahead of the nose, of constant screen size: the heading at a glance, at speed
+    const m = 9 * px;
+    ctx.fillStyle = colour;
+    ctx.strokeStyle = "rgba(255,255,255,0.9)";
+    ctx.beginPath();
+    ctx.moveTo(front + 0.6 + 1.6 * m, 0);
+    ctx.lineTo(front + 0.6, m);
+    ctx.lineTo(front + 0.6 + 0.5 * m, 0);
+    ctx.lineTo(front + 0.6, -m);
+    ctx.closePath();
+    ctx.fill();
+    ctx.stroke();
+  }
   ctx.restore();
 }
 
