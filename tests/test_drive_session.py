@@ -88,7 +88,7 @@ def test_a_completed_laps_ghost_runs_from_the_line_to_the_line(keyboard_lap: Dri
     speed_cap = 45.0 / ghost["host_hz"]  # metres a host step covers at most on this drive
     assert 0.0 <= ghost["d"][0] <= speed_cap
     assert length - speed_cap <= ghost["d"][-1] <= length
-    assert all(abs(c * c + s * s - 1.0) < 1e-2 for c, s in zip(ghost["c"], ghost["s"]))
+    assert all(abs(c * c + s * s - 1.0) < 1e-2 for c, s in zip(ghost["c"], ghost["s"], strict=True))
     with pytest.raises(InputError, match="no completed lap 2"):
         keyboard_lap.lap_ghost(2)
 

@@ -9,6 +9,7 @@ the tests drive in order and reload where a reload is the point.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import tempfile
@@ -16,7 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_sandbox_e2e import DESKTOP, PHONE, assert_no_overlap, launch, server  # noqa: F401
+from tests.test_sandbox_e2e import (  # noqa: F401  (server: the fixture)
+    DESKTOP,
+    PHONE,
+    assert_no_overlap,
+    launch,
+    server,
+    verify_cli,
+)
 
 PRESET = "openWheeler"
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,9 +134,8 @@ def test_r_during_a_lap_asks_first(page) -> None:
     expect(page.locator("#lap")).to_have_text("grid")
 
 
-def test_reload_keeps_the_best_lap_the_settings_and_the_ghost(page) -> None:
+def test_reload_keeps_the_best_lap_the_settings_and_the_ghost(page, tmp_path) -> None:
     from playwright.sync_api import expect
-
     from skidpad.sandbox.automation import drive_stepped
 
     page.evaluate(f"window.skidpad.start({{preset: '{PRESET}'}})")
@@ -150,6 +157,16 @@ def test_reload_keeps_the_best_lap_the_settings_and_the_ghost(page) -> None:
     expect(page.locator("#best")).to_contain_text(f"{best:.3f}")
     expect(page.locator("#ghost-label")).to_have_text(f"ghost: best lap {best:.3f}")
     expect(page.locator("#hint")).to_be_hidden()  # this browser has driven before
+    # the kept recording is the drive that set the best lap: skidpad verify says so
+    page.evaluate("() => { window.__before = window.skidpad.lastDownload(); }")
+    page.locator("#kept-rows tr.current button").click()
+    page.wait_for_function("window.skidpad.lastDownload() !== window.__before")
+    text = page.evaluate("window.skidpad.lastDownload()")
+    rc, out = verify_cli(text.encode(), tmp_path, "kept.json", "--json")
+    assert rc == 0, out
+    (row,) = json.loads(out)["recordings"]
+    assert row["verdict"] == "verified"
+    assert min(lap["time_s"] for lap in row["laps"] if lap["valid"]) == best
     # the ghost waits at the line; over it, the live delta runs
     to_the_line(page)
     page.keyboard.down("ArrowUp")

@@ -360,16 +360,18 @@ function pollGamepad() {
 // ---------------------------------------------------------------------------- buttons
 
 let lastDownload = null;
-$("download").onclick = async () => {
-  const text = await request({ type: "call", what: "recording" });
+function saveText(text, name) {
   lastDownload = text;
   const a = document.createElement("a");
   a.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
-  a.download = `${options.preset}-sandbox.json`;
+  a.download = name;
   document.body.append(a);
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+$("download").onclick = async () => {
+  saveText(await request({ type: "call", what: "recording" }), `${options.preset}-sandbox.json`);
 };
 
 // "Load recording": `skidpad verify` of the file, run in the worker; its verdict, in the
@@ -510,6 +512,16 @@ function showKept() {
     for (const c of cells) {
       const td = document.createElement("td");
       td.textContent = c;
+      tr.append(td);
+    }
+    if (r.recording) {
+      // the kept lap's recording, for `skidpad verify` (under its own physics) or a ghost
+      const td = document.createElement("td");
+      const b = document.createElement("button");
+      b.textContent = "recording";
+      b.title = `download the recording of this ${fmt(r.time_s)} lap`;
+      b.onclick = () => saveText(r.recording, `${r.preset}-${r.surface}-physics${r.physics}-best.json`);
+      td.append(b);
       tr.append(td);
     }
     tr.dataset.key = r.key;
