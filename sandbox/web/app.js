@@ -508,7 +508,9 @@ function showKept() {
     if (older) tr.className = "older";
     if (r.key === currentKey()) tr.classList.add("current");
     const cells = [r.preset, r.surface, fmt(r.time_s),
-      older ? `physics ${r.physics}: older physics, not replayed here` : `physics ${r.physics}`];
+      !older ? `physics ${r.physics}`
+        : r.physics > physics ? `physics ${r.physics}: newer than this page's, not replayed here`
+          : `physics ${r.physics}: older physics, not replayed here`];
     for (const c of cells) {
       const td = document.createElement("td");
       td.textContent = c;
