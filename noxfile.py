@@ -10,6 +10,8 @@ Sessions
                            compared with ``hashes/``
 ``parity``                 every runtime (the four above and the browsers), one table
 ``bless``                  ``skidpad bless``: rewrite ``hashes/`` from the current physics
+``docs``                   the documentation site (mkdocs.yml) built with ``--strict`` into
+                           ``build/site``, then checked by ``tests/test_docs_site.py``
 ``bench``                  ``benchmarks/bench.py``: substep cost in every runtime, CommonRoad and
                            strict-math ratios, one table (``-- --json`` for machines); not
                            part of the test command
@@ -59,8 +61,8 @@ nox.options.reuse_venv = "yes"
 nox.options.error_on_missing_interpreters = True
 # plain `nox` runs what CI runs (README's test command): the suite, the lint, every
 # recording in all 7 runtimes in one table, and every recording ever committed verified
-# under its own physics
-nox.options.sessions = ["tests", "lint", "parity", "history"]
+# under its own physics; and the documentation site builds with --strict
+nox.options.sessions = ["tests", "lint", "docs", "parity", "history"]
 
 
 def missing_cpython_message(minor: str) -> str:
@@ -127,6 +129,27 @@ def lint(session: nox.Session) -> None:
     # one name per module (ADR 0204): no bare `import engine` in the tests and scripts either
     scripts = ("tests", "benchmarks", "ci", "noxfile.py")
     session.run("python", str(lint_script), "--only", "bare-import", *scripts)
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """The documentation site (``mkdocs.yml``, ADR 0240) built with ``--strict``: a broken link,
+    a missing page or a page outside the navigation fails. Then ``tests/test_docs_site.py``
+    checks the built site (every name of ``skidpad.__all__`` in the API reference, every
+    subcommand in the command-line reference, a planted broken link refused). Offline once the
+    pinned packages are installed; nothing is built or installed from the checkout."""
+    session.install("-r", str(ROOT / "ci" / "docs-requirements.txt"), "pytest>=8")
+    site = ROOT / "build" / "site"
+    # run from build/: griffe would take the checkout's own ``skidpad/`` folder (relative to
+    # the working directory) for the package instead of the wheel-shaped tree the hook lays out
+    (ROOT / "build").mkdir(exist_ok=True)
+    session.chdir(ROOT / "build")
+    session.run("mkdocs", "build", "--strict", "--quiet", "-f", str(ROOT / "mkdocs.yml"))
+    session.chdir(ROOT)
+    session.run(
+        "python", "-m", "pytest", "-p", "no:cacheprovider", "-q", "tests/test_docs_site.py",
+        env={"SKIDPAD_DOCS_SITE": str(site)},
+    )
 
 
 @nox.session

@@ -189,9 +189,9 @@ def run(args: argparse.Namespace) -> int:
 def _stats(args: argparse.Namespace, budget) -> int:
     """``--stats``: load both runs and check every option before any replay."""
     from skidpad.replay import recording
-    from skidpad.replay.diff import (
+    from skidpad.replay.diff import describe_inputs
+    from skidpad.replay.stats import (
         check_comparable,
-        describe_inputs,
         parse_tolerances,
         recording_series,
         state_stats,

@@ -102,7 +102,7 @@ def campaign_of(args: argparse.Namespace):  # -> parity.fuzz.Campaign
     from skidpad.cli import comma_list
     from skidpad.engine.definition import PRESET_NAMES
     from skidpad.parity.fuzz import Campaign
-    from skidpad.parity.harness import HarnessError
+    from skidpad.parity.runs import HarnessError
     from skidpad.scenarios.random_drive import FUZZ_PRESETS
 
     if not 1 <= args.drives <= MAX_DRIVES:

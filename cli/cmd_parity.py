@@ -92,7 +92,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from skidpad.cli import comma_list
-    from skidpad.parity.harness import HarnessError
+    from skidpad.parity.runs import HarnessError
     from skidpad.parity.wheel import find_repo_root
 
     at_least_one(

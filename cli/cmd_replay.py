@@ -31,6 +31,7 @@ from skidpad.cli.options import add_checkpoint_every, add_json_flag, at_least_on
 from skidpad.engine.errors import SkidpadError
 from skidpad.engine.state import NonFiniteStateError
 from skidpad.replay.budget import add_budget_argument
+from skidpad.replay.table import format_table
 from skidpad.replay.terminal import printable, printable_lines
 
 
@@ -266,7 +267,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"math": math, "recordings": rows}, indent=1))
     else:
-        print(printable_lines(format_table(rows)))
+        print(printable_lines(replay_table(rows)))
         for r in rows:
             for p in r["problems"]:
                 print(printable_lines(f"  {Path(r['recording']).name}: {p}"))
@@ -327,7 +328,8 @@ def _golden_label(status: str) -> str:
     return {"mismatch": "MISMATCH", "other": "other recording"}.get(status, status)
 
 
-def format_table(rows: list[dict]) -> str:
+def replay_table(rows: list[dict]) -> str:
+    """The replay rows as the table ``skidpad replay`` prints (numbers right-aligned)."""
     head = (
         "recording",
         "preset",
@@ -351,16 +353,4 @@ def format_table(rows: list[dict]) -> str:
         )
         for r in rows
     ]
-    widths = [
-        max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(head)
-    ]
-    right = {2, 6, 7}
-
-    def fmt(cells):
-        return "  ".join(
-            c.rjust(w) if i in right else c.ljust(w)
-            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-        )
-
-    lines = [fmt(head), fmt(["-" * w for w in widths])] + [fmt(b) for b in body]
-    return "\n".join(lines)
+    return format_table([head, *body], right={2, 6, 7})

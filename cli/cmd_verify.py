@@ -213,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
             r.pop("claim_details", None)
         print(json.dumps({"ok": ok and not unknown, "recordings": rows}, indent=1))
     else:
-        print(format_table(rows, verbose=args.verbose))
+        print(format_rows(rows, verbose=args.verbose))
     if not ok:
         return 1
     return EXIT_UNKNOWN if unknown else 0
@@ -242,12 +242,6 @@ def upgrade(
         physics_version=physics,
     )
     recording.save(upgraded, path)
-
-
-def format_table(rows: list[dict], verbose: bool = False) -> str:
-    """The rows as text: :func:`skidpad.replay.verify.format_rows` (the sandbox page shows
-    the same)."""
-    return format_rows(rows, verbose)
 
 
 def run_at_scale(args: argparse.Namespace) -> int:

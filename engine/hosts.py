@@ -229,18 +229,6 @@ def run_step(sim: object, host: object, inputs: Sequence) -> object:
     return telemetry
 
 
-class RecordedHost:
-    """A host that plays back the speeds a recording holds (a host run without the host)."""
-
-    name = "recorded"
-
-    def __init__(self, omega: Sequence[Sequence[float]]) -> None:
-        self.omega = omega
-
-    def step(self, ex: HostExchange, inputs: Sequence) -> tuple:
-        return tuple(self.omega[ex.step])
-
-
 #: The reference hosts by the name a recording's ``host`` block and ``skidpad record --host``
 #: give them.
 HOST_NAMES = ("backward-euler", "bench")

@@ -34,6 +34,7 @@ from skidpad.parity.oracle import (
     evaluate_at_prec,
 )
 from skidpad.parity.sampler import BLOCK, sample_points
+from skidpad.replay import table
 
 
 def float_hex(x: float) -> str:
@@ -219,20 +220,22 @@ def failure_lines(rows: Sequence[dict]) -> list[str]:
 
 
 def format_table(rows: Sequence[dict]) -> str:
-    lines = [
-        f"{'function':<8} {'points':>8} {'max ulp':>9} {'% CR':>8} {'edge':>5} "
-        f"{'cpu s':>6}  worst argument(s)"
-    ]
+    """The accuracy rows as one table (``replay.table.format_table``), numbers right-aligned."""
+    head = ["function", "points", "max ulp", "% CR", "edge", "cpu s", "worst argument(s)"]
+    body = []
     for row in rows:
         mx = row["max_ulp"]
         mxs = "inf" if math.isinf(mx) else (f"{mx:.4f}" if mx < 1000 else f"{mx:.3g}")
-        lines.append(
-            f"{row['function']:<8} {row['points']:>8} {mxs:>9} "
-            f"{row['pct_correctly_rounded']:>7.3f}% {_edge_cell(row):>5} "
-            f"{row['cpu_s']:>6.1f}  "
-            f"{', '.join(row['worst_args_hex'])}"
-        )
-    return "\n".join(lines)
+        body.append([
+            row["function"],
+            str(row["points"]),
+            mxs,
+            f"{row['pct_correctly_rounded']:.3f}%",
+            _edge_cell(row),
+            f"{row['cpu_s']:.1f}",
+            ", ".join(row["worst_args_hex"]),
+        ])
+    return table.format_table([head, *body], right={1, 2, 3, 4, 5})
 
 
 def main(argv: list[str] | None = None) -> int:

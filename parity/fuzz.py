@@ -34,15 +34,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skidpad.parity.harness import (
+from skidpad.parity.harness import run_runtime
+from skidpad.parity.runs import (
     REQUEST_TIMEOUT_S,
     START_TIMEOUT_S,
     HarnessError,
     RecordingFile,
     RuntimeFactory,
-    first_difference,
-    run_runtime,
 )
+from skidpad.parity.verdicts import first_difference
 from skidpad.replay import output
 
 LOG_NAME = "cells.jsonl"

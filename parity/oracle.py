@@ -157,21 +157,6 @@ def _exact_parts(exact: mpf) -> tuple[int, int, int]:
     return (-1 if sign else 1), int(man), int(exp)
 
 
-def _binade_exp(exact: mpf) -> int:
-    """``e`` with ``2**e <= |exact| < 2**(e+1)`` (exact must be finite and nonzero)."""
-    _s, man, exp = _exact_parts(exact)
-    return exp + man.bit_length() - 1
-
-
-def ulp_of(exact: mpf) -> mpf:
-    """The binary64 spacing in the binade of ``exact``: ``2**-1074`` at the bottom
-    (subnormals and zero), the top binade's ``2**971`` above ``DBL_MAX``."""
-    if exact == 0:
-        return mpf(2) ** -1074
-    e = _binade_exp(exact)
-    return mpf(2) ** (min(max(e, -1022), 1023) - 52)
-
-
 def round_to_double(exact: mpf) -> float:
     """``exact`` rounded to the nearest binary64, ties to even (inf on overflow)."""
     if mpmath.isnan(exact):

@@ -92,7 +92,10 @@ def versions() -> dict[int, PhysicsVersion]:
 
 
 def archived_versions() -> list[int]:
-    """The versions this installation runs from the archive, newest first."""
+    """The versions this installation runs from the archive, newest first (none when the
+    installation ships no archive, as the sandbox page's wheel does)."""
+    if not ARCHIVE_FILE.is_file():
+        return []
     return sorted((n for n, v in versions().items() if v.archived), reverse=True)
 
 

@@ -226,11 +226,13 @@ def default_recording(root: Path = ROOT) -> Path:
 def run_browser_runtime(name: str, recording: Path, wheel: Path | None) -> dict[str, Any]:
     """One start of the harness's adapter for ``name``: self-test plus one recording,
     compared with ``hashes/``."""
-    from skidpad.parity import harness
+    from skidpad.parity.harness import run_runtime
+    from skidpad.parity.runs import load_recordings
+    from skidpad.parity.verdicts import compare_runs
 
-    recordings = harness.load_recordings([recording], ROOT)
-    run = harness.run_runtime(name, recordings, wheel=wheel, progress=lambda _m: None)
-    matrix = harness.compare_runs([run], recordings, ROOT / "hashes")
+    recordings = load_recordings([recording], ROOT)
+    run = run_runtime(name, recordings, wheel=wheel, progress=lambda _m: None)
+    matrix = compare_runs([run], recordings, ROOT / "hashes")
     cell = matrix.cells[name][recordings[0].name]
     return {
         "target": name,

@@ -7,8 +7,9 @@ against a target speed from the curvature ahead, and on the steering against a
 pure-pursuit road-wheel angle with lateral-offset and yaw-rate corrections. The session
 records the inputs its keys produced and replays use those; the driver still computes with
 strict math, like every driver, so a headless lap records the same bits everywhere. The
-end-to-end tests drive the page with the JavaScript twin of this driver; this one drives
-the Python session in tests and records sandbox laps without a browser.
+end-to-end tests drive the page with this same driver (``sandbox.automation`` reads the
+page's car and presses real keys); it also drives the Python session in tests and records
+sandbox laps without a browser.
 """
 
 from __future__ import annotations

@@ -19,11 +19,10 @@ state hash when a drive is recorded).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from skidpad.engine.simulation import Simulation
-from skidpad.engine.single_track import fit_understeer, linear_understeer
+from skidpad.engine.single_track import linear_understeer
 from skidpad.engine.steering import DEG
 
 RADIUS_M = 40.0
@@ -112,15 +111,3 @@ def circle_point(
     n = float(n_meas)
     v, r, d, ay_acc = acc[0] / n, acc[1] / n, acc[2] / n, acc[3] / n
     return CirclePoint(v, r, d, v * r, ay_acc, v - speed, v / r)
-
-
-def understeer_four_wheel(
-    definition: dict,
-    radius: float = RADIUS_M,
-    speeds: Sequence[float] = SPEEDS_MPS,
-    **kwargs: object,
-) -> tuple[float, list[CirclePoint]]:
-    """Four-wheel K_us (deg/g) over ``speeds`` on ``radius``, and the points."""
-    wb = definition["geometry"]["wheelbase_m"]
-    pts = [circle_point(definition, v, radius, **kwargs) for v in speeds]
-    return fit_understeer([(p.ay, p.delta - wb * p.yaw_rate / p.speed) for p in pts]), pts

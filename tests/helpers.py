@@ -116,3 +116,19 @@ def loopback_cluster() -> Iterator[object]:
         scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
     ) as local:
         yield local
+
+
+def commonroad_checkpoints(
+    model: str, vehicle: int | str, every: int = 100, duration_us: int | None = None
+) -> tuple[list[tuple[int, str]], str]:
+    """The scripted CommonRoad drive's checkpoint hashes ``[(host step, hash), ...]`` every
+    ``every`` steps and its final hash (moved here from the engine: only tests call it)."""
+    from skidpad.engine.commonroad.daemon import CommonRoadDaemon
+    from skidpad.engine.commonroad.scripted import DURATION_US, INITIAL, drive_steps
+
+    d = CommonRoadDaemon(model=model, vehicle=vehicle, initial=dict(INITIAL))
+    checkpoints = []
+    for _ in drive_steps(d, DURATION_US if duration_us is None else duration_us):
+        if d.step_count % every == 0:
+            checkpoints.append((d.step_count, d.state_hash()))
+    return checkpoints, d.state_hash()

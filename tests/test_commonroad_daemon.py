@@ -22,6 +22,8 @@ from skidpad.engine.commonroad.powertrain import load_powertrain, longitudinal
 from skidpad.engine.commonroad.scheduler import MIN_DT_US, plan_steps
 from skidpad.engine.errors import DefinitionError, InputError
 
+from tests.helpers import commonroad_checkpoints
+
 CRUISE = {"steer": 0.0, "throttle": 0.3, "brake": 0.0, "drift_toggle": 0}
 
 
@@ -522,7 +524,7 @@ def test_scripted_drive_lands_on_30_s_with_clamped_frames():
     assert min(dts[:-1]) == 700 and max(dts) == 33_333
     assert d.telemetry().totals.distance_m > 100.0
     assert d.telemetry().safety.drift is True  # KS starts in normal; the toggle press flipped it
-    checkpoints, final = scripted.drive_checkpoints("ks", 1, every=500)
+    checkpoints, final = commonroad_checkpoints("ks", 1, every=500)
     assert final == d.state_hash()
     assert [c[0] for c in checkpoints] == [500, 1000, 1500, 2000]
     assert len({c[1] for c in checkpoints}) == 4

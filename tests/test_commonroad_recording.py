@@ -29,6 +29,8 @@ from skidpad.replay.diff import diff_recordings
 from skidpad.replay.recording import RecordingError
 from skidpad.replay.replayer import replay
 
+from tests.helpers import commonroad_checkpoints
+
 SCHEMA_PATH = Path(commonroad.__file__).with_name("commonroad-recording.schema.json")
 
 #: (model, simulated microseconds) driven by the hash tests
@@ -66,7 +68,7 @@ def test_replay_reproduces_the_scripted_drive_hash(model, duration_us, tmp_path)
     assert result.steps == rec.steps
     assert result.sim_s * 1_000_000 == duration_us
     if model in ("ks", "st"):  # the fast ones: checkpoints as scripted computes them live
-        live, final = scripted.drive_checkpoints(model, 2, 100, duration_us)
+        live, final = commonroad_checkpoints(model, 2, 100, duration_us)
         assert result.checkpoints[1:] == live
         assert final == expected
 

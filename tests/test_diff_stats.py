@@ -18,8 +18,8 @@ import pytest
 from skidpad.cli import main
 from skidpad.engine import definition as engine_definition
 from skidpad.replay import recording
-from skidpad.replay.diff import parse_tolerances, recording_series, state_stats
 from skidpad.replay.recorder import record_drive
+from skidpad.replay.stats import parse_tolerances, recording_series, state_stats
 from skidpad.scenarios import random_drive
 
 PRESET = "sportsRwd"

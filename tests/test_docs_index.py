@@ -66,3 +66,21 @@ def test_the_repository_cites_no_design_document_outside_itself() -> None:
         text = path.read_text(encoding="utf-8", errors="replace")
         offenders += [f"{name}: {needle}" for needle in outside if needle in text]
     assert not offenders, offenders
+
+
+def test_the_readme_test_command_is_what_ci_runs() -> None:
+    """README's test command and ``.ci/run``'s TEST_CMD are one command, and it builds the
+    documentation site."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = re.findall(r"^bash ci/setup\.sh && (nox -s [^\n]+)$", readme, re.M)
+    run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    test_cmd = re.search(r'^TEST_CMD="([^"]+)"$', run, re.M)
+    assert test_cmd, ".ci/run has no TEST_CMD line"
+    assert test_cmd.group(1) in commands, (test_cmd.group(1), commands)
+    assert " docs " in f" {test_cmd.group(1)} "
+
+
+def test_the_readme_reads_in_five_minutes() -> None:
+    """Under 200 lines; the manual lives in docs/ (issue 33)."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) < 200, len(lines)

@@ -22,21 +22,14 @@ from pathlib import Path
 import pytest
 from skidpad.engine.definition import PRESET_NAMES
 from skidpad.parity import worker
-from skidpad.parity.harness import (
-    Cell,
-    RecordingFile,
-    RuntimeRun,
-    compare_runs,
-    first_difference,
-    format_table,
-    make_runtime,
-    problem_lines,
-    run_parity,
-    table_rows,
-)
+from skidpad.parity.harness import make_runtime, run_parity
+from skidpad.parity.render import problem_lines, table_rows
+from skidpad.parity.runs import RecordingFile, RuntimeRun
 from skidpad.parity.runtimes.base import Runtime, RuntimeFailed, RuntimeUnavailable
 from skidpad.parity.runtimes.cpython import CPythonRuntime, find_cpython
 from skidpad.parity.runtimes.process import LineProcess, child_env
+from skidpad.parity.verdicts import Cell, compare_runs, first_difference
+from skidpad.replay.table import format_table
 
 from tests.helpers import run_in_process
 
@@ -243,7 +236,7 @@ def test_a_dying_runtime_is_reported_with_its_exit_code():
 
 
 def test_unknown_runtime_and_missing_interpreter(monkeypatch):
-    from skidpad.parity.harness import HarnessError
+    from skidpad.parity.runs import HarnessError
 
     with pytest.raises(HarnessError, match="unknown runtime 'cpython2.7'"):
         make_runtime("cpython2.7")
@@ -565,7 +558,7 @@ def test_node_replays_and_traces_like_native(node_runtime, short_recording):
 
 
 def test_a_bad_recording_file_is_bad_input_before_any_runtime_starts(tmp_path):
-    from skidpad.parity.harness import HarnessError
+    from skidpad.parity.runs import HarnessError
 
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "not-a-recording"}')

@@ -233,12 +233,12 @@ def tampered_copies() -> list[tuple[str, bytes]]:
 
 
 EXPECTED_VERDICT = {
-    "good-lap.json": "verified",
+    "good-lap.json": "VERIFIED",
     "one-input.json": "MISMATCH",
     "lap-time-plus-1ms.json": "MISMATCH",
     "one-checkpoint.json": "MISMATCH",
     "claims-removed.json": "nothing claimed",
-    "commonroad-ks-v2.json": "verified",
+    "commonroad-ks-v2.json": "VERIFIED",
     "not-json.json": "not valid JSON",
 }
 
@@ -290,7 +290,7 @@ def test_the_replay_runs_near_the_bare_substep_loop(stepped) -> None:
     page.set_input_files("#load", str(GOOD_LAP))
     page.wait_for_function(
         "window.skidpad.lastVerdict() && window.skidpad.lastVerdict().text.includes("
-        f"'{GOOD_LAP.name}: verified')"
+        f"'{GOOD_LAP.name}: VERIFIED')"
     )
     end_to_end = time.monotonic() - t0
     out = page.evaluate("window.skidpad.lastVerdict()")

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import pytest
 from skidpad.engine.definition import PRESET_NAMES, load_preset
-from skidpad.engine.single_track import linear_understeer, understeer
-from skidpad.scenarios.skidpad import RADIUS_M, understeer_four_wheel
+from skidpad.engine.single_track import fit_understeer, linear_understeer, understeer
+from skidpad.scenarios.skidpad import RADIUS_M, SPEEDS_MPS, CirclePoint, circle_point
 
 SOLID_AXLE_EXCEPTIONS: tuple[str, ...] = ("kart",)  # its solid axle landed with issue 4
 
@@ -41,6 +41,19 @@ def gradients(request: pytest.FixtureRequest) -> dict:
         "linear": linear_understeer(d),
         "points": pts,
     }
+
+
+def understeer_four_wheel(
+    definition: dict,
+    radius: float = RADIUS_M,
+    speeds: tuple[float, ...] = SPEEDS_MPS,
+    **kwargs: object,
+) -> tuple[float, list[CirclePoint]]:
+    """Four-wheel K_us (deg/g) over ``speeds`` on ``radius``, and the points (only this test
+    needs it; the skidpad scenario measures one circle point at a time)."""
+    wb = definition["geometry"]["wheelbase_m"]
+    pts = [circle_point(definition, v, radius, **kwargs) for v in speeds]
+    return fit_understeer([(p.ay, p.delta - wb * p.yaw_rate / p.speed) for p in pts]), pts
 
 
 def test_driver_holds_the_circle(gradients: dict) -> None:

@@ -99,18 +99,6 @@ def run_drive(model: str, vehicle: int | str, duration_us: int = DURATION_US) ->
     return d
 
 
-def drive_checkpoints(
-    model: str, vehicle: int | str, every: int = 100, duration_us: int = DURATION_US
-) -> tuple[list[tuple[int, str]], str]:
-    """(checkpoint hashes ``[(host step, hash), ...]`` every ``every`` steps, final hash)."""
-    d = CommonRoadDaemon(model=model, vehicle=vehicle, initial=dict(INITIAL))
-    checkpoints = []
-    for _ in drive_steps(d, duration_us):
-        if d.step_count % every == 0:
-            checkpoints.append((d.step_count, d.state_hash()))
-    return checkpoints, d.state_hash()
-
-
 def drive_hash(model: str, vehicle: int | str, duration_us: int = DURATION_US) -> str:
     """The scripted drive hash: the final state hash of the 30 s drive."""
     return run_drive(model, vehicle, duration_us).state_hash()

@@ -5,7 +5,7 @@
 (:mod:`scenarios.comparison.metrics`) and judges every metric against its
 tolerance (:mod:`scenarios.comparison.tolerances`). The time series of the
 two models are also set against each other channel by channel with the
-statistics of ``skidpad diff --stats`` (``replay.diff.state_stats``: RMSE,
+statistics of ``skidpad diff --stats`` (``replay.stats.state_stats``: RMSE,
 largest difference and where): the road-wheel angle and the speed carry
 tolerances there (the comparison's premise: the same inputs), the handling
 channels are reported.
@@ -23,7 +23,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from skidpad.replay.diff import (
+from skidpad.replay.stats import (
     StateSeries,
     StatsReport,
     state_stats,

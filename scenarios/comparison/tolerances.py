@@ -11,7 +11,7 @@ own, before any comparison ran; :data:`CHANGES_AFTER_FIRST_RUN` lists every
 change made to the comparison after its first run, and the generated
 ``docs/comparison.md`` prints that list.
 
-Time-series bounds (:data:`SERIES_TOLERANCES`) go to ``replay.diff.state_stats``
+Time-series bounds (:data:`SERIES_TOLERANCES`) go to ``replay.stats.state_stats``
 as the largest absolute difference a channel may show between the two runs: they
 check the premise of the comparison (the same road-wheel angle against time, the
 same speed), not the handling; the handling channels are reported without a bound.
