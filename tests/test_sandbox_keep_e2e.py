@@ -29,6 +29,7 @@ from tests.test_sandbox_e2e import (  # noqa: F401  (server: the fixture)
 PRESET = "openWheeler"
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "build" / "sandbox"
+SIZES = [{"width": 360, "height": 740}, PHONE, {"width": 800, "height": 500}, DESKTOP]
 
 
 @pytest.fixture(scope="module", params=["chromium", "firefox"])
@@ -107,7 +108,13 @@ def test_the_first_run_hint_then_leaving_the_track_shows_the_banner(page) -> Non
     assert re.search(r"(Front|Rear)-(left|right) wheel \((FL|FR|RL|RR)\)", text), text
     assert re.search(r"(\d+\.\d{3} m|less than 0\.001 m) beyond the limit", text), text
     assert re.search(r"\d+\.\d{3} m into the lap, sector [123]", text), text
-    assert_no_overlap(page, DESKTOP)
+    for size in SIZES:
+        page.set_viewport_size(size)
+        page.wait_for_timeout(300)
+        expect(banner).to_be_visible()
+        assert_no_overlap(page, size)
+    page.set_viewport_size(DESKTOP)
+    page.wait_for_timeout(300)
     shot(page, "limits-banner")
 
 
@@ -122,9 +129,19 @@ def test_r_during_a_lap_asks_first(page) -> None:
     confirm = page.locator("#confirm")
     expect(confirm).to_be_visible()
     expect(confirm).to_contain_text(f"Lap {lap} is in progress")
-    assert_no_overlap(page, DESKTOP)
+    # the question has the middle to itself (the banner steps aside), from a small phone to
+    # a desktop
+    expect(page.locator("#limits")).to_be_hidden()
+    for size in SIZES:
+        page.set_viewport_size(size)
+        page.wait_for_timeout(300)
+        expect(confirm).to_be_visible()
+        assert_no_overlap(page, size)
+        shot(page, f"confirm-{size['width']}x{size['height']}")
+    page.set_viewport_size(DESKTOP)
     page.keyboard.press("Escape")
     expect(confirm).to_be_hidden()
+    expect(page.locator("#limits")).to_be_visible()  # the lap still does not count
     assert page.evaluate("window.skidpad.view().lap") == lap
     assert page.evaluate("window.skidpad.view().step") == step  # nothing was reset
     page.keyboard.press("KeyR")

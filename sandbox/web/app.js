@@ -618,7 +618,7 @@ function showBanner(v) {
     text = v.last_violation ? limitsText(last.lap, v.last_violation, true) : `Lap ${last.lap} did not count: ${last.reason}`;
   }
   if (box.textContent !== text) box.textContent = text;
-  box.hidden = !text;
+  box.hidden = !text || !!confirming; // a question on screen has the middle to itself
 }
 
 function showHint(v) {
