@@ -103,6 +103,16 @@ def tests(session: nox.Session) -> None:
     session.run("python", "-c", _PYTEST_SHIM, *args)
 
 
+@nox.session
+def mutations(session: nox.Session) -> None:
+    """The full mutation test of the specialiser (tests/test_specialise_mutations.py, 64
+    mutations of the readable tire and MB functions; the suite runs a sample of 16)."""
+    install_project(session, extras="test")
+    session.env["SKIDPAD_MUTATIONS"] = "all"
+    args = session.posargs or ["-n", "auto"]
+    session.run("python", "-c", _PYTEST_SHIM, "tests/test_specialise_mutations.py", *args)
+
+
 _PYTEST_SHIM = """\
 import sys, pytest
 rc = pytest.main(sys.argv[1:])

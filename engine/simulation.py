@@ -6,30 +6,32 @@ of ``h = 1/S`` (docs/architecture.md §2: integer ticks, never accumulated float
 Inputs change only at host steps; what depends only on them (steering
 geometry, brake capacities, pedal) is computed once per host step.
 
-One substep is the :data:`STAGES` in this fixed order, each a function in its
-subsystem's module over named constants built once per simulation (each
-stage reports to a probe, if any):
+One substep is the :data:`STAGES` in this fixed order; :meth:`Simulation._substep` is a loop
+over them. Each stage is a function ``(sim, start, out)`` over named records: the constants
+(the simulation's, built once), the state at the substep's start (:class:`SubstepStart`) and
+what earlier stages produced (:class:`Produced`); it calls its subsystem's module and
+returns the values the probe sees under its name:
 
-1. ``steering``: road-wheel angles = host-step angle (Ackermann + toe) rotated
-   by the compliance-steer state (:mod:`engine.steering`).
+1. ``steering``: road-wheel angles = host-step angle (Ackermann + toe, capped by the
+   steering assist) rotated by the compliance-steer state (:mod:`engine.steering`).
 2. ``load_transfer``: wheel loads from the static loads, the previous
    substep's specific force, roll/pitch states, jacking and downforce
    (:mod:`engine.load_transfer`, :mod:`engine.aero`).
 3. ``tire_forces``: hub velocities in each wheel frame; the spring force of
    each deflected contact patch (:mod:`engine.tire`).
-   Then ``assists`` (:mod:`engine.assists`, stateless): stability control
-   adds a brake torque to one wheel's capacity and a throttle cut, ABS
-   scales each brake capacity, traction control scales the throttle.
-4. ``drivetrain`` + ``wheel_solve``: the gearbox (:mod:`engine.gearbox`),
-   the power unit's torque (:mod:`engine.powertrain`), the clutch capacity
-   (:mod:`engine.clutch`), then the coupled solve of power unit, clutch,
-   differentials and the four wheels, each wheel with the implicit
-   relaxation + damping of its patch and its bounded brake/rolling-resistance
-   constraint (:mod:`engine.differential`, :mod:`engine.wheel`); then the
-   deflection update and its saturation at the sliding slip.
-5. ``body_integration``: Newton–Euler for the body (semi-implicit Euler,
-   :mod:`engine.body`), roll and pitch (:mod:`engine.suspension`),
-   compliance steer and the drivetrain state (:mod:`engine.drive`).
+4. ``assists`` (:mod:`engine.assists`, stateless): stability control adds a brake torque to
+   one wheel's capacity and a throttle cut, ABS scales each brake capacity, traction control
+   scales the throttle.
+5. ``drivetrain``: the gearbox (:mod:`engine.gearbox`), the power unit's torque
+   (:mod:`engine.powertrain`), the clutch capacity (:mod:`engine.clutch`).
+6. ``wheel_solve``: the coupled solve of power unit, clutch, differentials and the four
+   wheels, each wheel with the implicit relaxation + damping of its patch and its bounded
+   brake/rolling-resistance constraint (:mod:`engine.differential`, :mod:`engine.wheel`);
+   then the deflection update and its saturation at the sliding slip.
+7. ``steering_compliance``: the compliance steer of the front wheels under their aligning
+   torques (:mod:`engine.steering`).
+8. ``body_integration``: Newton–Euler for the body (semi-implicit Euler, :mod:`engine.body`).
+9. ``suspension``: roll and pitch under the new specific force (:mod:`engine.suspension`).
 
 Why this scheme (ADR-0037): the stiff parts of the tire/wheel loop (the
 relaxation term, the low-speed damper, the brake) are implicit or exact
@@ -186,22 +188,14 @@ def _initial(initial: Mapping | None) -> dict:
 
 
 class Stage(NamedTuple):
-    """One stage of the substep: the name the probe reports it by, and its function."""
+    """One stage of the substep: the name the probe reports it by, and its function
+    ``function(sim, start, out) -> values``: ``sim`` holds the constants, ``start`` is the
+    state at the substep's start (:class:`SubstepStart`), ``out`` what earlier stages
+    produced (:class:`Produced`, which the stage adds to); ``values`` are reported."""
 
     name: str
     function: Callable
 
-
-#: The stages of one substep, in order (the probe reports each under its name).
-STAGES: tuple[Stage, ...] = (
-    Stage("steering", steering.wheel_frames),
-    Stage("load_transfer", load_transfer.loads),
-    Stage("tire_forces", tire.forces),
-    Stage("assists", assists.apply),
-    Stage("drivetrain", drive.drivetrain),
-    Stage("wheel_solve", wheel.solve),
-    Stage("body_integration", body.integrate),
-)
 
 #: The two implementations of the substep (ADR 0130): the stages, and the code generated
 #: from them for one definition. Both give the same bits.
@@ -469,101 +463,15 @@ class Simulation:
     def _substep(self, probe: object) -> None:
         """One substep: the :data:`STAGES` in order, over the state at its start."""
         st = self.state
-        h = self.h
-        host = self.host
-        vx, vy, r = st[I_VX], st[I_VY], st[I_R]
-        omega = (st[I_OMEGA[0]], st[I_OMEGA[1]], st[I_OMEGA[2]], st[I_OMEGA[3]])
-        geo = self.steering_assist(vx, vy)
-
-        frames = steering.wheel_frames(geo.angles, st[I_DC_FL], st[I_DC_FR])
-        _report(probe, "steering", frames.angle)
-
-        loads = load_transfer.loads(
-            self.load_k,
-            self.aero_k,
-            self.static_loads[0],
-            self.static_loads[2],
-            vx,
-            st[I_AX],
-            st[I_AY],
-            st[I_ROLL],
-            st[I_ROLL_RATE],
-            st[I_PITCH],
-            st[I_PITCH_RATE],
-            geo.jack,
-        )
-        _report(probe, "load_transfer", loads.fz)
-
-        ux = (st[I_UX[0]], st[I_UX[1]], st[I_UX[2]], st[I_UX[3]])
-        uy = (st[I_UY[0]], st[I_UY[1]], st[I_UY[2]], st[I_UY[3]])
-        tf = tire.forces(
-            self.wheels, frames.cos, frames.sin, vx, vy, r, omega, ux, uy, loads.fz,
-            self.surface, host.capacities, h,
-        )  # fmt: skip
-        link = self.host_link
-        if link is not None:
-            tf = external.memoryless(link, self.wheels, tf, omega, loads.fz, self.surface, h)
-        _report(probe, "tire_forces", tf.spring)
-
-        act = assists.apply(
-            self.assist_k, host.abs_on, host.tc_on, host.esc_on, vx, vy, r,
-            geo.tan_delta_over_l, self.radii, omega, tf.v_x, self.driven, tf.capacity,
-        )  # fmt: skip
-        sa = self.steer_assist_scale
-        _report(
-            probe,
-            "assists",
-            act.abs_scale + (act.tc_scale, act.esc_yaw_error, act.esc_torque, act.esc_throttle, sa),
-        )
-
-        dt = drive.drivetrain(
-            self.drive_k, st[I_GEAR], st[I_SHIFT], st[I_SHIFT_UP], st[I_LAST_REQ],
-            host.gear_request, omega, host.pedal, host.braking, act.tc_scale, act.esc_throttle,
-            st[I_THROTTLE], st[I_ENGINE], h,
-        )  # fmt: skip
-        if link is None:
-            ws = wheel.solve(
-                self.wheels, self.drive_k.layout, tf._replace(capacity=act.capacity), omega,
-                dt.ratio, dt.efficiency, st[I_ENGINE], dt.engine_torque, self.engine_inertia,
-                dt.clutch_capacity, self.drive_k.motor, h, self.inv_h,
-            )  # fmt: skip
-        else:  # the engine's driveline drives only the wheels it still owns
-            ws = wheel.solve(
-                self.wheels, link.layout, tf._replace(capacity=act.capacity), omega,
-                dt.ratio, dt.efficiency, st[I_ENGINE], dt.engine_torque, self.engine_inertia,
-                dt.clutch_capacity if link.engine_drives else 0.0, self.drive_k.motor, h,
-                self.inv_h, external.pinned(link, omega),
-            )  # fmt: skip
-            external.accumulate(link, self.wheels, ws.fx, loads.fz, act.capacity, h)
-        held = tuple(1.0 if x else 0.0 for x in ws.held)
-        _report(
-            probe,
-            "drivetrain",
-            (ws.engine_omega, dt.engine_torque, ws.clutch_torque, dt.ratio, float(dt.gear)),
-        )
-        _report(probe, "wheel_solve", ws.omega + ws.fx + ws.fy + held)
-
-        pose = (st[I_X], st[I_Y], st[I_YAW], st[I_HC], st[I_HS])
-        bd = body.integrate(
-            self.wheels, frames.cos, frames.sin, ws.fx, ws.fy, ws.mz, loads.drag, self.g_world,
-            self.inv_m, self.inv_iz, h, pose, vx, vy, r,
-        )  # fmt: skip
-        sus = suspension.step(
-            self.suspension_k, h, bd.ax, bd.ay,
-            st[I_ROLL], st[I_ROLL_RATE], st[I_PITCH], st[I_PITCH_RATE],
-        )  # fmt: skip
-        dc_fl = steering.update_compliance(self.steer_k, st[I_DC_FL], ws.mz[0], h)
-        dc_fr = steering.update_compliance(self.steer_k, st[I_DC_FR], ws.mz[1], h)
-
-        self.derived = Derived(
-            loads.fz, ws.fx, ws.fy, ws.mz, ws.brake_torque, act.capacity, ws.held,
-            ws.drive_torque, tf.v_x, tf.v_sy, bd.dvx, bd.dvy, bd.dr, dt.engine_torque,
-            ws.clutch_torque, ws.clutch_locked, dt.throttle_used, act.abs_scale, act.tc_scale,
-            act.esc_yaw_error, act.esc_torque, act.esc_wheel, sa,
-        )  # fmt: skip
-        _write_state(st, bd, sus, dc_fl, dc_fr, ws, dt)
+        start = _start(st)
+        out = Produced()
+        for stage in STAGES:
+            values = stage.function(self, start, out)
+            if probe is not None:
+                probe.stage(stage.name, values)
+        self.derived = _derived(out, self.steer_assist_scale)
+        _write_state(st, out)
         self.tick += 1
-        _report(probe, "body_integration", (bd.ax, bd.ay, bd.dr))
         LAYOUT.check_finite(st, f"tick {self.tick}")
         if probe is not None:
             probe.substep(self.tick, st)
@@ -643,25 +551,198 @@ class Simulation:
 __all__ = ["Simulation", "LAYOUT", "LAYOUT_VERSION", "CHANNELS", "INITIAL_KEYS"]
 
 
-def _report(probe: object, stage: str, values: tuple) -> None:
-    if probe is not None:
-        probe.stage(stage, values)
+class SubstepStart(NamedTuple):
+    """The state at a substep's start, by name (what every stage reads of it)."""
+
+    x: float
+    y: float
+    yaw: float
+    heading_c: float
+    heading_s: float
+    vx: float
+    vy: float
+    r: float
+    ax: float  # the previous substep's specific force
+    ay: float
+    roll: float
+    roll_rate: float
+    pitch: float
+    pitch_rate: float
+    dc_fl: float  # compliance steer, front wheels
+    dc_fr: float
+    omega: tuple  # wheel spins FL FR RL RR
+    ux: tuple  # contact-patch deflections
+    uy: tuple
+    throttle: float
+    engine: float
+    gear: int
+    shift: int
+    shift_up: int
+    last_request: int
 
 
-def _write_state(
-    st: list,
-    bd: body.BodyUpdate,
-    sus: tuple,
-    dc_fl: float,
-    dc_fr: float,
-    ws: wheel.WheelSolution,
-    dt: drive.DriveTerms,
-) -> None:
+def _start(st: list) -> SubstepStart:
+    return SubstepStart(
+        st[I_X], st[I_Y], st[I_YAW], st[I_HC], st[I_HS], st[I_VX], st[I_VY], st[I_R],
+        st[I_AX], st[I_AY], st[I_ROLL], st[I_ROLL_RATE], st[I_PITCH], st[I_PITCH_RATE],
+        st[I_DC_FL], st[I_DC_FR],
+        (st[I_OMEGA[0]], st[I_OMEGA[1]], st[I_OMEGA[2]], st[I_OMEGA[3]]),
+        (st[I_UX[0]], st[I_UX[1]], st[I_UX[2]], st[I_UX[3]]),
+        (st[I_UY[0]], st[I_UY[1]], st[I_UY[2]], st[I_UY[3]]),
+        st[I_THROTTLE], st[I_ENGINE], st[I_GEAR], st[I_SHIFT], st[I_SHIFT_UP], st[I_LAST_REQ],
+    )  # fmt: skip
+
+
+class Produced:
+    """What the stages of one substep produce, by name, each set by the stage that owns it."""
+
+    __slots__ = ("geo", "frames", "loads", "tf", "act", "dt", "ws", "dc", "bd", "sus")
+
+    def __init__(self) -> None:
+        for name in self.__slots__:
+            setattr(self, name, None)
+
+
+def _steering(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
+    """Road-wheel angles: the host step's geometry (the steering assist may cap it) rotated
+    by the compliance steer (:mod:`engine.steering`)."""
+    out.geo = sim.steering_assist(s.vx, s.vy)
+    out.frames = steering.wheel_frames(out.geo.angles, s.dc_fl, s.dc_fr)
+    return out.frames.angle
+
+
+def _load_transfer(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
+    """Wheel loads (:mod:`engine.load_transfer`, :mod:`engine.aero`)."""
+    out.loads = load_transfer.loads(
+        sim.load_k, sim.aero_k, sim.static_loads[0], sim.static_loads[2], s.vx, s.ax, s.ay,
+        s.roll, s.roll_rate, s.pitch, s.pitch_rate, out.geo.jack,
+    )  # fmt: skip
+    return out.loads.fz
+
+
+def _tire_forces(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
+    """Hub velocities and patch springs (:mod:`engine.tire`); a host's wheels memoryless."""
+    f = out.frames
+    tf = tire.forces(
+        sim.wheels, f.cos, f.sin, s.vx, s.vy, s.r, s.omega, s.ux, s.uy, out.loads.fz,
+        sim.surface, sim.host.capacities, sim.h,
+    )  # fmt: skip
+    link = sim.host_link
+    if link is not None:
+        tf = external.memoryless(link, sim.wheels, tf, s.omega, out.loads.fz, sim.surface, sim.h)
+    out.tf = tf
+    return tf.spring
+
+
+def _assists(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
+    """Stability control, ABS, traction control (:mod:`engine.assists`, stateless)."""
+    host = sim.host
+    act = out.act = assists.apply(
+        sim.assist_k, host.abs_on, host.tc_on, host.esc_on, s.vx, s.vy, s.r,
+        out.geo.tan_delta_over_l, sim.radii, s.omega, out.tf.v_x, sim.driven, out.tf.capacity,
+    )  # fmt: skip
+    extra = (act.tc_scale, act.esc_yaw_error, act.esc_torque, act.esc_throttle)
+    return act.abs_scale + extra + (sim.steer_assist_scale,)
+
+
+def _drivetrain(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
+    """Gearbox, power unit torque and clutch capacity (:mod:`engine.drive`)."""
+    host = sim.host
+    dt = out.dt = drive.drivetrain(
+        sim.drive_k, s.gear, s.shift, s.shift_up, s.last_request, host.gear_request, s.omega,
+        host.pedal, host.braking, out.act.tc_scale, out.act.esc_throttle, s.throttle, s.engine,
+        sim.h,
+    )  # fmt: skip
+    return (dt.engine_torque, dt.ratio, float(dt.gear), dt.clutch_capacity, dt.throttle)
+
+
+def _wheel_solve(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
+    """The coupled solve of power unit, clutch, differentials and wheels, then the patch
+    deflections (:mod:`engine.wheel`, :mod:`engine.differential`)."""
+    dt, link = out.dt, sim.host_link
+    tf = out.tf._replace(capacity=out.act.capacity)
+    if link is None:
+        ws = wheel.solve(
+            sim.wheels, sim.drive_k.layout, tf, s.omega, dt.ratio, dt.efficiency, s.engine,
+            dt.engine_torque, sim.engine_inertia, dt.clutch_capacity, sim.drive_k.motor, sim.h,
+            sim.inv_h,
+        )  # fmt: skip
+    else:  # the engine's driveline drives only the wheels it still owns
+        ws = wheel.solve(
+            sim.wheels, link.layout, tf, s.omega, dt.ratio, dt.efficiency, s.engine,
+            dt.engine_torque, sim.engine_inertia,
+            dt.clutch_capacity if link.engine_drives else 0.0, sim.drive_k.motor, sim.h,
+            sim.inv_h, external.pinned(link, s.omega),
+        )  # fmt: skip
+        external.accumulate(link, sim.wheels, ws.fx, out.loads.fz, out.act.capacity, sim.h)
+    out.ws = ws
+    held = tuple(1.0 if x else 0.0 for x in ws.held)
+    return ws.omega + ws.fx + ws.fy + held + (ws.engine_omega, ws.clutch_torque)
+
+
+def _steering_compliance(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
+    """The compliance steer of the front wheels under their aligning torques."""
+    mz = out.ws.mz
+    out.dc = (
+        steering.update_compliance(sim.steer_k, s.dc_fl, mz[0], sim.h),
+        steering.update_compliance(sim.steer_k, s.dc_fr, mz[1], sim.h),
+    )
+    return out.dc
+
+
+def _body_integration(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
+    """Newton-Euler for the body, semi-implicit Euler (:mod:`engine.body`)."""
+    f, ws = out.frames, out.ws
+    pose = (s.x, s.y, s.yaw, s.heading_c, s.heading_s)
+    bd = out.bd = body.integrate(
+        sim.wheels, f.cos, f.sin, ws.fx, ws.fy, ws.mz, out.loads.drag, sim.g_world, sim.inv_m,
+        sim.inv_iz, sim.h, pose, s.vx, s.vy, s.r,
+    )  # fmt: skip
+    return (bd.ax, bd.ay, bd.dr)
+
+
+def _suspension(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
+    """Roll and pitch under the new specific force (:mod:`engine.suspension`)."""
+    bd = out.bd
+    out.sus = suspension.step(
+        sim.suspension_k, sim.h, bd.ax, bd.ay, s.roll, s.roll_rate, s.pitch, s.pitch_rate
+    )
+    return out.sus
+
+
+#: The stages of one substep, in order: :meth:`Simulation._substep` runs each over the named
+#: records and reports it to the probe under its name. A stage is added here (one line) and
+#: written in its subsystem's module (docs/architecture.md).
+STAGES: tuple[Stage, ...] = (
+    Stage("steering", _steering),
+    Stage("load_transfer", _load_transfer),
+    Stage("tire_forces", _tire_forces),
+    Stage("assists", _assists),
+    Stage("drivetrain", _drivetrain),
+    Stage("wheel_solve", _wheel_solve),
+    Stage("steering_compliance", _steering_compliance),
+    Stage("body_integration", _body_integration),
+    Stage("suspension", _suspension),
+)
+
+
+def _derived(out: Produced, sa: float) -> Derived:
+    loads, ws, act, dt, tf, bd = out.loads, out.ws, out.act, out.dt, out.tf, out.bd
+    return Derived(
+        loads.fz, ws.fx, ws.fy, ws.mz, ws.brake_torque, act.capacity, ws.held,
+        ws.drive_torque, tf.v_x, tf.v_sy, bd.dvx, bd.dvy, bd.dr, dt.engine_torque,
+        ws.clutch_torque, ws.clutch_locked, dt.throttle_used, act.abs_scale, act.tc_scale,
+        act.esc_yaw_error, act.esc_torque, act.esc_wheel, sa,
+    )  # fmt: skip
+
+
+def _write_state(st: list, out: Produced) -> None:
+    bd, ws, dt = out.bd, out.ws, out.dt
     st[I_X], st[I_Y], st[I_YAW] = bd.x, bd.y, bd.yaw
     st[I_HC], st[I_HS] = bd.heading_c, bd.heading_s
     st[I_VX], st[I_VY], st[I_R], st[I_AX], st[I_AY] = bd.vx, bd.vy, bd.yaw_rate, bd.ax, bd.ay
-    st[I_ROLL], st[I_ROLL_RATE], st[I_PITCH], st[I_PITCH_RATE] = sus
-    st[I_DC_FL], st[I_DC_FR] = dc_fl, dc_fr
+    st[I_ROLL], st[I_ROLL_RATE], st[I_PITCH], st[I_PITCH_RATE] = out.sus
+    st[I_DC_FL], st[I_DC_FR] = out.dc
     for i in range(4):
         st[I_OMEGA[i]] = ws.omega[i]
         st[I_UX[i]] = ws.ux[i]

@@ -64,13 +64,10 @@ counter-clockwise seen from above.
 from __future__ import annotations
 
 from math import sqrt
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from skidpad.engine.smath.trig import atan_fast, sin_fast
 from skidpad.engine.state import Field
-
-if TYPE_CHECKING:
-    from skidpad.engine.wheel import WheelConstants
 
 #: Surface friction factor λ (multiplies μ_x and μ_y; stiffness unchanged).
 SURFACES: dict[str, float] = {
@@ -116,6 +113,23 @@ class TireConstants(NamedTuple):
     rolling_resistance: float  # f_rr
     inv_c: float  # 1/C
     e: float  # curvature factor E
+
+
+class WheelConstants(NamedTuple):
+    """One wheel's constants: contact-patch position, tire, inertia and the substep's folds
+    (built by ``engine.wheel.constants``; defined here, beside the tire they carry, so that
+    the wheel depends on the tire and never the reverse)."""
+
+    x: float  # patch position in the body frame (m)
+    y: float
+    tire: TireConstants
+    radius: float  # R
+    inertia: float  # I (kg·m²)
+    a: float  # I/h
+    h_over_sigma_x: float  # h/σ_x
+    h_over_sigma_y: float  # h/σ_y
+    inv_sigma_x: float  # 1/σ_x
+    rolling_arm: float  # f_rr·R: rolling-resistance torque per newton of load
 
 
 def constants(t: dict, static_load: float, g: float) -> TireConstants:

@@ -35,27 +35,13 @@ from typing import NamedTuple
 
 from skidpad.engine import differential, tire
 from skidpad.engine.state import Field
+from skidpad.engine.tire import WheelConstants
 
 WHEELS = ("FL", "FR", "RL", "RR")
 
 FIELDS = tuple(
     Field(f"wheel.{w}.omega", "f", "rad/s", "wheel spin, positive rolling forward") for w in WHEELS
 )
-
-
-class WheelConstants(NamedTuple):
-    """One wheel's constants: contact-patch position, tire, inertia and the substep's folds."""
-
-    x: float  # patch position in the body frame (m)
-    y: float
-    tire: tire.TireConstants
-    radius: float  # R
-    inertia: float  # I (kg·m²)
-    a: float  # I/h
-    h_over_sigma_x: float  # h/σ_x
-    h_over_sigma_y: float  # h/σ_y
-    inv_sigma_x: float  # 1/σ_x
-    rolling_arm: float  # f_rr·R: rolling-resistance torque per newton of load
 
 
 def constants(

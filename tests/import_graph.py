@@ -2,7 +2,8 @@
 
 Every ``import`` and ``from ... import`` statement of a module counts, wherever it is
 (top level, inside a function: a lazy import closes a cycle at run time just the same),
-except those under ``if TYPE_CHECKING:``, which never run. ``from a.b import c`` is an
+those under ``if TYPE_CHECKING:`` included: they never run, but a cycle hidden there is
+still two modules that each need the other to be understood (issue 29). ``from a.b import c`` is an
 edge to the module ``a.b.c`` when that is a module of the project, else to ``a.b``;
 ``import a.b.c`` is an edge to the deepest module of the project it names; relative
 imports are resolved against the importing module's package. Imports of modules
@@ -30,23 +31,14 @@ def module_files(root: Path, packages: tuple[str, ...], top: str = "") -> dict[s
     return modules
 
 
-def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
-
-
 def _import_nodes(tree: ast.AST):
-    """Every import statement that can run, in source order."""
+    """Every import statement, in source order."""
     stack = [tree]
     while stack:
         node = stack.pop()
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node
-        children = list(ast.iter_child_nodes(node))
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
-            children = list(node.orelse)  # the TYPE_CHECKING branch never runs
-        stack.extend(reversed(children))
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
 
 
 def _deepest(name: str, modules: dict[str, Path]) -> str | None:

@@ -141,7 +141,7 @@ def planted_lines(text: str) -> list[tuple[str, str]]:
     out = []
     for line in text.splitlines():
         found = [m for m in number.finditer(line) if float(m.group(1)) not in (0.0, 0.5, 1.0)]
-        if not found or line.strip().startswith(("if", "elif", "#", "_a, ", "_c, ")):
+        if not found or line.strip().startswith(("if", "elif", "#", "_a_", "_c_")):
             continue
         m = found[-1]
         v = float(m.group(1))
@@ -150,7 +150,7 @@ def planted_lines(text: str) -> list[tuple[str, str]]:
     return out
 
 
-@pytest.mark.parametrize("target", ["tors_f = ", "sumY_ur", "F_z_RR = ", "_D_v = ", "* sumL_uf"])
+@pytest.mark.parametrize("target", ["tors_f = ", "sumY_ur", "F_z_RR = ", "_D_v_1 = ", "* sumL_uf"])
 def test_generated_mb_planted_difference_is_caught(target: str) -> None:
     """One number in one line of the generated text moved by one ulp: the comparison above
     sees it (lines in the body, the suspension, the tire and the returned list, each copy of
@@ -195,8 +195,10 @@ def test_a_planted_mb_body_fails_the_parity_check(monkeypatch: pytest.MonkeyPatc
 
     def planted_build(p, text=None):
         text = mb_fast.source(p)
-        old, new = next((a, b) for a, b in planted_lines(text) if "* sumL_uf" in a)
-        return real_build(p, text.replace(old, new))  # both copies: either branch shows it
+        inv = mb.constants(p).inv_I_uf
+        old = f"{inv!r} * sumL_uf"
+        assert text.count(old) == 1
+        return real_build(p, text.replace(old, f"{math.nextafter(inv, math.inf)!r} * sumL_uf"))
 
     monkeypatch.setattr(mb_fast, "build", planted_build)
     fresh = IdentityMemo(mb_fast.build_or_readable)  # nothing built before the plant

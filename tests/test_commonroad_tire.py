@@ -108,8 +108,8 @@ def test_generated_tire_planted_difference_is_caught() -> None:
     """One coefficient of the generated text moved by one ulp: the comparison above sees it."""
     p = load_vehicle(2).tire
     text = tire_fast.source(p)
-    old = f"_v2 = {tire_fast.num(p.r_vy5)} * _v1"
-    new = f"_v2 = {tire_fast.num(math.nextafter(p.r_vy5, math.inf))} * _v1"
+    old = f"_x_1 = {p.r_vy5!r} * _atan_fast"
+    new = f"_x_1 = {math.nextafter(p.r_vy5, math.inf)!r} * _atan_fast"
     assert text.count(old) == 1
     planted = tire_fast.build(p, text.replace(old, new))
     wx, wy = series(p)

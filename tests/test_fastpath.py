@@ -120,7 +120,15 @@ def plant(text: str, target: str) -> str:
     pat = re.compile(rf"^(?P<pad> *){re.escape(target)} (?P<op>\*?=) (?P<rhs>.+)$", re.M)
     # the first computed value: not the chained ``a = b = ... = None`` that binds the hot
     # locals first at the top of ``run`` (which names come first depends on the preset)
-    m = next((m for m in pat.finditer(text) if not m["rhs"].endswith("= None")), None)
+    # nor the load of a state slot at the start of the host step
+    m = next(
+        (
+            m
+            for m in pat.finditer(text)
+            if not m["rhs"].endswith("= None") and not m["rhs"].startswith("st[")
+        ),
+        None,
+    )
     assert m, target
     rhs = m["rhs"] if m["op"] == "=" else f"{target} * ({m['rhs']})"
     line = f"{m['pad']}{target} = nextafter({rhs}, inf)"
@@ -135,7 +143,9 @@ PLANTS = {
     "assists": "cap0",
     "drivetrain": "theta_n",
     "wheel_solve": "uxn0",
+    "steering_compliance": "dc_fr",
     "body_integration": "dr",
+    "suspension": "roll_rate",
 }
 
 

@@ -12,6 +12,7 @@ from import_graph import cycles, import_graph, tangles
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("engine", "replay", "scenarios", "parity", "sandbox", "cli")
 
+
 def _described(found: list[list[str]]) -> str:
     return "\n".join(" -> ".join(path) for path in found)
 
@@ -46,7 +47,7 @@ def test_a_planted_lazy_cycle_is_found_and_named(tmp_path):
     assert cycles(graph) == [["pkg.a", "pkg.b", "pkg.sub.c", "pkg.a"]]
 
 
-def test_names_resolve_to_modules_and_type_checking_imports_do_not_count(tmp_path):
+def test_names_resolve_to_modules_and_type_checking_imports_count(tmp_path):
     graph = _plant(
         tmp_path,
         {
@@ -56,8 +57,8 @@ def test_names_resolve_to_modules_and_type_checking_imports_do_not_count(tmp_pat
             "pkg/b.py": "from . import a\nfrom pkg.a import helper as h\nimport pkg.a.nothing\n",
         },
     )
-    assert graph == {"pkg": {"pkg.a"}, "pkg.a": set(), "pkg.b": {"pkg.a"}}
-    assert cycles(graph) == []
+    assert graph == {"pkg": {"pkg.a"}, "pkg.a": {"pkg.b"}, "pkg.b": {"pkg.a"}}
+    assert cycles(graph) == [["pkg.a", "pkg.b", "pkg.a"]]
 
 
 def test_a_cycle_through_a_package_init_is_found(tmp_path):

@@ -102,7 +102,9 @@ def test_probe_sees_stages_in_fixed_order_and_costs_nothing_to_results() -> None
         "assists",
         "drivetrain",
         "wheel_solve",
+        "steering_compliance",
         "body_integration",
+        "suspension",
     ]
     assert probe.events[: len(order) + 1] == order + [("substep", 1)]
     assert len(probe.events) == 50 * (len(order) + 1)

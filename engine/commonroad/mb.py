@@ -14,9 +14,10 @@ angle at the CoG is zero and the first six derivatives come from the
 kinematic model about the CoG (``ks_cog``); the suspension states keep their
 full dynamics.
 
-Evaluation: ``derivatives`` is the equations below as written; the daemon, replay and parity
-run ``mb_fast.derivatives``, the code ``mb_fast`` generates from ``derivatives_ext`` for one
-parameter set (constants folded, tires and kernels inlined; ADR 0185), bit-equal to it.
+Evaluation: ``derivatives_ext`` is the equations as written, the only text of them; the
+daemon, replay and parity run ``mb_fast.derivatives``, the function the specialiser
+(``engine.specialise``) derives from ``derivatives_ext`` for one parameter set (constants
+folded, tires and kernels inlined; ADR 0185, ADR 0230), bit-equal to it.
 
 Two defined behaviours where the reference raises ``ZeroDivisionError``
 (ADR 0062):
@@ -43,8 +44,8 @@ from skidpad.engine.smath.trig import atan_fast, sincos_fast
 
 from . import ks_cog
 from .constraints import acceleration_constraints, steering_constraints
-from .params import VehicleParams
-from .tire_fast import forces_for
+from .params import TireParams, VehicleParams
+from .tire import combined_forces, weight_series_x, weight_series_y
 
 G = 9.81
 LOW_SPEED = 0.1
@@ -155,6 +156,15 @@ def constants(p: VehicleParams) -> MBConstants:
 constants_for: IdentityMemo[VehicleParams, MBConstants] = IdentityMemo(constants)
 
 
+def tire_series(tp: TireParams) -> tuple:
+    """The combined-slip weights' series of tire ``tp`` (``tire.weight_series``)."""
+    return weight_series_x(tp), weight_series_y(tp)
+
+
+#: ``tire_series(tp)``, formed once per ``TireParams`` object
+tire_series_for: IdentityMemo[TireParams, tuple] = IdentityMemo(tire_series)
+
+
 def derivatives(x: Sequence[float], u: Sequence[float], p: VehicleParams) -> list:
     """Right-hand side of the MB equations, as written below (the source of truth; what runs
     is ``mb_fast.derivatives``, the same bits)."""
@@ -162,10 +172,17 @@ def derivatives(x: Sequence[float], u: Sequence[float], p: VehicleParams) -> lis
 
 
 def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
-    """(derivatives, (slips LF RF LR RR, slip angles LF RF LR RR, F_x x4, F_y x4, F_z x4))."""
+    """(derivatives, (slips LF RF LR RR, slip angles LF RF LR RR, F_x x4, F_y x4, F_z x4)).
+
+    The one text of the MB equations: ``mb_fast`` specialises it to a parameter set (constants
+    folded, the tires and kernels inlined) and runs that, bit-equal to it. Products and sums
+    the equations use twice are formed once, each grouped as both uses group it (left to
+    right, as the reference), so every value keeps its bits.
+    """
     atan = atan_fast
     g = G
     tp = p.tire
+    wx, wy = tire_series_for(tp)
     k = constants_for(p)
     R_w = p.R_w
     T_f = p.T_f
@@ -188,8 +205,6 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     sd, cd = sincos_fast(delta)
     s6, c6 = sincos_fast(x[6])
 
-    # Repeated subexpressions are formed once, each exactly as the reference groups it
-    # (left to right), so every value keeps its bits.
     tf2 = 0.5 * T_f
     tr2 = 0.5 * T_r
     tf2_r = tf2 * r
@@ -201,39 +216,43 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     K_zt = p.K_zt
     cam_f = x[16] + R_w * (c13 - 1.0)
     cam_r = x[21] + R_w * (c18 - 1.0)
-    F_z_LF = (cam_f - tf2 * s13) * K_zt
-    F_z_RF = (cam_f + tf2 * s13) * K_zt
-    F_z_LR = (cam_r - tr2 * s18) * K_zt
-    F_z_RR = (cam_r + tr2 * s18) * K_zt
-
-    # wheel ground speeds; negative ones are clamped at zero
-    vx_lf = vx + tf2_r
-    vx_rf = vx - tf2_r
-    u_w_lr = vx + tr2_r
-    u_w_rr = vx - tr2_r
-    u_w_lf = vx_lf * cd + vy_f * sd
-    u_w_rf = vx_rf * cd + vy_f * sd
-    vx_lr = u_w_lr
-    vx_rr = u_w_rr
-    if u_w_lf < 0.0:
-        u_w_lf = 0.0
-    if u_w_rf < 0.0:
-        u_w_rf = 0.0
-    if u_w_lr < 0.0:
-        u_w_lr = 0.0
-    if u_w_rr < 0.0:
-        u_w_rr = 0.0
+    tf2_s = tf2 * s13
+    tr2_s = tr2 * s18
+    F_z_LF = (cam_f - tf2_s) * K_zt
+    F_z_RF = (cam_f + tf2_s) * K_zt
+    F_z_LR = (cam_r - tr2_s) * K_zt
+    F_z_RR = (cam_r + tr2_s) * K_zt
+    lever_f = R_w - x[16]
+    lever_r = R_w - x[21]
 
     if low:
         s_lf = s_rf = s_lr = s_rr = 0.0
         alpha_LF = alpha_RF = alpha_LR = alpha_RR = 0.0
     else:
+        # wheel ground speeds; negative ones are clamped at zero
+        vx_lf = vx + tf2_r
+        vx_rf = vx - tf2_r
+        u_w_lr = vx + tr2_r
+        u_w_rr = vx - tr2_r
+        vy_f_sd = vy_f * sd
+        u_w_lf = vx_lf * cd + vy_f_sd
+        u_w_rf = vx_rf * cd + vy_f_sd
+        vx_lr = u_w_lr
+        vx_rr = u_w_rr
+        if u_w_lf < 0.0:
+            u_w_lf = 0.0
+        if u_w_rf < 0.0:
+            u_w_rf = 0.0
+        if u_w_lr < 0.0:
+            u_w_lr = 0.0
+        if u_w_rr < 0.0:
+            u_w_rr = 0.0
         s_lf = _slip(R_w, x[23], u_w_lf)
         s_rf = _slip(R_w, x[24], u_w_rf)
         s_lr = _slip(R_w, x[25], u_w_lr)
         s_rr = _slip(R_w, x[26], u_w_rr)
-        num_f = vy_f - x[14] * (R_w - x[16])
-        num_r = vy_r - x[19] * (R_w - x[21])
+        num_f = vy_f - x[14] * lever_f
+        num_r = vy_r - x[19] * lever_r
         alpha_LF = atan(num_f / _nonzero(vx_lf)) - delta
         alpha_RF = atan(num_f / _nonzero(vx_rf)) - delta
         alpha_LR = atan(num_r / _nonzero(vx_lr))
@@ -254,8 +273,10 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     z_SLR = zr + roll_r
     z_SRR = zr - roll_r
 
-    dzf = x[17] - x[12] + pa * x[9]
-    dzr = x[22] - x[12] - pb * x[9]
+    dot_delta_z_f = x[17] - x[12]
+    dot_delta_z_r = x[22] - x[12]
+    dzf = dot_delta_z_f + pa * x[9]
+    dzr = dot_delta_z_r - pb * x[9]
     dot_delta_phi_f = x[7] - x[14]
     dot_delta_phi_r = x[7] - x[19]
     droll_f = 0.5 * dot_delta_phi_f * T_f
@@ -271,17 +292,13 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     gamma_LR = x[6] + p.D_r * z_SLR + p.E_r * (z_SLR * z_SLR)
     gamma_RR = x[6] - p.D_r * z_SRR - p.E_r * (z_SRR * z_SRR)
 
-    # tire forces: pure slip, then combined slip
-    # tire.combined_forces specialised to this tire (tire_fast, the same bits)
-    combined_forces = forces_for(tp)
-    F_x_LF, F_y_LF = combined_forces(s_lf, alpha_LF, gamma_LF, F_z_LF)
-    F_x_RF, F_y_RF = combined_forces(s_rf, alpha_RF, gamma_RF, F_z_RF)
-    F_x_LR, F_y_LR = combined_forces(s_lr, alpha_LR, gamma_LR, F_z_LR)
-    F_x_RR, F_y_RR = combined_forces(s_rr, alpha_RR, gamma_RR, F_z_RR)
+    # tire forces: pure slip, then combined slip (tire.combined_forces)
+    F_x_LF, F_y_LF = combined_forces(s_lf, alpha_LF, gamma_LF, F_z_LF, tp, wx, wy)
+    F_x_RF, F_y_RF = combined_forces(s_rf, alpha_RF, gamma_RF, F_z_RF, tp, wx, wy)
+    F_x_LR, F_y_LR = combined_forces(s_lr, alpha_LR, gamma_LR, F_z_LR, tp, wx, wy)
+    F_x_RR, F_y_RR = combined_forces(s_rr, alpha_RR, gamma_RR, F_z_RR, tp, wx, wy)
 
     # compliant joint equations
-    dot_delta_z_f = x[17] - x[12]
-    dot_delta_z_r = x[22] - x[12]
     dot_delta_y_f = vy_f - x[15]
     dot_delta_y_r = vy_r - x[20]
 
@@ -310,11 +327,19 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     # suspension forces (bump stops and squat/lift neglected)
     static_f = k.static_f
     static_r = k.static_r
-    F_SLF = static_f - z_SLF * p.K_sf - dz_SLF * p.K_sdf + delta_phi_f * p.K_tsf / T_f
-    F_SRF = static_f - z_SRF * p.K_sf - dz_SRF * p.K_sdf - delta_phi_f * p.K_tsf / T_f
-    F_SLR = static_r - z_SLR * p.K_sr - dz_SLR * p.K_sdr + delta_phi_r * p.K_tsr / T_r
-    F_SRR = static_r - z_SRR * p.K_sr - dz_SRR * p.K_sdr - delta_phi_r * p.K_tsr / T_r
+    tors_f = delta_phi_f * p.K_tsf / T_f
+    tors_r = delta_phi_r * p.K_tsr / T_r
+    F_SLF = static_f - z_SLF * p.K_sf - dz_SLF * p.K_sdf + tors_f
+    F_SRF = static_f - z_SRF * p.K_sf - dz_SRF * p.K_sdf - tors_f
+    F_SLR = static_r - z_SLR * p.K_sr - dz_SLR * p.K_sdr + tors_r
+    F_SRR = static_r - z_SRR * p.K_sr - dz_SRR * p.K_sdr - tors_r
 
+    L_LF = 0.5 * F_SLF * T_f
+    L_RF = 0.5 * F_SRF * T_f
+    L_LR = 0.5 * F_SLR * T_r
+    L_RR = 0.5 * F_SRR * T_r
+    h_x11 = h_s - x[11]
+    h_x11_R = h_x11 - R_w
     F_S_f = F_SLF + F_SRF
     F_S_r = F_SLR + F_SRR
     F_S_sum = F_SLF + F_SLR + F_SRF + F_SRR
@@ -325,7 +350,10 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     # sprung mass
     Fx_f = F_x_LF + F_x_RF
     Fy_f = F_y_LF + F_y_RF
-    sumX = F_x_LR + F_x_RR + Fx_f * cd - Fy_f * sd
+    Fx_f_cd = Fx_f * cd
+    Fy_f_sd = Fy_f * sd
+    Fy_Fx_f = Fy_f * cd + Fx_f * sd
+    sumX = F_x_LR + F_x_RR + Fx_f_cd - Fy_f_sd
     sumN = (
         Fy_f * pa * cd
         + Fx_f * pa * sd
@@ -336,46 +364,62 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
     )
     sumY_s = F_RA_sum * c6 + F_S_sum * s6
     sumL = (
-        0.5 * F_SLF * T_f
-        + 0.5 * F_SLR * T_r
-        - 0.5 * F_SRF * T_f
-        - 0.5 * F_SRR * T_r
-        - F_RAF / c6 * (h_s - x[11] - R_w + x[16] - h_af * c13)
-        - F_RAR / c6 * (h_s - x[11] - R_w + x[21] - h_ar * c18)
+        L_LF
+        + L_LR
+        - L_RF
+        - L_RR
+        - F_RAF / c6 * (h_x11_R + x[16] - h_af * c13)
+        - F_RAR / c6 * (h_x11_R + x[21] - h_ar * c18)
     )
     sumZ_s = F_S_sum * c6 - F_RA_sum * s6
-    sumM_s = pa * F_S_f - pb * F_S_r + (Fx_f * cd - Fy_f * sd + F_x_LR + F_x_RR) * (h_s - x[11])
+    sumM_s = pa * F_S_f - pb * F_S_r + (Fx_f_cd - Fy_f_sd + F_x_LR + F_x_RR) * h_x11
 
     # unsprung masses
+    tf2_c = tf2 * c13
+    tr2_c = tr2 * c18
     sumL_uf = (
-        0.5 * F_SRF * T_f
-        - 0.5 * F_SLF * T_f
+        L_RF
+        - L_LF
         - F_RAF * h_af
-        + F_z_LF * (R_w * s13 + tf2 * c13 - p.K_lt * F_y_LF)
-        - F_z_RF * (-R_w * s13 + tf2 * c13 + p.K_lt * F_y_RF)
-        - (Fy_f * cd + Fx_f * sd) * (R_w - x[16])
+        + F_z_LF * (R_w * s13 + tf2_c - p.K_lt * F_y_LF)
+        - F_z_RF * (-R_w * s13 + tf2_c + p.K_lt * F_y_RF)
+        - Fy_Fx_f * lever_f
     )
     sumL_ur = (
-        0.5 * F_SRR * T_r
-        - 0.5 * F_SLR * T_r
+        L_RR
+        - L_LR
         - F_RAR * h_ar
-        + F_z_LR * (R_w * s18 + tr2 * c18 - p.K_lt * F_y_LR)
-        - F_z_RR * (-R_w * s18 + tr2 * c18 + p.K_lt * F_y_RR)
-        - Fy_r * (R_w - x[21])
+        + F_z_LR * (R_w * s18 + tr2_c - p.K_lt * F_y_LR)
+        - F_z_RR * (-R_w * s18 + tr2_c + p.K_lt * F_y_RR)
+        - Fy_r * lever_r
     )
     sumZ_uf = F_z_LF + F_z_RF + F_RAF * s6 - F_S_f * c6
     sumZ_ur = F_z_LR + F_z_RR + F_RAR * s6 - F_S_r * c6
-    sumY_uf = Fy_f * cd + Fx_f * sd - F_RAF * c6 - F_S_f * s6
+    sumY_uf = Fy_Fx_f - F_RAF * c6 - F_S_f * s6
     sumY_ur = Fy_r - F_RAR * c6 - F_S_r * s6
 
+    if u1 > 0.0:
+        T_B = 0.0
+        T_E = k.m_R_w * u1
+    else:
+        T_B = k.m_R_w * u1
+        T_E = 0.0
+    # operation order as in the reference (bit parity)
+    inv_I_y_w = k.inv_I_y_w
+    neg_R_w = k.neg_R_w
+    tb_f = k.brake_f * T_B
+    te_f = k.drive_f * T_E
+    tb_r = k.brake_r * T_B
+    te_r = k.drive_r * T_E
+
     if low:
-        f = ks_cog.derivatives_constrained(x, (u0, u1), p)
+        head = ks_cog.derivatives_constrained(x, (u0, u1), p)
         dd_psi, _ = ks_cog.low_speed_rates(delta, vx, x[6], u0, u1, p)
-        f.append(dd_psi)
+        head.append(dd_psi)
     else:
         # vel cos(beta + psi) with beta = atan(vy/vx), vx > 0: vx cos psi - vy sin psi
         s_psi, c_psi = sincos_fast(x[4])
-        f = [
+        head = [
             vx * c_psi - vy * s_psi,
             vx * s_psi + vy * c_psi,
             u0,
@@ -384,7 +428,7 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
             k.inv_yaw * (sumN + k.xz_phi * sumL),
         ]
 
-    f += [
+    f = head + [
         # sprung mass: roll, pitch, lateral, heave
         x[7],
         k.inv_roll * (k.xz_z * sumN + sumL),
@@ -405,22 +449,6 @@ def derivatives_ext(x: Sequence[float], u: Sequence[float], p: VehicleParams):
         k.inv_m_ur * sumY_ur - r_vx,
         x[22],
         g - k.inv_m_ur * sumZ_ur,
-    ]
-
-    if u1 > 0.0:
-        T_B = 0.0
-        T_E = k.m_R_w * u1
-    else:
-        T_B = k.m_R_w * u1
-        T_E = 0.0
-    # operation order as in the reference (bit parity)
-    inv_I_y_w = k.inv_I_y_w
-    neg_R_w = k.neg_R_w
-    tb_f = k.brake_f * T_B
-    te_f = k.drive_f * T_E
-    tb_r = k.brake_r * T_B
-    te_r = k.drive_r * T_E
-    f += [
         # wheel spins, then the compliant joints
         inv_I_y_w * (neg_R_w * F_x_LF + tb_f + te_f) if x[23] >= 0.0 else 0.0,
         inv_I_y_w * (neg_R_w * F_x_RF + tb_f + te_f) if x[24] >= 0.0 else 0.0,

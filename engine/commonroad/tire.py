@@ -32,7 +32,8 @@ combined-slip weights at the constant shift, ``cos(C atan(s - E (s - atan s)))``
 ``s = B S_h`` and ``|s| <= |r_b1 r_h1|``, are their Taylor polynomials in ``s^2``
 (``weight_series``, below half an ulp; vehicles 1-3 have ``|s| <= 0.068``). All of it
 keeps the port within the parity tolerances against the reference (1e-13 STD, 1e-7 MB).
-``tire_fast`` generates ``combined_forces`` specialised to one tire, bit-equal to it.
+``tire_fast`` derives ``combined_forces`` specialised to one tire with the specialiser
+(``engine.specialise``, ADR 0230), bit-equal to it; MB inlines this same text.
 """
 
 from __future__ import annotations

@@ -1,14 +1,15 @@
-"""The fast kernels as source text, for the code generators that inline them.
+"""The fast kernels as source text, for the four-wheel fast path's templates.
 
-``engine.fastpath`` (the four-wheel substep), ``engine.commonroad.tire_fast`` (the CommonRoad
-tire) and ``engine.commonroad.mb_fast`` (the MB derivative) write straight-line code in which
+``engine.fastpath`` (the four-wheel substep) writes straight-line code in which
 a call of :func:`trig.atan_fast`, :func:`trig.sin_fast`, :func:`trig.cos_fast` or
 :func:`trig.sincos_fast` would cost more than its arithmetic. The functions here return the
 lines that compute the same result operation for operation, with the kernels' coefficients
 rendered by ``repr`` (which reads back to the same double): on the table's range and for tiny
 arguments the inlined text and the function give the same bits, and every other argument
 (beyond the table, not finite) calls the function itself, so the result is the same in every
-case (ADR 0178, ADR 0183, ADR 0185).
+case (ADR 0178, ADR 0183, ADR 0185). The CommonRoad fast paths no longer use this text: the
+specialiser inlines the kernels' sign split (``engine.smath.kernels``, ADR 0230), which is
+what this module becomes when the four-wheel substep is specialised too.
 
 Two layout choices make them cheaper than a literal copy, bit for bit:
 
@@ -29,11 +30,11 @@ values included, and lints the text.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
-from math import floor, isfinite
+from math import isfinite
 from typing import NamedTuple
 
+from . import kernels
 from .trig import FAST_TRIG_MAX, KERNEL, atan_fast, cos_fast, sin_fast
 
 
@@ -215,15 +216,13 @@ def inline_sincos(s: str, c: str, x: str, *, nonneg: bool = False) -> list[str]:
 
 
 def _kernel_tables() -> dict:
-    at = KERNEL.atan_table
-    fsca = tuple((k * 0.0078125, *row) for k, row in enumerate(KERNEL.fast_sincos_table))
     return {
-        "ATL": tuple((c, ah, al) for c, ah, al, _bh, _bl in at),
-        "ATH": tuple((c, bh, bl) for c, _ah, _al, bh, bl in at),
-        "ATLN": tuple((-c, -ah, -al) for c, ah, al, _bh, _bl in at),
-        "ATHN": tuple((-c, -bh, -bl) for c, _ah, _al, bh, bl in at),
-        "FSCA": fsca,
-        "FSCAN": tuple((-a, -sh, -sl, ch, cl) for a, sh, sl, ch, cl in fsca),
+        "ATL": kernels.ATL,
+        "ATH": kernels.ATH,
+        "ATLN": kernels.ATLN,
+        "ATHN": kernels.ATHN,
+        "FSCA": kernels.FSCA,
+        "FSCAN": kernels.FSCAN,
     }
 
 
@@ -244,5 +243,5 @@ def namespace() -> dict:
         "atan_fast": atan_fast,
         "sin_fast": sin_fast,
         "cos_fast": cos_fast,
-        "IDX": floor if sys.version_info < (3, 13) else int,
+        "IDX": kernels.IDX,
     }

@@ -1,0 +1,796 @@
+"""The specialiser: a readable function and the constants of one definition -> fast Python.
+
+:func:`specialise` reads the syntax tree of a readable function (``ast``, from its source)
+and writes a new function whose remaining parameters are the ones not bound to a constant.
+It only *moves* work, never changes it, so the result gives the readable function's bits by
+construction:
+
+* **fold constants**: a parameter bound to a constant, a module-level name, an attribute or
+  an item of a constant, and an operation whose operands are all constants are evaluated now
+  (the same IEEE operation on the same operands, in the same grouping: the tree is folded
+  bottom-up, never reassociated) and written as the ``repr`` of the value;
+* **drop constant branches**: an ``if`` (or ``x if c else y``, ``and``/``or``) whose test
+  folds to a constant keeps only the branch taken;
+* **unroll** a ``for`` over a constant iterable (``range(4)``, a tuple of a definition);
+* **inline** the calls of the functions it is asked to inline (and the declared sign splits
+  of the fast kernels, :data:`engine.smath.kernels.SIGN_SPLIT`), with their locals renamed and
+  their ``return`` turned into assignments; a call is inlined only where it runs
+  unconditionally in its statement (never in the untaken arm of ``x if c else y`` or of
+  ``and``/``or``), before the statement, in evaluation order;
+* **call foldable functions** (declared pure functions of constants, such as a parameter
+  set's derived constants) once, now.
+
+Nothing of a definition's strings reaches the text: only numbers (``repr`` of a float or an
+int), the names of the readable functions' own locals, and names bound in the generated
+function's namespace. No physics is written here; the text is the readable text, moved.
+A ``'§ name'`` marker statement becomes a ``# name`` comment: each inlined call is marked
+with the function it came from (the stage boundaries of a generated body).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import operator
+import textwrap
+from collections.abc import Callable, Iterable
+from math import isfinite
+from types import FunctionType
+from typing import NamedTuple
+
+from skidpad.engine.smath.inline import Unfoldable
+from skidpad.engine.smath.kernels import SIGN_SPLIT
+
+RESULT = "__result__"
+#: a function made at run time (no source file) carries its text in this attribute (the
+#: mutation test makes its variants of the readable functions so)
+SOURCE_ATTRIBUTE = "specialise_source"
+_BINOPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+}
+_CMPOPS = {
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
+}
+#: the built-ins a readable function may name, all pure functions of their arguments (called
+#: now on constant arguments); any other name of no module is an error
+BUILTINS = {
+    f.__name__: f for f in (range, len, abs, enumerate, zip, tuple, float, int, min, max, bool)
+}
+PURE_BUILTINS = frozenset(BUILTINS.values())
+
+
+class Unsupported(ValueError):
+    """The readable function uses a construct the specialiser does not move (a bug to fix in
+    the specialiser, never a reason to write the function differently)."""
+
+
+class K(NamedTuple):
+    """A value known at specialisation time (``hint``: a name for it, if it needs one)."""
+
+    value: object
+    hint: str = ""
+
+
+class Plan(NamedTuple):
+    """What to do with one readable function."""
+
+    inline: frozenset  # functions whose calls are inlined
+    fold: frozenset  # pure functions of constants, called now when their arguments are known
+    nonneg: frozenset = frozenset()  # (function, parameter): a kernel argument known >= 0
+
+
+class _Parsed(NamedTuple):
+    args: tuple[str, ...]
+    body: list
+    assigned: frozenset  # every local the function assigns (parameters included)
+    reassigned: frozenset  # the locals its body assigns
+
+
+_PARSED: dict = {}
+
+
+def _parse(fn: Callable, inlined: bool) -> _Parsed:
+    """The syntax tree of ``fn`` (cached), with ``return`` lowered to assignments of
+    ``RESULT`` when it is to be inlined."""
+    key = (fn, inlined)
+    got = _PARSED.get(key)
+    if got is not None:
+        return got
+    text = getattr(fn, SOURCE_ATTRIBUTE, None) or inspect.getsource(fn)
+    tree = ast.parse(textwrap.dedent(text))
+    fdef = tree.body[0]
+    if not isinstance(fdef, ast.FunctionDef):
+        raise Unsupported(f"{fn.__qualname__}: not a plain function")
+    a = fdef.args
+    if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
+        raise Unsupported(f"{fn.__qualname__}: only plain positional parameters")
+    body = list(fdef.body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]  # the docstring
+    if inlined:
+        body, _ = _lower(body)
+    args = tuple(x.arg for x in a.args)
+    stored: set = set()
+    for node in body:
+        stored |= _stores(node)
+    got = _Parsed(args, body, frozenset(stored | set(args)), frozenset(stored))
+    _PARSED[key] = got
+    return got
+
+
+_STORES: dict = {}
+
+
+def _stores(node: ast.AST) -> frozenset:
+    """The names ``node`` (a statement of a parsed function, kept alive by ``_PARSED``)
+    assigns, cached by the node."""
+    got = _STORES.get(node)
+    if got is None:
+        got = _STORES[node] = frozenset(
+            n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        )
+    return got
+
+
+def _has_return(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Return) for n in ast.walk(node))
+
+
+def _lower(stmts: list) -> tuple[list, bool]:
+    """``stmts`` with every ``return e`` made ``RESULT = e`` and what follows a branch that
+    returned moved into the branches that did not; and whether every path returned."""
+    out: list = []
+    for i, s in enumerate(stmts):
+        if isinstance(s, ast.Return):
+            value = s.value if s.value is not None else ast.Constant(None)
+            out.append(ast.Assign(targets=[ast.Name(RESULT, ast.Store())], value=value))
+            return out, True
+        if isinstance(s, ast.If) and _has_return(s):
+            rest = stmts[i + 1 :]
+            body, tb = _lower(s.body)
+            orelse, te = _lower(s.orelse)
+            if rest and not tb:
+                body, tb = _lower(s.body + rest)
+            if rest and not te:
+                orelse, te = _lower(s.orelse + rest)
+            out.append(ast.If(test=s.test, body=body or [ast.Pass()], orelse=orelse))
+            return out, tb and te
+        if _has_return(s):
+            raise Unsupported("a return inside a loop or a with block")
+        out.append(s)
+    return out, False
+
+
+class _Unit:
+    """The whole generated function: its names and the namespace it runs in."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.used: set[str] = set()
+        self.globals: dict[str, object] = {}
+        self.by_id: dict[int, str] = {}
+        self.keep: list = []  # the objects named, kept alive (by_id is keyed by identity)
+        self.count = 0
+        self.sides: dict = {}  # (kernel side, depth, results) -> its inlined body, with holes
+
+    def fresh(self, base: str) -> str:
+        base = base.strip("_") or "t"
+        name = base
+        while name in self.used:
+            self.count += 1
+            name = f"{base}_{self.count}"
+        self.used.add(name)
+        return name
+
+    def global_name(self, value: object, hint: str) -> str:
+        """The namespace name of a constant that has no literal."""
+        got = self.by_id.get(id(value))  # strict: allow hash-id -- identity of a live object
+        if got is not None:
+            return got
+        if BUILTINS.get(hint) is value and hint not in self.used:
+            name = hint
+            self.used.add(name)
+        else:
+            name = self.fresh(getattr(value, "__name__", hint) or hint)
+        self.by_id[id(value)] = name  # strict: allow hash-id -- identity of a live object
+        self.keep.append(value)
+        self.globals[name] = value
+        return name
+
+
+def literal(value: object, unit: _Unit, hint: str) -> ast.expr:
+    """``value`` as an expression: a number's ``repr``, or a name bound in the namespace."""
+    if value is None or isinstance(value, bool | str):
+        return ast.Constant(value)
+    if isinstance(value, int | float):
+        if isinstance(value, float) and not isfinite(value):
+            raise Unfoldable(f"cannot fold the non-finite constant {value!r}")
+        if value < 0 or (value == 0 and str(value).startswith("-")):
+            return ast.UnaryOp(ast.USub(), ast.Constant(-value))
+        return ast.Constant(value)
+    if isinstance(value, tuple) and all(
+        isinstance(v, int | float) and not isinstance(v, bool) for v in value
+    ):
+        if len(value) <= 8:
+            return ast.Tuple([literal(v, unit, hint) for v in value], ast.Load())
+    return ast.Name(unit.global_name(value, hint), ast.Load())
+
+
+class _Scope:
+    """One function instance being written: the readable function or one inlined call."""
+
+    def __init__(self, unit: _Unit, fn: Callable, parsed: _Parsed) -> None:
+        self.unit = unit
+        self.fn = fn
+        self.parsed = parsed
+        self.globals = fn.__globals__
+        self.env: dict[str, K] = {}  # locals whose value is known here
+        self.names: dict[str, str] = {}  # local -> its name in the generated text
+        self.depth = 0  # inside branches whose test is not constant
+        self.pending: list = []  # statements a call inlined from the current statement needs
+        self.chain: frozenset = frozenset({fn})  # the calls being inlined here (no recursion)
+
+    def inlines(self, fn: object) -> bool:
+        """Whether a call of ``fn`` is inlined here."""
+        try:
+            wanted = fn in self.unit.plan.inline or fn in SIGN_SPLIT
+        except TypeError:  # not hashable: not a function
+            return False
+        return wanted and fn not in self.chain
+
+    level = 0  # how deep in inlined calls this scope is (0: the specialised function)
+
+    def name_of(self, local: str) -> str:
+        """The name of ``local`` in the text. An inlined call's locals are dead once it has
+        run, so calls inlined at the same depth share names (``_r_2``): the function keeps
+        few locals (CPython clears every one at each return, and numbers beyond 255 cost an
+        extra instruction to read)."""
+        got = self.names.get(local)
+        if got is None:
+            if self.level == 0:
+                got = self.unit.fresh(local)
+            else:
+                got = f"_{local.strip('_')}_{self.level}"
+                self.unit.used.add(got)
+            self.names[local] = got
+        return got
+
+    # ------------------------------------------------------------------ expressions
+    def value(self, node: ast.expr, hoist: bool = True) -> K | ast.expr:
+        """``node`` rebuilt: a :class:`K` where it is known now, else an expression
+        (``hoist``: a call in it may be inlined before the statement)."""
+        rule = _VALUE_RULES.get(type(node))
+        if rule is None:
+            raise Unsupported(f"{self.fn.__qualname__}: {type(node).__name__} expressions")
+        return rule(self, node, hoist)
+
+    def _constant(self, node: ast.Constant, hoist: bool) -> K:
+        return K(node.value)
+
+    def _name(self, node: ast.Name, hoist: bool) -> K | ast.expr:
+        name = node.id
+        got = self.env.get(name)
+        if got is not None:
+            return got
+        if name in self.parsed.assigned:
+            return ast.Name(self.name_of(name), ast.Load())
+        if name in self.globals:
+            return K(self.globals[name], name)
+        if name in BUILTINS:
+            return K(BUILTINS[name], name)
+        raise Unsupported(f"{self.fn.__qualname__}: unknown name {name}")
+
+    def _attribute(self, node: ast.Attribute, hoist: bool) -> K | ast.expr:
+        base = self.value(node.value, hoist)
+        if isinstance(base, K):
+            obj, attr = base.value, node.attr
+            return K(getattr(obj, attr), attr)
+        return ast.Attribute(base, node.attr, ast.Load())
+
+    def _subscript(self, node: ast.Subscript, hoist: bool) -> K | ast.expr:
+        base = self.value(node.value, hoist)
+        index = self.value(node.slice, hoist)
+        if isinstance(base, K) and isinstance(index, K):
+            return K(base.value[index.value])
+        return ast.Subscript(self.expr(base, "c"), self.expr(index, "i"), ast.Load())
+
+    def _binop(self, node: ast.BinOp, hoist: bool) -> K | ast.expr:
+        left = self.value(node.left, hoist)
+        right = self.value(node.right, hoist)
+        if isinstance(left, K) and isinstance(right, K):
+            op = _BINOPS.get(type(node.op))
+            folded = _fold(op, left.value, right.value) if op is not None else None
+            if folded is not None:
+                return folded
+        return ast.BinOp(self.expr(left, "c"), node.op, self.expr(right, "c"))
+
+    def _unaryop(self, node: ast.UnaryOp, hoist: bool) -> K | ast.expr:
+        operand = self.value(node.operand, hoist)
+        if isinstance(operand, K):
+            v = operand.value
+            if isinstance(node.op, ast.USub) and isinstance(v, int | float):
+                return K(-v)
+            if isinstance(node.op, ast.Not):
+                return K(not v)
+        return ast.UnaryOp(node.op, self.expr(operand, "c"))
+
+    def _compare(self, node: ast.Compare, hoist: bool) -> K | ast.expr:
+        parts = [self.value(node.left, hoist)]
+        parts += [self.value(c, hoist) for c in node.comparators]
+        if len(node.ops) == 1 and isinstance(parts[0], K) and isinstance(parts[1], K):
+            return K(_CMPOPS[type(node.ops[0])](parts[0].value, parts[1].value))
+        return ast.Compare(
+            self.expr(parts[0], "c"), node.ops, [self.expr(p, "c") for p in parts[1:]]
+        )
+
+    def _ifexp(self, node: ast.IfExp, hoist: bool) -> K | ast.expr:
+        test = self.value(node.test, hoist)
+        if isinstance(test, K):
+            return self.value(node.body if test.value else node.orelse, hoist)
+        return ast.IfExp(
+            self.expr(test, "c"),
+            self.expr(self.value(node.body, False), "c"),
+            self.expr(self.value(node.orelse, False), "c"),
+        )
+
+    def _sequence(self, node: ast.Tuple | ast.List, hoist: bool) -> K | ast.expr:
+        items = [self.value(e, hoist) for e in node.elts]
+        if isinstance(node, ast.Tuple) and all(isinstance(i, K) for i in items):
+            return K(tuple(i.value for i in items))
+        cls = ast.Tuple if isinstance(node, ast.Tuple) else ast.List
+        return cls([self.expr(i, "c") for i in items], ast.Load())
+
+    def _boolop(self, node: ast.BoolOp, hoist: bool) -> K | ast.expr:
+        is_and = isinstance(node.op, ast.And)
+        kept: list = []
+        for i, operand in enumerate(node.values):
+            v = self.value(operand, hoist and not kept and i == 0)
+            if isinstance(v, K):
+                decided = (not v.value) if is_and else bool(v.value)
+                if decided:  # this operand is the result when reached
+                    if not kept:
+                        return v
+                    kept.append(self.expr(v, "c"))
+                    break
+                if i == len(node.values) - 1:
+                    if not kept:
+                        return v
+                    kept.append(self.expr(v, "c"))
+                continue  # a neutral operand
+            kept.append(v)
+        if len(kept) == 1:
+            return kept[0]
+        return ast.BoolOp(node.op, kept)
+
+    def expr(self, v: K | ast.expr, hint: str) -> ast.expr:
+        return literal(v.value, self.unit, v.hint or hint) if isinstance(v, K) else v
+
+    def _call(self, node: ast.Call, hoist: bool) -> K | ast.expr:
+        func = self.value(node.func, hoist)
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            raise Unsupported(f"{self.fn.__qualname__}: keyword or starred arguments")
+        args = [self.value(a, hoist) for a in node.args]
+        if isinstance(func, K):
+            fn = func.value
+            plan = self.unit.plan
+            if all(isinstance(a, K) for a in args) and (fn in plan.fold or fn in PURE_BUILTINS):
+                return K(fn(*(a.value for a in args)))
+            if hoist and self.inlines(fn):
+                # the result lives until the statement has run: a name of this depth
+                self.calls += 1
+                result = f"_{fn.__name__.strip('_')}{self.calls}_{self.level}"
+                self.unit.used.add(result)
+                self.pending += self.inline_call(fn, args, [result])
+                return ast.Name(result, ast.Load())
+            func = literal(fn, self.unit, func.hint or "f")
+        return ast.Call(func, [self.expr(a, "c") for a in args], [])
+
+    # ------------------------------------------------------------------ inlining
+    def inline_call(self, fn: Callable, args: list, targets: list[str]) -> list:
+        """The statements of ``targets = fn(*args)`` with ``fn``'s body inlined (``targets``
+        one name, or several for a function returning a tuple)."""
+        out: list = [ast.Expr(ast.Constant(f"§ {_label(fn)} -> {', '.join(targets)}"))]
+        if fn in SIGN_SPLIT:
+            neg, pos = SIGN_SPLIT[fn]
+            # a side is a leaf: its rare fallbacks call the kernels, never inline them
+            self.chain, chain = self.chain | _KERNELS, self.chain
+            (x,) = args
+            if isinstance(x, K):
+                out += self.inline_call(neg if x.value < 0.0 else pos, args, targets)
+                self.chain = chain
+                return out
+            if not isinstance(x, ast.Name):
+                name = f"_x_{self.level + 1}"
+                out.append(_assign(name, x))
+                x = ast.Name(name, ast.Load())
+            test = ast.Compare(x, [ast.Lt()], [ast.Constant(0.0)])
+            body = self._side(neg, x.id, targets)
+            orelse = self._side(pos, x.id, targets)
+            self.chain = chain
+            return [*out, ast.If(test, body, orelse)]
+        parsed = _parse(fn, inlined=True)
+        if not isinstance(fn, FunctionType) or len(args) != len(parsed.args):
+            raise Unsupported(f"cannot inline {fn!r} with {len(args)} arguments")
+        scope = _Scope(self.unit, fn, parsed)
+        scope.chain = self.chain | {fn}
+        scope.level = self.level + 1
+        for param, arg in zip(parsed.args, args, strict=True):
+            if isinstance(arg, K):
+                scope.env[param] = arg
+            elif isinstance(arg, ast.Name) and param not in parsed.reassigned:
+                scope.names[param] = arg.id
+            else:
+                name = scope.name_of(param)
+                out.append(_assign(name, arg))
+        if len(targets) == 1:
+            scope.names[RESULT] = targets[0]
+            return out + scope.block(parsed.body)
+        scope.tuple_result = targets
+        return out + scope.block(parsed.body)
+
+    def _side(self, side: Callable, x: str, targets: list[str]) -> list:
+        """A kernel side inlined for the argument named ``x``. Its text at one depth differs
+        only in the argument's and the results' names, so it is written once per depth and
+        copied with those names (most of a specialised CommonRoad body is kernels)."""
+        key = (side, self.level + 1, len(targets))
+        template = self.unit.sides.get(key)
+        if template is None:
+            holes = [f"\x00{i}" for i in range(len(targets))]
+            body = self.inline_call(side, [ast.Name("\x00x", ast.Load())], holes)[1:]
+            template = self.unit.sides[key] = body
+        names = {"\x00x": x, **{f"\x00{i}": t for i, t in enumerate(targets)}}
+        return _clone(template, names)
+
+    # ------------------------------------------------------------------ statements
+    tuple_result: list[str] | None = None
+
+    def block(self, stmts: Iterable) -> list:
+        out: list = []
+        for s in stmts:
+            out += self.statement(s)
+            if out and isinstance(out[-1], ast.Return):
+                break  # what follows a return (after a known branch) never runs
+        return out
+
+    calls = 0  # calls inlined from the current statement
+
+    def statement(self, s: ast.stmt) -> list:  # noqa: PLR0911, PLR0912
+        self.pending = []
+        self.calls = 0
+        if isinstance(s, ast.Assign) and len(s.targets) == 1:
+            made = self._assign(s.targets[0], s.value)
+        elif isinstance(s, ast.Assign):  # a = b = value
+            v = self.value(s.value)
+            made = []
+            for t in s.targets:
+                made += self._bind(t, v)
+        elif isinstance(s, ast.AugAssign):
+            made = self._augassign(s)
+        elif isinstance(s, ast.If):
+            made = self._if(s)
+        elif isinstance(s, ast.For):
+            made = self._for(s)
+        elif isinstance(s, ast.Return):
+            v = self.value(s.value) if s.value is not None else K(None)
+            made = [ast.Return(self.expr(v, "c"))]
+        elif isinstance(s, ast.Expr):
+            if isinstance(s.value, ast.Constant):
+                return []
+            made = [ast.Expr(self.expr(self.value(s.value), "c"))]
+        elif isinstance(s, ast.Pass):
+            made = []
+        elif isinstance(s, ast.Raise):
+            made = [ast.Raise(self.expr(self.value(s.exc), "c"), None)]
+        else:
+            raise Unsupported(f"{self.fn.__qualname__}: {type(s).__name__} statements")
+        pending, self.pending = self.pending, []
+        return pending + made
+
+    def _assign(self, target: ast.expr, value: ast.expr) -> list:
+        names = target.elts if isinstance(target, ast.Tuple) else [target]
+        if isinstance(value, ast.Call) and all(isinstance(e, ast.Name) for e in names):
+            func = self.value(value.func)
+            fn = func.value if isinstance(func, K) else None
+            if fn is not None and self.inlines(fn):
+                args = [self.value(a) for a in value.args]
+                locals_ = [e.id for e in names]
+                if RESULT in locals_:
+                    if self.tuple_result is not None:
+                        targets = list(self.tuple_result)
+                    else:
+                        targets = [self.name_of(RESULT)]
+                else:
+                    for local in locals_:
+                        self._forget(local)
+                    targets = [self.name_of(local) for local in locals_]
+                read = {
+                    n.id
+                    for a in args
+                    if not isinstance(a, K)
+                    for n in ast.walk(a)
+                    if isinstance(n, ast.Name)
+                }
+                if not read & set(targets):
+                    return self.inline_call(fn, args, targets)
+                temps = [self.unit.fresh(t) for t in targets]
+                out = self.inline_call(fn, args, temps)
+                return out + [
+                    _assign(t, ast.Name(m, ast.Load())) for t, m in zip(targets, temps, strict=True)
+                ]  # noqa: E501
+        return self._bind(target, self.value(value))
+
+    def _bind(self, target: ast.expr, v: K | ast.expr) -> list:
+        if isinstance(target, ast.Name):
+            if target.id == RESULT and self.tuple_result is not None:
+                return self._bind_tuple_result(v)
+            if isinstance(v, K) and self.depth == 0 and target.id != RESULT:
+                self.env[target.id] = v
+                return []
+            self._forget(target.id)
+            return [_assign(self.name_of(target.id), self.expr(v, target.id))]
+        if isinstance(target, ast.Tuple) and isinstance(v, K):
+            out = []
+            for e, item in zip(target.elts, v.value, strict=True):
+                out += self._bind(e, K(item))
+            return out
+        if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
+            for e in target.elts:
+                self._forget(e.id)
+            elts = [ast.Name(self.name_of(e.id), ast.Store()) for e in target.elts]
+            return [ast.Assign([ast.Tuple(elts, ast.Store())], self.expr(v, "t"))]
+        raise Unsupported(f"{self.fn.__qualname__}: assignment to {ast.dump(target)[:40]}")
+
+    def _bind_tuple_result(self, v: K | ast.expr) -> list:
+        targets = self.tuple_result
+        if isinstance(v, K):
+            return [
+                _assign(t, literal(x, self.unit, t)) for t, x in zip(targets, v.value, strict=True)
+            ]  # noqa: E501
+        if not isinstance(v, ast.Tuple) or len(v.elts) != len(targets):
+            raise Unsupported(f"{self.fn.__qualname__}: returns no tuple of {len(targets)}")
+        read = {n.id for e in v.elts for n in ast.walk(e) if isinstance(n, ast.Name)}
+        if read & set(targets):
+            elts = [ast.Name(t, ast.Store()) for t in targets]
+            return [ast.Assign([ast.Tuple(elts, ast.Store())], v)]
+        return [_assign(t, e) for t, e in zip(targets, v.elts, strict=True)]
+
+    def _forget(self, local: str) -> None:
+        self.env.pop(local, None)
+
+    def _materialise(self, stmts: list) -> list:
+        """Assignments of the known locals that ``stmts`` (a branch or a loop body) assign:
+        after a branch whose test is not known, they are ordinary variables."""
+        out: list = []
+        if not self.env:
+            return out
+        assigned: set = set()
+        for s in stmts:
+            assigned |= _stores(s)
+        for local in sorted(assigned & set(self.env)):
+            v = self.env.pop(local)
+            out.append(_assign(self.name_of(local), literal(v.value, self.unit, local)))
+        return out
+
+    def _augassign(self, s: ast.AugAssign) -> list:
+        if not isinstance(s.target, ast.Name):
+            raise Unsupported(f"{self.fn.__qualname__}: augmented assignment to a non-name")
+        v = self.value(s.value)
+        local = s.target.id
+        op = _BINOPS.get(type(s.op))
+        if local in self.env and isinstance(v, K) and self.depth == 0 and op is not None:
+            folded = _fold(op, self.env[local].value, v.value)
+            if folded is not None:
+                self.env[local] = folded
+                return []
+        out = self._materialise([s])
+        target = ast.Name(self.name_of(local), ast.Store())
+        return [*out, ast.AugAssign(target, s.op, self.expr(v, local))]
+
+    def _if(self, s: ast.If) -> list:
+        test = self.value(s.test)
+        if isinstance(test, K):
+            pending, self.pending = self.pending, []
+            return pending + self.block(s.body if test.value else s.orelse)
+        test_expr = self.expr(test, "c")
+        pending, self.pending = self.pending, []
+        out = pending + self._materialise([*s.body, *s.orelse])
+        self.depth += 1
+        body = self.block(s.body) or [ast.Pass()]
+        orelse = self.block(s.orelse)
+        self.depth -= 1
+        return [*out, ast.If(test_expr, body, orelse)]
+
+    def _for(self, s: ast.For) -> list:
+        it = self.value(s.iter)
+        if s.orelse or not isinstance(it, K):
+            raise Unsupported(f"{self.fn.__qualname__}: a loop over values not known now")
+        if any(isinstance(n, ast.Break | ast.Continue) for n in ast.walk(s)):
+            raise Unsupported(f"{self.fn.__qualname__}: break or continue in an unrolled loop")
+        pending, self.pending = self.pending, []
+        out = pending
+        for item in it.value:
+            self._bind_loop(s.target, item)
+            out += self.block(s.body)
+        return out
+
+    def _bind_loop(self, target: ast.expr, item: object) -> None:
+        if isinstance(target, ast.Name):
+            self.env[target.id] = K(item)
+        elif isinstance(target, ast.Tuple):
+            for e, x in zip(target.elts, item, strict=True):
+                self._bind_loop(e, x)
+        else:
+            raise Unsupported(f"{self.fn.__qualname__}: loop target")
+
+
+_KERNELS = frozenset(SIGN_SPLIT)
+_VALUE_RULES: dict = {
+    ast.Constant: _Scope._constant,
+    ast.Name: _Scope._name,
+    ast.Attribute: _Scope._attribute,
+    ast.Subscript: _Scope._subscript,
+    ast.BinOp: _Scope._binop,
+    ast.UnaryOp: _Scope._unaryop,
+    ast.Compare: _Scope._compare,
+    ast.BoolOp: _Scope._boolop,
+    ast.IfExp: _Scope._ifexp,
+    ast.Tuple: _Scope._sequence,
+    ast.List: _Scope._sequence,
+    ast.Call: _Scope._call,
+}
+
+
+def _clone(node: object, names: dict) -> object:
+    """A copy of a tree (or a list of trees) with the names in ``names`` renamed; constants
+    and operators, which no pass changes, are shared."""
+    if isinstance(node, list):
+        return [_clone(n, names) for n in node]
+    if isinstance(node, ast.Name):
+        return ast.Name(names.get(node.id, node.id), node.ctx)
+    if not isinstance(node, ast.AST) or isinstance(node, ast.Constant | ast.operator | ast.cmpop):
+        return node
+    return type(node)(*[_clone(getattr(node, f), names) for f in node._fields])
+
+
+def _fold(op: Callable, a: object, b: object) -> K | None:
+    """``a op b`` now, where that is an operation on numbers with a finite result."""
+    if not (isinstance(a, int | float) and isinstance(b, int | float)):
+        if op is operator.add and isinstance(a, tuple) and isinstance(b, tuple):
+            return K(a + b)
+        return None
+    try:
+        v = op(a, b)
+    except (ZeroDivisionError, OverflowError):
+        return None
+    if isinstance(v, float) and not isfinite(v):
+        return None
+    return K(v)
+
+
+def _assign(name: str, value: ast.expr) -> ast.Assign:
+    return ast.Assign([ast.Name(name, ast.Store())], value)
+
+
+def _label(fn: Callable) -> str:
+    module = getattr(fn, "__module__", "") or ""
+    return f"{module.rpartition('.')[2]}.{fn.__name__}"
+
+
+class Specialised(NamedTuple):
+    """A specialised function: its syntax tree and the names it runs with."""
+
+    name: str
+    tree: ast.Module
+    namespace: dict
+
+    @property
+    def text(self) -> str:
+        """The readable text of the function (each inlined call marked by a comment)."""
+        with _Positions():
+            return _comments(ast.unparse(self.tree)) + "\n"
+
+
+def specialise(
+    fn: Callable, bound: dict, plan: Plan, name: str | None = None, doc: str = ""
+) -> Specialised:
+    """The text of ``fn`` with the parameters in ``bound`` fixed to those values (see the
+    module docstring), as a function called ``name`` of ``fn``'s other parameters."""
+    parsed = _parse(fn, inlined=False)
+    unit = _Unit(plan)
+    scope = _Scope(unit, fn, parsed)
+    name = name or fn.__name__
+    unit.used.update(parsed.assigned - set(bound))
+    unit.used.add(name)
+    params = []
+    for p in parsed.args:
+        if p in bound:
+            scope.env[p] = K(bound[p], p)
+        else:
+            params.append(ast.arg(p))
+            scope.names[p] = p
+    for local in parsed.assigned:
+        scope.names.setdefault(local, local)
+    body = scope.block(parsed.body)
+    if doc:
+        body.insert(0, ast.Expr(ast.Constant(doc)))
+    fdef = ast.FunctionDef(
+        name=name,
+        args=ast.arguments([], params, None, [], [], None, []),
+        body=body or [ast.Pass()],
+        decorator_list=[],
+        returns=None,
+        type_params=[],
+    )
+    module = ast.Module(body=[fdef], type_ignores=[])
+    return Specialised(name, module, unit.globals)
+
+
+class _Positions:
+    """Within it, a node without a source position reads line 1 from its class: the
+    compiler needs a position on every node, and writing one on each of a specialised
+    function's tens of thousands of nodes would cost more than all the rest of the work.
+    (The engine runs on one thread; parsed nodes carry their own positions.)"""
+
+    CLASSES = (ast.stmt, ast.expr, ast.arg, ast.excepthandler, ast.keyword)
+    FIELDS = (("lineno", 1), ("col_offset", 0), ("end_lineno", 1), ("end_col_offset", 0))
+
+    def __enter__(self) -> None:
+        for cls in self.CLASSES:
+            for field, value in self.FIELDS:
+                setattr(cls, field, value)
+
+    def __exit__(self, *exc: object) -> None:
+        for cls in self.CLASSES:
+            for field, _ in self.FIELDS:
+                delattr(cls, field)
+
+
+def _comments(text: str) -> str:
+    """``'§ label'`` marker statements as ``# label`` comments (the first statement of the
+    function is unparsed as a docstring, in triple quotes)."""
+    lines = []
+    for line in text.split("\n"):
+        stripped = line.lstrip()
+        for quote in ("'", '"""'):
+            if stripped.startswith(quote + "§ ") and stripped.endswith(quote):
+                inner = stripped[len(quote) + 2 : len(stripped) - len(quote)]
+                line = line[: len(line) - len(stripped)] + "# " + inner
+                break
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def compile_specialised(spec: Specialised, text: str | None = None, label: str = "") -> Callable:
+    """The function of ``spec`` (or of ``text``, a variant of its text: a planted-difference
+    test perturbs one line), compiled in its namespace."""
+    names = dict(spec.namespace)
+    source = spec.tree if text is None else text
+    # The text is the readable functions' own, moved (module docstring); tests lint it.
+    where = f"<specialised {label or spec.name}>"
+    with _Positions():
+        code = compile(source, where, "exec")  # strict: allow dynamic-code -- the readable, moved
+    exec(code, names)  # strict: allow dynamic-code -- the specialised function, linted by tests
+    return names[spec.name]
+
+
+__all__ = [
+    "K",
+    "Plan",
+    "Specialised",
+    "Unfoldable",
+    "Unsupported",
+    "compile_specialised",
+    "specialise",
+]

@@ -1,0 +1,42 @@
+"""Small readable functions for tests/test_specialise.py (the specialiser reads their source)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from skidpad.engine.smath.trig import atan_fast
+
+
+class Consts(NamedTuple):
+    gain: float
+    offsets: tuple
+    mode: str
+
+
+def scaled(x: float, k: Consts) -> float:
+    return k.gain * x + 0.5 * k.gain
+
+
+def corners(x: float, k: Consts) -> float:
+    total = 0.0
+    for i in range(4):
+        total = total + k.offsets[i] * x
+    if k.mode == "plain":
+        return total
+    return total + atan_fast(x)
+
+
+def helper(a: float, b: float) -> float:
+    if a > b:
+        return a - b
+    return b - a
+
+
+def caller(x: float, y: float) -> float:
+    return helper(x, y) * 2.0 + helper(y * 3.0, x)
+
+
+def unsupported(x: float) -> float:
+    while x > 1.0:
+        x = x * 0.5
+    return x

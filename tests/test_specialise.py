@@ -1,0 +1,61 @@
+"""The specialiser's transformations, each on a small readable function (ADR 0230)."""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+
+import pytest
+from skidpad.engine import specialise
+from specialise_samples import Consts, caller, corners, helper, scaled, unsupported
+
+K = Consts(1.0 / 3.0, (0.1, -0.2, 0.30000000000000004, 7.0), "plain")
+NO_INLINE = specialise.Plan(inline=frozenset(), fold=frozenset())
+
+
+def build(fn, bound, plan=NO_INLINE):
+    spec = specialise.specialise(fn, bound, plan)
+    return spec, specialise.compile_specialised(spec)
+
+
+def test_constants_fold_in_the_readable_grouping() -> None:
+    spec, fast = build(scaled, {"k": K})
+    assert "k." not in spec.text and repr(0.5 * K.gain) in spec.text
+    for x in (0.0, -1.5, 3.7, 1e300):
+        assert fast(x) == scaled(x, K)
+
+
+def test_loops_unroll_and_known_branches_drop() -> None:
+    spec, fast = build(corners, {"k": K})
+    assert "for " not in spec.text and "if " not in spec.text and "atan" not in spec.text
+    assert spec.text.count(" * x") == 4
+    other = K._replace(mode="other")
+    spec2, fast2 = build(corners, {"k": other})
+    assert "# trig.atan_fast" in spec2.text  # the kernel inlined by its sign split
+    for x in (-2.0, -0.3, 0.0, -0.0, 1e-12, 0.7, 5.0, 1e20, -1e300):
+        assert fast(x) == corners(x, K)
+        assert math.copysign(1.0, fast2(x)) == math.copysign(1.0, corners(x, other))
+        assert fast2(x) == corners(x, other)
+    assert math.isnan(fast(math.inf)) and math.isnan(corners(math.inf, K))
+
+
+def test_calls_inline_with_renamed_locals_in_evaluation_order() -> None:
+    plan = specialise.Plan(inline=frozenset({helper}), fold=frozenset())
+    spec, fast = build(caller, {}, plan)
+    assert not re.search(r"\bhelper\(", spec.text)
+    assert spec.text.count("# specialise_samples.helper") == 2
+    rng = random.Random(1)
+    for _ in range(200):
+        x, y = rng.uniform(-5, 5), rng.uniform(-5, 5)
+        assert fast(x, y) == caller(x, y)
+
+
+def test_an_unsupported_construct_is_refused_not_skipped() -> None:
+    with pytest.raises(specialise.Unsupported):
+        specialise.specialise(unsupported, {}, NO_INLINE)
+
+
+def test_a_non_finite_constant_has_no_literal() -> None:
+    with pytest.raises(specialise.Unfoldable):
+        specialise.specialise(scaled, {"k": K._replace(gain=math.inf)}, NO_INLINE)

@@ -1,0 +1,217 @@
+"""The fast path follows the text it is derived from: mutate one floating-point operation of
+a readable function (an operator swapped, a constant nudged by one ulp), specialise the
+mutated text, and the specialised function gives exactly the mutated readable function's
+bits (ADR 0230).
+
+Families: the CommonRoad tire (``tire.combined_forces`` and ``shift_weight``) and the MB
+derivative (``mb.derivatives_ext``, its slips and the input constraints, with the tire
+inlined). Each mutation is drawn from every float operation of one function, with a fixed
+seed. The suite runs a sample (``SUITE_SAMPLE`` mutations); ``SKIDPAD_MUTATIONS=all``
+(``nox -s mutations``) runs ``FULL_SAMPLE``.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import math
+import os
+import random
+import struct
+import textwrap
+
+import pytest
+from skidpad.engine import specialise
+from skidpad.engine.commonroad import constraints, mb, mb_fast, tire, tire_fast
+from skidpad.engine.commonroad.params import load_vehicle
+from test_commonroad_mb_fast import mb_input, mb_state
+
+SUITE_SAMPLE = 16
+FULL_SAMPLE = 64
+SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult}
+
+
+def sites(fn) -> list[tuple[str, int]]:
+    """Every mutable operation of ``fn``: ('op', k) for its k-th float-looking binary
+    operation, ('const', k) for its k-th float literal."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    ops = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and type(n.op) in SWAPS]
+    consts = [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and type(n.value) is float]
+    return [("op", k) for k in range(len(ops))] + [("const", k) for k in range(len(consts))]
+
+
+def mutated_text(fn, site: tuple[str, int]) -> str:
+    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    kind, k = site
+    if kind == "op":
+        node = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and type(n.op) in SWAPS][k]
+        node.op = SWAPS[type(node.op)]()
+    else:
+        node = [
+            n for n in ast.walk(tree) if isinstance(n, ast.Constant) and type(n.value) is float
+        ][k]
+        node.value = math.nextafter(node.value, math.inf)
+    return ast.unparse(tree)
+
+
+def mutant(fn, text: str, namespace: dict):
+    """``fn`` made from ``text`` in ``namespace`` (a copy of its module's names)."""
+    exec(
+        compile(text, f"<mutant {fn.__name__}>", "exec"), namespace
+    )  # strict: allow dynamic-code -- test
+    new = namespace[fn.__name__]
+    setattr(new, specialise.SOURCE_ATTRIBUTE, text)
+    return new
+
+
+def bits(values) -> tuple:
+    return tuple("nan" if v != v else struct.pack("<d", v) for v in values)
+
+
+def outcome(call) -> object:
+    try:
+        return bits(call())
+    except (ValueError, ZeroDivisionError, OverflowError) as exc:
+        return ("raised", type(exc).__name__)
+
+
+def flat(result) -> list:
+    f, extra = result
+    return [*f, *(v for group in extra for v in group)]
+
+
+def tire_family(target, site, rng: random.Random) -> tuple[int, int]:
+    """(cases where the specialised mutant differs from the mutant, cases where the mutant
+    differs from the unmutated function) for one mutation of the tire's functions."""
+    p = load_vehicle(rng.choice([1, 2, 3])).tire
+    names = dict(vars(tire))
+    new = mutant(target, mutated_text(target, site), names)
+    top = new if target is tire.combined_forces else names["combined_forces"]
+    if target is not tire.combined_forces:  # the chain must call the mutated helper
+        top = mutant(tire.combined_forces, inspect.getsource(tire.combined_forces), names)
+    plan = specialise.Plan(inline=frozenset({names["shift_weight"]}), fold=frozenset())
+    wx, wy = tire.weight_series_x(p), tire.weight_series_y(p)
+    try:
+        spec = specialise.specialise(top, {"p": p, "wx": wx, "wy": wy}, plan, name="forces")
+    except specialise.Unfoldable:
+        return 0, 0
+    fast = specialise.compile_specialised(spec)
+    differ = moved = 0
+    for _ in range(40):
+        k, a = rng.uniform(-0.3, 0.3), rng.uniform(-0.3, 0.3)
+        g, fz = rng.choice([0.0, rng.uniform(-0.1, 0.1)]), rng.uniform(500.0, 8000.0)
+        want = outcome(lambda: top(k, a, g, fz, p, wx, wy))  # noqa: B023
+        got = outcome(lambda: fast(k, a, g, fz))  # noqa: B023
+        differ += want != got
+        moved += want != outcome(lambda: tire.combined_forces(k, a, g, fz, p, wx, wy))  # noqa: B023
+    return differ, moved
+
+
+def mb_family(target, site, rng: random.Random) -> tuple[int, int]:
+    """As ``tire_family``, for one mutation of the MB derivative's functions."""
+    p = load_vehicle(rng.choice([1, 2, 3]))
+    home = {mb.derivatives_ext: mb, mb._slip: mb, constraints.steering_constraints: constraints}
+    module = home.get(target, mb)
+    names = dict(vars(module))
+    new = mutant(target, mutated_text(target, site), names)
+    mb_names = dict(vars(mb))
+    if module is constraints:
+        mb_names[target.__name__] = new
+    inline = set(mb_fast.PLAN.inline) - {target}
+    inline.add(new)
+    if target is mb.derivatives_ext:
+        top = new
+    else:
+        mb_names.update({target.__name__: new} if module is mb else {})
+        top = mutant(mb.derivatives_ext, inspect.getsource(mb.derivatives_ext), mb_names)
+    plan = specialise.Plan(frozenset(inline), mb_fast.PLAN.fold)
+    try:
+        spec = specialise.specialise(top, {"p": p}, plan)
+    except specialise.Unfoldable:
+        return 0, 0
+    fast = specialise.compile_specialised(spec)
+    differ = moved = 0
+    for _ in range(12):
+        x, u = mb_state(rng, p), mb_input(rng)
+        want = outcome(lambda: flat(top(x, u, p)))  # noqa: B023
+        differ += want != outcome(lambda: flat(fast(x, u)))  # noqa: B023
+        moved += want != outcome(lambda: flat(mb.derivatives_ext(x, u, p)))  # noqa: B023
+    return differ, moved
+
+
+FAMILIES = {
+    "tire": (tire_family, (tire.combined_forces, tire.shift_weight)),
+    "mb": (
+        mb_family,
+        (mb.derivatives_ext, mb._slip, constraints.steering_constraints),
+    ),
+}
+
+
+def mutations(count: int) -> list[tuple[str, object, tuple[str, int]]]:
+    """``count`` mutations spread over the families and their functions (a fixed draw)."""
+    rng = random.Random(29)
+    pool = [
+        (family, fn, site)
+        for family, (_, fns) in FAMILIES.items()
+        for fn in fns
+        for site in sites(fn)
+    ]
+    rng.shuffle(pool)
+    # every function first, then the rest of the draw
+    first = {}
+    for item in pool:
+        first.setdefault(item[1], item)
+    chosen = list(first.values())
+    chosen += [m for m in pool if m not in chosen][: max(0, count - len(chosen))]
+    return chosen[:count]
+
+
+def sample_size() -> int:
+    return FULL_SAMPLE if os.environ.get("SKIDPAD_MUTATIONS") == "all" else SUITE_SAMPLE
+
+
+@pytest.mark.parametrize(
+    ("family", "fn", "site"),
+    mutations(sample_size()),
+    ids=lambda v: v if isinstance(v, str) else getattr(v, "__name__", None),
+)
+def test_the_specialised_mutant_gives_the_mutated_readable_bits(family, fn, site) -> None:
+    run, _ = FAMILIES[family]
+    differ, _ = run(fn, site, random.Random(f"{family}-{fn.__name__}-{site}"))
+    assert differ == 0, f"{family}: mutating {fn.__name__} at {site}: {differ} cases differ"
+
+
+def test_most_mutations_of_the_sample_move_bits() -> None:
+    """The mutations are real: most change the readable function's results on the cases
+    drawn (a few sit in branches the cases miss, or multiply a zero)."""
+    chosen = mutations(SUITE_SAMPLE)
+    moving = 0
+    for family, fn, site in chosen:
+        run, _ = FAMILIES[family]
+        _, moved = run(fn, site, random.Random(f"{family}-{fn.__name__}-{site}"))
+        moving += moved > 0
+    assert moving >= 0.6 * len(chosen), f"only {moving} of {len(chosen)} mutations moved bits"
+
+
+def test_the_draw_covers_every_function_and_the_full_set_is_large_enough() -> None:
+    chosen = mutations(FULL_SAMPLE)
+    assert len(chosen) >= 50
+    assert {fn for _, fn, _ in chosen} == {fn for _, fns in FAMILIES.values() for fn in fns}
+
+
+def test_a_mutation_the_fast_path_misses_is_caught() -> None:
+    """The comparison can fail: the specialised code of the *unmutated* tire against a
+    mutated readable tire differs."""
+    p = load_vehicle(2).tire
+    wx, wy = tire.weight_series_x(p), tire.weight_series_y(p)
+    names = dict(vars(tire))
+    site = next(s for s in sites(tire.combined_forces) if s[0] == "op")
+    bad = mutant(tire.combined_forces, mutated_text(tire.combined_forces, site), names)
+    fast = tire_fast.forces_for(p)
+    rng = random.Random(5)
+    cases = [(rng.uniform(-0.3, 0.3), rng.uniform(-0.3, 0.3), 0.0, 3000.0) for _ in range(40)]
+    assert any(
+        outcome(lambda: bad(k, a, g, f, p, wx, wy)) != outcome(lambda: fast(k, a, g, f))  # noqa: B023
+        for k, a, g, f in cases
+    )
