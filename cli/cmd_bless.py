@@ -84,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
         files = sorted(rec_dir.glob("*.json"))
         if not files:
             raise SkidpadError(f"{rec_dir}: no recordings to bless")
+    _refuse_history(files)
     targets = [_hashes_dir(f, args.hashes) for f in files]
     _refuse_same_names(files, targets)
     _check_names_fit(files, targets)
@@ -162,6 +163,19 @@ def run(args: argparse.Namespace) -> int:
         if moved:
             print(PHYSICS_RULE)
     return 0
+
+
+def _refuse_history(files: list[Path]) -> None:
+    """A recording of the frozen folder of earlier physics (``recordings/history/``, ADR
+    0207) is never blessed: its own claims are its golden hashes, made by its own physics,
+    and today's physics would write other ones."""
+    for f in files:
+        parent = f.absolute().parent
+        if parent.name == "history" and parent.parent.name == "recordings":
+            raise SkidpadError(
+                f"{printable(f)}: recordings/history/ holds recordings of earlier physics, "
+                "verified under their own (skidpad verify); bless never writes hashes for them"
+            )
 
 
 def _write_sets(targets: list[Path], paths: list[Path], docs: list[dict], math_doc) -> None:

@@ -41,11 +41,13 @@ def run(args: argparse.Namespace) -> int:
     from skidpad.engine.errors import SkidpadError
     from skidpad.parity.server import LoopbackServer, ServerError
     from skidpad.sandbox import WEB_DIR, WEB_FILES
-    from skidpad.sandbox.serve import page_url, project_wheel, pyodide_dir
+    from skidpad.sandbox.serve import page_url, physics_routes, project_wheel, pyodide_dir
 
     wheel = project_wheel()
     try:
-        server = LoopbackServer(wheel, pyodide_dir(), WEB_DIR, WEB_FILES, port=args.port)
+        server = LoopbackServer(
+            wheel, pyodide_dir(), WEB_DIR, WEB_FILES, port=args.port, extra=physics_routes()
+        )
         base = server.start()
     except ServerError as exc:
         raise SkidpadError(str(exc)) from None

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skidpad.engine.errors import SkidpadError
+from skidpad.parity import archived
 from skidpad.parity.runs import (
     REQUEST_TIMEOUT_S,
     START_TIMEOUT_S,
@@ -396,7 +397,8 @@ def diagnose(
     by_run = {r.name: r for r in runs}
     every = options.get("checkpoint_every", 100)
     found = []
-    for rec_name, a, b in disagreeing_pairs(matrix, runs)[:max_recordings]:
+    pairs = [p for p in disagreeing_pairs(matrix, runs) if not archived.is_archived(by_name[p[0]])]
+    for rec_name, a, b in pairs[:max_recordings]:
         rec = by_name[rec_name]
         if b != "golden":
             pair = (by_run[a], by_run[b])

@@ -63,6 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from skidpad.engine.errors import SkidpadError
+from skidpad.parity import archived
 from skidpad.parity.diagnosis import diagnose, fill_code_from_wheel
 from skidpad.parity.render import (
     format_table,
@@ -170,7 +171,7 @@ def run_runtime(
             progress(f"[{name}] {rec.name} ({i}/{len(recordings)})")
             request = {
                 "selftest": False,
-                "recordings": [{"name": rec.name, "text": rec.text}],
+                "recordings": [archived.request_item(rec)],
                 "checkpoint_every": checkpoint_every,
             }
             response = runtime.run(request, timeout_s=request_timeout_s)

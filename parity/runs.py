@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from skidpad.engine.errors import SkidpadError
+from skidpad.parity import archived
 from skidpad.parity.runtimes.base import Runtime
 
 START_TIMEOUT_S = 240.0  # Pyodide boots in 3-9 s; a loaded 2-core machine can be far slower
@@ -38,6 +39,7 @@ def load_recordings(paths: Sequence[Path] | None, root: Path) -> list[RecordingF
     if paths is None:
         folder = root / "recordings"
         paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
+        paths += archived.history_paths(root)  # recordings of earlier physics (ADR 0207)
     files: list[RecordingFile] = []
     seen: dict[str, Path] = {}
     for path in paths:

@@ -88,8 +88,10 @@ def build_routes(
     wheel: Path,
     web_dir: Path = WEB_DIR,
     web_files: tuple[str, ...] = WEB_FILES,
+    extra: dict[str, Path] | None = None,
 ) -> dict[str, Path]:
-    """The routing table: URL path -> file. Raises ServerError naming a missing file."""
+    """The routing table: URL path -> file. Raises ServerError naming a missing file.
+    ``extra`` adds fixed routes of the caller's (the sandbox's archived physics zips)."""
     pyodide_dir = Path(pyodide_dir)
     wheel = Path(wheel)
     if not (pyodide_dir / "pyodide.mjs").is_file():
@@ -111,6 +113,10 @@ def build_routes(
     routes["/"] = web_dir / "index.html"
     routes[f"/wheel/{wheel.name}"] = wheel
     routes[SERVED_WHEEL] = wheel
+    for route, path in (extra or {}).items():
+        if not Path(path).is_file():
+            raise ServerError(f"file to serve missing: {path}")
+        routes[route] = Path(path)
     return routes
 
 
@@ -257,8 +263,9 @@ class LoopbackServer:
         web_dir: Path = WEB_DIR,
         web_files: tuple[str, ...] = WEB_FILES,
         port: int = 0,
+        extra: dict[str, Path] | None = None,
     ) -> None:
-        self.routes = build_routes(pyodide_dir, wheel, web_dir, web_files)
+        self.routes = build_routes(pyodide_dir, wheel, web_dir, web_files, extra)
         self.bind_port = port
         self.wheel = Path(wheel)
         self.pyodide_dir = Path(pyodide_dir)

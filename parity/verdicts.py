@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from skidpad.engine.errors import SkidpadError
+from skidpad.parity import archived
 from skidpad.parity.runs import RecordingFile, RuntimeRun
 
 if TYPE_CHECKING:
@@ -179,6 +180,8 @@ def _recording_cell(
     reference: RuntimeRun | None,
     checkpoint_every: int,
 ) -> Cell:
+    if archived.is_archived(rec):  # judged by its own claims under its own physics
+        return archived.recording_cell(run, rec, reference, Cell, first_difference)
     if run.status != "ok":
         return Cell("skipped", run.status)
     result = run.recordings.get(rec.name)

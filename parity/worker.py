@@ -11,7 +11,9 @@ Request::
     {"selftest": bool,                         # compute the math self-test hash (default true)
      "fastpath": bool,                         # and compare the fast and readable substep on
                                                # a short drive of every preset (default: selftest)
-     "recordings": [{"name": str, "text": str}, ...],   # recording documents (JSON text)
+     "recordings": [{"name": str, "text": str,          # recording documents (JSON text)
+                     "physics": int}, ...],   # optional: replay under that archived physics
+                                               # (parity.archived; the answer adds "laps")
      "checkpoint_every": int,                  # host steps between checkpoints (default 100)
      "trace": {"stop_after": int | None,       # optional: trace each recording (replay.trace),
                "detail_steps": [from, to] | None}}   # stopping early, with stage/state detail
@@ -105,7 +107,12 @@ def _check_trace(trace: Any) -> dict[str, Any] | None:
     return {"stop_after": stop, "detail_steps": window}
 
 
-def _check_request(request: Any) -> tuple[bool, list[tuple[str, str]], int]:
+#: the fields of one request.recordings entry ("physics": replay under that archived version,
+#: parity.archived)
+_ITEM_KEYS = {"name", "text", "physics"}
+
+
+def _check_request(request: Any) -> tuple[bool, list[tuple[str, str, int | None]], int]:
     if not isinstance(request, dict):
         raise RequestError(f"request: must be a JSON object, not {type(request).__name__}")
     unknown = sorted(
@@ -124,13 +131,17 @@ def _check_request(request: Any) -> tuple[bool, list[tuple[str, str]], int]:
     items = request.get("recordings", [])
     if not isinstance(items, list):
         raise RequestError("request.recordings: must be a list of {name, text}")
-    recordings: list[tuple[str, str]] = []
+    recordings: list[tuple[str, str, int | None]] = []
     seen: set[str] = set()
     for i, item in enumerate(items):
         where = f"request.recordings[{i}]"
-        if not isinstance(item, dict) or set(item) != {"name", "text"}:
-            raise RequestError(f"{where}: must be an object with exactly 'name' and 'text'")
-        name, text = item["name"], item["text"]
+        if not isinstance(item, dict) or not {"name", "text"} <= set(item) <= _ITEM_KEYS:
+            raise RequestError(
+                f"{where}: must be an object with 'name' and 'text' (and optionally 'physics')"
+            )
+        name, text, physics = item["name"], item["text"], item.get("physics")
+        if physics is not None and (not isinstance(physics, int) or isinstance(physics, bool)):
+            raise RequestError(f"{where}.physics: must be an archived physics version (integer)")
         if not isinstance(name, str) or not name:
             raise RequestError(f"{where}.name: must be a non-empty string")
         if not isinstance(text, str):
@@ -138,7 +149,7 @@ def _check_request(request: Any) -> tuple[bool, list[tuple[str, str]], int]:
         if name in seen:
             raise RequestError(f"{where}.name: duplicate recording name {name!r}")
         seen.add(name)
-        recordings.append((name, text))
+        recordings.append((name, text, physics))
     return selftest, recordings, every
 
 
@@ -215,8 +226,13 @@ def run_request(request: dict) -> dict:
         except Exception as exc:  # reported as a failed check, never fatal
             response["fastpath"] = {"error": _error_text(exc)}
     results: dict[str, Any] = {}
-    for name, text in recordings:
+    for name, text, physics in recordings:
         try:
+            if physics is not None:  # an earlier physics, run from the archive (ADR 0207)
+                from skidpad.parity.archived import replay_archived
+
+                results[name] = replay_archived(name, text, physics)
+                continue
             results[name] = replay_one(name, text, every, trace)
         except Exception as exc:  # one bad recording must not hide the others' results
             results[name] = {"error": _error_text(exc)}

@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -60,6 +61,16 @@ DEFAULT_TIMEOUT_S = 3600.0
 
 class ArchiveError(SkidpadError):
     """The archive is missing, damaged, or cannot run a version here."""
+
+
+class ArchiveMissing(ArchiveError):
+    """A version's tree is not in this installation yet: the sandbox page's wheel leaves the
+    archive out and fetches one version's zip (:func:`version_zip`) when a recording needs
+    it (ADR 0206)."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(f"physics {number} is not in this installation's archive")
+        self.number = number
 
 
 @dataclass(frozen=True)
@@ -91,12 +102,28 @@ def versions() -> dict[int, PhysicsVersion]:
     return out
 
 
+#: whether versions missing here may be fetched when a recording needs one: the sandbox
+#: page's wheel ships no archive and fetches one version's zip at a time (ADR 0206)
+_on_demand = False
+
+
+def fetch_on_demand() -> None:
+    """Declare that this installation fetches archived versions as recordings need them
+    (the sandbox page): they count as installed, and a run of one not fetched yet raises
+    :class:`ArchiveMissing` naming it."""
+    global _on_demand
+    _on_demand = True
+
+
 def archived_versions() -> list[int]:
-    """The versions this installation runs from the archive, newest first (none when the
-    installation ships no archive, as the sandbox page's wheel does)."""
-    if not ARCHIVE_FILE.is_file():
-        return []
-    return sorted((n for n, v in versions().items() if v.archived), reverse=True)
+    """The versions this installation runs from the archive, newest first: every archived
+    version when the archive is shipped (or fetched on demand), else only those fetched so
+    far (none for an installation without the archive: it runs today's physics only)."""
+    every = sorted((n for n, v in versions().items() if v.archived), reverse=True)
+    if ARCHIVE_FILE.is_file() or _on_demand:
+        return every
+    held = _index()
+    return [n for n in every if str(n) in held]
 
 
 @cache
@@ -176,7 +203,7 @@ def shipped_entries(path: Path = ARCHIVE_FILE) -> dict[str, bytes]:
     try:
         with zipfile.ZipFile(path) as zf:
             entries = {name: zf.read(name) for name in zf.namelist()}
-    except (OSError, zipfile.BadZipFile) as exc:
+    except (OSError, zipfile.BadZipFile, zlib.error, EOFError, ValueError) as exc:
         raise ArchiveError(f"the physics archive is damaged: {path.name}: {exc}") from None
     for name, data in entries.items():
         if name.startswith("objects/") and hashlib.sha256(data).hexdigest() != name[8:]:
@@ -207,17 +234,77 @@ def cache_root() -> Path:
     return folder / "physics"
 
 
+def fetched_dir() -> Path:
+    """Where version zips fetched on demand are kept (:func:`add_version_zip`)."""
+    return cache_root() / "fetched"
+
+
+def _sources() -> list[Path]:
+    """The archives this installation reads, the shipped one first (the page has none: its
+    wheel leaves it out) and then every version zip fetched so far."""
+    shipped = [ARCHIVE_FILE] if ARCHIVE_FILE.is_file() else []
+    folder = fetched_dir()
+    return shipped + (sorted(folder.glob("v*.zip")) if folder.is_dir() else [])
+
+
+def _index() -> dict[str, tuple[Path, dict]]:
+    """Version number (text) -> (the archive holding it, its index entry)."""
+    out: dict[str, tuple[Path, dict]] = {}
+    for source in _sources():
+        for number, entry in _source_index(source, source.stat().st_mtime_ns).items():
+            out.setdefault(number, (source, entry))
+    return out
+
+
 @cache
-def _index() -> dict:
-    return json.loads(shipped_entries()["index.json"])
+def _source_index(source: Path, _mtime: int) -> dict:
+    return json.loads(shipped_entries(source)["index.json"])["versions"]
+
+
+def version_zip(number: int, entries: dict[str, bytes] | None = None) -> bytes:
+    """One version's tree alone, in the archive's own format (an ``index.json`` naming that
+    version and its objects): what the sandbox page fetches when a recording needs it."""
+    entries = shipped_entries() if entries is None else entries
+    index = json.loads(entries["index.json"])
+    entry = index["versions"].get(str(number))
+    if entry is None:
+        raise ArchiveError(f"physics {number} is not in the shipped archive")
+    shas = sorted(set(entry["files"].values()))
+    out = {f"objects/{sha}": entries[f"objects/{sha}"] for sha in shas}
+    one = {"format": index["format"], "versions": {str(number): entry}}
+    out["index.json"] = (json.dumps(one, indent=1, sort_keys=True) + "\n").encode()
+    return zip_bytes(dict(sorted(out.items())))
+
+
+def add_version_zip(number: int, data: bytes) -> Path:
+    """Keep a fetched version zip (checked whole: it must hold exactly version ``number``,
+    every object matching its hash) where :func:`unpacked_tree` finds it."""
+    folder = fetched_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(prefix=f".v{number}-", suffix=".zip", dir=folder)
+    with open(handle, "wb") as f:
+        f.write(data)
+    staging = Path(name)
+    try:
+        entries = shipped_entries(staging)
+        index = json.loads(entries.get("index.json", b"{}"))
+        held = list(index.get("versions", {})) if isinstance(index, dict) else []
+        if held != [str(number)]:
+            raise ArchiveError(f"the fetched zip for physics {number} holds versions {held}")
+        target = folder / f"v{number}.zip"
+        os.replace(staging, target)
+        return target
+    finally:
+        staging.unlink(missing_ok=True)
 
 
 def unpacked_tree(number: int) -> Path:
     """The folder holding version ``number``'s tree and the shim, unpacked once (atomically:
     a half-unpacked folder is never used)."""
-    entry = _index()["versions"].get(str(number))
-    if entry is None:
-        raise ArchiveError(f"physics {number} is not in this installation's archive")
+    found = _index().get(str(number))
+    if found is None:
+        raise ArchiveMissing(number)
+    source, entry = found
     digest = hashlib.sha256(json.dumps(entry, sort_keys=True).encode()).hexdigest()[:16]
     shim = SHIM.read_bytes()
     tag = hashlib.sha256(shim).hexdigest()[:8]
@@ -227,7 +314,7 @@ def unpacked_tree(number: int) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".v{number}-", dir=target.parent))
     try:
-        with zipfile.ZipFile(ARCHIVE_FILE) as zf:
+        with zipfile.ZipFile(source) as zf:
             for path, sha in entry["files"].items():
                 out = staging / path
                 out.parent.mkdir(parents=True, exist_ok=True)
@@ -259,6 +346,39 @@ class ArchivedRun:
 def run_archived(number: int, recording: Path, timeout: float = DEFAULT_TIMEOUT_S) -> ArchivedRun:
     """Replay ``recording`` under archived physics ``number`` in a process of its own."""
     tree = unpacked_tree(number)
+    unstamped = unstamped_copy(recording)
+    try:
+        return _run(number, tree, unstamped or recording, timeout)
+    finally:
+        if unstamped is not None:
+            unstamped.unlink(missing_ok=True)
+
+
+def unstamped_copy(recording: Path) -> Path | None:
+    """A stamped recording (four-wheel format 3, CommonRoad format 2) as the format before
+    the stamp, which is what every archived loader reads (they all predate it): the same
+    drive and claims, without ``physics_version``. None for a file with no stamp (or one
+    the old loader shall judge as it is)."""
+    try:
+        doc = json.loads(recording.read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    stamped = isinstance(doc, dict) and "physics_version" in doc
+    if not stamped or not isinstance(doc.get("version"), int):
+        return None
+    del doc["physics_version"]
+    doc["version"] -= 1  # the stamp is the only difference from the version before
+    handle, name = tempfile.mkstemp(prefix="skidpad-unstamped-", suffix=".json")
+    with open(handle, "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+    return Path(name)
+
+
+def _run(number: int, tree: Path, recording: Path, timeout: float) -> ArchivedRun:
+    if in_process():
+        from skidpad.replay.archive_inprocess import run_in_process
+
+        return _run_of(run_in_process(tree, recording))
     command = [sys.executable, "-I", str(tree / "archive_shim.py"), str(tree), str(recording)]
     try:
         proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
@@ -268,7 +388,17 @@ def run_archived(number: int, recording: Path, timeout: float = DEFAULT_TIMEOUT_
     if proc.returncode != 0 or not lines:
         tail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
         raise ArchiveError(f"physics {number} failed on this file: {tail[0]}")
-    answer = json.loads(lines[-1])
+    return _run_of(json.loads(lines[-1]))
+
+
+def in_process() -> bool:
+    """Whether archived versions run in this interpreter (:mod:`replay.archive_inprocess`)
+    rather than in a process of their own: where there are no processes (Pyodide), or when
+    ``SKIDPAD_ARCHIVE_IN_PROCESS=1`` asks for it (tests, the parity matrix's CPython)."""
+    return sys.platform == "emscripten" or os.environ.get("SKIDPAD_ARCHIVE_IN_PROCESS") == "1"
+
+
+def _run_of(answer: dict) -> ArchivedRun:
     if "error" in answer:
         return ArchivedRun([], None, 0, None, error=answer["error"])
     return ArchivedRun(

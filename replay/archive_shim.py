@@ -36,25 +36,31 @@ def _replay(rec, recording, replayer):
     return replayer.replay(rec, checkpoint_every=every), None
 
 
-def main(argv):
-    tree, path = argv[1], argv[2]
-    sys.path.insert(0, tree)
+def answer(path):
+    """Replay the recording at ``path`` with the ``replay``/``engine`` packages importable
+    now (the archived tree's): the answer document, or ``{"error": ...}`` when the old
+    loader refuses the file. Called by :func:`main` in a process of its own, and by
+    ``replay.archive_inprocess`` where there are no processes (Pyodide)."""
     recording = importlib.import_module("replay.recording")
     replayer = importlib.import_module("replay.replayer")
     try:
         rec = recording.load(path)
     except Exception as exc:  # the old loader's own refusal: an answer, not a crash
-        print(json.dumps({"error": f"{type(exc).__name__}: {exc}"}))
-        return 0
+        return {"error": f"{type(exc).__name__}: {exc}"}
     result, laps = _replay(rec, recording, replayer)
-    answer = {
+    return {
         "checkpoints": [[int(s), h] for s, h in result.checkpoints],
         "final_hash": result.final_hash,
         "steps": result.steps,
         "checkpoint_every": _every(rec),
         "laps": laps,
     }
-    print(json.dumps(answer))
+
+
+def main(argv):
+    tree, path = argv[1], argv[2]
+    sys.path.insert(0, tree)
+    print(json.dumps(answer(path)))
     return 0
 
 

@@ -5,9 +5,10 @@ A CommonRoad recording (ADR 0090) is one UTF-8 JSON object (schema:
 
     {
      "format": "skidpad-commonroad-recording",   always this string
-     "version": 1,                               CR_FORMAT_VERSION
+     "version": 2,                               CR_FORMAT_VERSION (1: no physics_version)
      "engine_version": "0.1.0",                  engine.__version__ at record time
      "math_hash": "0123456789abcdef",            math self-test hash at record time, or null
+     "physics_version": 8,                       the physics that made it (version 2 on)
      "model": "st",                              ks | st | std | mb
      "vehicle": 2,                               CommonRoad vehicle id (1, 2, 3)
      "drive": "scripted",                        how the inputs were produced, or null
@@ -64,6 +65,7 @@ from typing import TYPE_CHECKING, Any
 from skidpad.engine.commonroad.inputs import INPUT_NAMES, INPUTS, STAGES
 from skidpad.engine.commonroad.scheduler import MAX_HOST_DT_US, MIN_DT_US, plan_steps
 from skidpad.engine.errors import DefinitionError, SkidpadError
+from skidpad.engine.physics import PHYSICS_VERSION
 from skidpad.engine.state import StateLayout, hash_bytes
 from skidpad.replay.budget import DEFAULT_BUDGET, Budget
 from skidpad.replay.document import (
@@ -101,7 +103,11 @@ if TYPE_CHECKING:
 # recordings (the sandbox page) does not load them; they never import replay/.
 
 CR_FORMAT_NAME = "skidpad-commonroad-recording"
-CR_FORMAT_VERSION = 1
+#: the version ``skidpad record`` writes: 2 stamps the physics version (ADR 0208); version 1
+#: files (every CommonRoad file written before it) still load, and are identified by trial
+CR_FORMAT_VERSION = 2
+#: the largest physics version a file may name (a bound on hostile input, not a plan)
+MAX_PHYSICS_VERSION = 1_000_000
 
 #: Top-level keys in the order they are written; the loader accepts no others.
 CR_KEYS = (
@@ -109,6 +115,7 @@ CR_KEYS = (
     "version",
     "engine_version",
     "math_hash",
+    "physics_version",
     "model",
     "vehicle",
     "drive",
@@ -121,6 +128,9 @@ CR_KEYS = (
     "final_hash",
     "frames",
 )
+#: the keys of a version 1 file: no physics version
+CR_KEYS_V1 = tuple(k for k in CR_KEYS if k != "physics_version")
+CR_KEYS_OF = {1: CR_KEYS_V1, 2: CR_KEYS}
 PARAMETER_KEYS = ("vehicle", "powertrain", "safety", "steer_gain")
 
 #: The values of a frame after its count: the host step's ``dt_us``, then the daemon's inputs.
@@ -149,17 +159,23 @@ class CommonRoadRecording(RunLengthFrames):
     engine_version: str = ""
     math_hash: str | None = None
     final_hash: str | None = None
+    #: the physics version that made it (format 2), None for a version 1 file
+    physics_version: int | None = None
 
-    #: the format version (one so far); no checkpoints or laps are claimed
-    version = CR_FORMAT_VERSION
+    # no checkpoints or laps are claimed
     checkpoint_every = None
     checkpoints = ()
     laps = None
 
     @property
+    def version(self) -> int:
+        """The format version it is written as: 2 when stamped with its physics, else 1."""
+        return CR_FORMAT_VERSION if self.physics_version is not None else 1
+
+    @property
     def format(self) -> Format:
         """Its entry in the registry (``replay.recording.FORMATS``)."""
-        return FORMAT
+        return FORMAT_OF_VERSION[self.version]
 
     @property
     def embedded_hash(self) -> str:
@@ -357,7 +373,10 @@ def from_document(
     ``budget`` (``consume``: as ``replay.recording.from_document``)."""
     from skidpad.engine.commonroad import models, params
 
-    check_version_and_keys(doc, CR_FORMAT_VERSION, CR_KEYS, "CommonRoad recording version")
+    declared = doc.get("version")
+    version = declared if is_int(declared) and declared in CR_KEYS_OF else CR_FORMAT_VERSION
+    check_version_and_keys(doc, version, CR_KEYS_OF[version], "CommonRoad recording version")
+    physics = _physics_version(doc["physics_version"]) if version >= 2 else None
     check_header_numbers(doc)
     check_provenance(doc)
     require(doc, "parameters_hash", is_hex16(doc["parameters_hash"]), "16 lowercase hex digits")
@@ -403,17 +422,31 @@ def from_document(
         engine_version=doc["engine_version"],
         math_hash=doc["math_hash"],
         final_hash=doc["final_hash"],
+        physics_version=physics,
     )
     build_daemon(rec)  # parameters and initial conditions: the engine has the last word
     return rec
 
 
+def _physics_version(value: Any) -> int:
+    """``/physics_version``: a positive integer within :data:`MAX_PHYSICS_VERSION`."""
+    if not (is_int(value) and 1 <= value <= MAX_PHYSICS_VERSION):
+        raise invalid(
+            "/physics_version",
+            f"must be an integer within 1..{MAX_PHYSICS_VERSION}, not {str(value)[:40]}",
+        )
+    return value
+
+
 def to_document(rec: CommonRoadRecording) -> dict:
-    return {
+    """The document of ``rec``: version 2, stamped with its physics, or version 1 for a file
+    whose physics is not known (an unstamped file rewritten)."""
+    doc = {
         "format": CR_FORMAT_NAME,
-        "version": CR_FORMAT_VERSION,
+        "version": rec.version,
         "engine_version": rec.engine_version,
         "math_hash": rec.math_hash,
+        "physics_version": rec.physics_version,
         "model": rec.model,
         "vehicle": rec.vehicle,
         "drive": rec.drive,
@@ -426,11 +459,14 @@ def to_document(rec: CommonRoadRecording) -> dict:
         "final_hash": rec.final_hash,
         "frames": [[c, *v] for c, v in rec.frames],
     }
+    if rec.physics_version is None:
+        del doc["physics_version"]
+    return doc
 
 
 def dumps(rec: CommonRoadRecording) -> str:
     """The recording as JSON text: one header field per line, one frame per line."""
-    return dump_document(to_document(rec), CR_KEYS, ("parameters",))
+    return dump_document(to_document(rec), CR_KEYS_OF[rec.version], ("parameters",))
 
 
 # ----------------------------------------------------------------------------- recording
@@ -493,6 +529,7 @@ class CommonRoadRecorder:
             engine_version=engine.__version__,
             math_hash=current_math_hash(),
             final_hash=self.daemon.state_hash() if with_final_hash else None,
+            physics_version=PHYSICS_VERSION,
         )
 
 
@@ -628,15 +665,23 @@ class CommonRoadModel:
         return self.daemon.time_us
 
 
-#: The CommonRoad format's entry in the registry (``replay.recording.FORMATS``).
-FORMAT = Format(
-    CR_FORMAT_NAME,
-    CR_FORMAT_VERSION,
-    load=from_document,
-    dump=dumps,
-    model=CommonRoadModel,
-    family="CommonRoad",
-    embedded="embedded parameters",
-    setup=("model", "vehicle", "drift", "steps", "initial"),
-    writes=CR_FORMAT_VERSION,
-)
+def _format(version: int) -> Format:
+    """The entry of CommonRoad format ``version``: both read through one loader (which
+    checks the version's own keys) and are written as :data:`CR_FORMAT_VERSION`."""
+    return Format(
+        CR_FORMAT_NAME,
+        version,
+        load=from_document,
+        dump=dumps,
+        model=CommonRoadModel,
+        family="CommonRoad",
+        embedded="embedded parameters",
+        setup=("model", "vehicle", "drift", "steps", "initial"),
+        writes=CR_FORMAT_VERSION,
+    )
+
+
+#: The CommonRoad format's entries in the registry (``replay.recording.FORMATS``), by version.
+FORMAT_OF_VERSION = {1: _format(1), 2: _format(2)}
+#: the entry of the version written today
+FORMAT = FORMAT_OF_VERSION[CR_FORMAT_VERSION]

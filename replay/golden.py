@@ -263,7 +263,13 @@ def require_math(hashes_dir: str | Path) -> str:
 
 
 def math_document(math_hash: str, functions: list[str], engine_version: str) -> dict:
-    return {"math_hash": math_hash, "functions": functions, "engine_version": engine_version}
+    """math.json: the math self-test hash, with the physics version it was blessed under."""
+    return {
+        "math_hash": math_hash,
+        "functions": functions,
+        "engine_version": engine_version,
+        "physics_version": PHYSICS_VERSION,
+    }
 
 
 def dumps_math(doc: dict) -> str:

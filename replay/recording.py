@@ -587,7 +587,7 @@ FORMATS: tuple[Format, ...] = (
     _four_wheel_format(1),
     _four_wheel_format(2),
     _four_wheel_format(3),
-    commonroad.FORMAT,
+    *commonroad.FORMAT_OF_VERSION.values(),
 )
 
 #: ``(name, version)`` -> entry

@@ -356,7 +356,13 @@ class PageAPI:
     """
 
     def __init__(self) -> None:
+        from skidpad.replay import archive
+
+        archive.fetch_on_demand()  # the page's wheel has no archive: versions are fetched
         self.session: DriveSession | None = None
+        #: the file being verified across calls, while archived versions are fetched:
+        #: (SHA-256 of its bytes, its runs by physics version, its ghost poses)
+        self._pending: tuple[str, dict, list] | None = None
 
     def catalogue(self) -> str:
         """The presets, surfaces and assist switches the page offers."""
@@ -456,6 +462,7 @@ class PageAPI:
         import time
         from pathlib import Path
 
+        from skidpad.replay.archive import ArchiveMissing
         from skidpad.replay.budget import DEFAULT_MAX_SIM_SECONDS
         from skidpad.replay.verify import verify_as_the_command
 
@@ -464,18 +471,22 @@ class PageAPI:
         folder = Path("/tmp/skidpad-page-verify")
         folder.mkdir(parents=True, exist_ok=True)
         (folder / base).write_bytes(raw)
-        poses: list[list[float]] = []
+        memo, poses = self._runs_of(raw)
         ghost = _GhostProbe(raw, poses)
         here = os.getcwd()
         t0 = time.perf_counter()
         try:
             os.chdir(folder)
             code, text, row = verify_as_the_command(
-                Path(base), DEFAULT_MAX_SIM_SECONDS, ghost.observer, progress
+                Path(base), DEFAULT_MAX_SIM_SECONDS, ghost.observer, progress, memo
             )
+        except ArchiveMissing as missing:  # the page fetches it and calls again (ADR 0206)
+            return json.dumps({"needs_physics": missing.number})
         finally:
             os.chdir(here)
             (folder / base).unlink()
+        self._pending = None
+        archived = bool(row) and _no_ghost(row) != ""
         return json.dumps(
             {
                 "exit": code,
@@ -483,11 +494,29 @@ class PageAPI:
                 "verdict": row["verdict"] if row else None,
                 "driven": row.get("driven") if row else None,
                 "steps": row.get("steps") if row else None,
+                "physics": row.get("physics") if row else None,
                 "seconds": time.perf_counter() - t0,
-                "ghost": poses if (row and poses) else None,
-                "ghost_note": ghost.note,
+                "ghost": poses if (row and poses and not archived) else None,
+                "ghost_note": _no_ghost(row) if archived else ghost.note,
             }
         )
+
+    def _runs_of(self, raw: bytes) -> tuple[dict, list]:
+        """The runs and ghost poses already made for these bytes (a call again after a
+        fetch), else fresh ones."""
+        import hashlib
+
+        sha = hashlib.sha256(raw).hexdigest()
+        if self._pending is None or self._pending[0] != sha:
+            self._pending = (sha, {}, [])
+        return self._pending[1], self._pending[2]
+
+    def add_physics(self, number: int, data: Any) -> str:
+        """Keep the zip of archived physics ``number`` the page fetched (checked whole)."""
+        from skidpad.replay.archive import add_version_zip
+
+        raw = bytes(data.to_py() if hasattr(data, "to_py") else data)
+        return str(add_version_zip(int(number), raw))
 
     def bench(self, data: Any) -> str:
         """The bare substep loop's speed on a recording: its inputs replayed with no lap
@@ -524,7 +553,9 @@ class _GhostProbe:
             return
         if not isinstance(doc, dict):
             return
-        if doc.get("format") != "skidpad-recording":
+        from skidpad.replay.recording import FORMAT_NAME
+
+        if doc.get("format") != FORMAT_NAME:
             self.note = "no ghost: this page draws four-wheel drives on its circuit"
             return
         if doc.get("track") != TRACK:
@@ -541,6 +572,17 @@ class _GhostProbe:
                 append((x, y, c, s))
 
         self.observer = observer
+
+
+def _no_ghost(row: dict) -> str:
+    """Why a verified file has no ghost: an archived physics reports its result alone."""
+    physics = row.get("physics") or {}
+    from skidpad.engine.physics import PHYSICS_VERSION
+
+    if physics.get("version") not in (None, PHYSICS_VERSION):
+        number = physics["version"]
+        return f"no ghost: physics {number} (archived) reports its hashes, not its poses"
+    return ""
 
 
 def physics_version() -> Any:

@@ -290,6 +290,7 @@ def verify_one(
     sha256: str | None = None,
     observer: Any = None,
     progress: Any = None,
+    memo: dict[int, PhysicsRun] | None = None,
 ) -> dict:
     """Check every claim of ``rec`` by replaying it under its own physics (ADR 0205).
 
@@ -301,7 +302,9 @@ def verify_one(
     version this installation lacks, and :class:`SkidpadError` for one under
     ``min_physics``. ``observer`` sees the pose after every substep and ``progress(n,
     total)`` the replay's progress (the sandbox page draws the ghost and a progress bar from
-    them); neither changes the verdict."""
+    them); neither changes the verdict. ``memo`` (version -> run) keeps the runs of this
+    file between calls: the page calls again after fetching an archived version a run
+    needed (:class:`replay.archive.ArchiveMissing`), and the runs already made count."""
     from skidpad.replay.claims import claims_of
     from skidpad.replay.recorder import current_math_hash
 
@@ -326,7 +329,12 @@ def verify_one(
     t0 = time.perf_counter()
     runs: list[PhysicsRun] = []
     for version in order or candidates(rec, sha256):
-        runs.append(run_under(version, path, rec, observer, progress))
+        run = memo.get(version) if memo is not None else None
+        if run is None:
+            run = run_under(version, path, rec, observer, progress)
+        if memo is not None:
+            memo[version] = run
+        runs.append(run)
         if runs[-1].holds or not claims:
             break
     row["wall_s"] = time.perf_counter() - t0
@@ -439,13 +447,17 @@ def format_rows(rows: list[dict], verbose: bool = False) -> str:
 
 
 def verify_as_the_command(
-    path: Path, max_sim_seconds: float, observer: Any = None, progress: Any = None
+    path: Path,
+    max_sim_seconds: float,
+    observer: Any = None,
+    progress: Any = None,
+    memo: dict[int, PhysicsRun] | None = None,
 ) -> tuple[int, str, dict | None]:
     """What ``skidpad verify PATH`` does for one file: its exit code (0 verified, 1 not, 2
     bad input, 3 a physics this installation lacks), the text it prints (on stdout, or for
     bad input on stderr) and the row (None for bad input). The sandbox page runs this on a
     loaded file, so its verdict is the command's, in the same words; ``observer`` and
-    ``progress`` as for :func:`verify_one`."""
+    ``progress`` and ``memo`` as for :func:`verify_one`."""
     from skidpad.replay import recording
     from skidpad.replay.budget import from_seconds
     from skidpad.replay.terminal import printable
@@ -456,7 +468,9 @@ def verify_as_the_command(
     except SkidpadError as exc:
         return 2, f"skidpad verify: {printable(exc)}", None
     try:
-        row = verify_one(path, rec, sha256=sha256, observer=observer, progress=progress)
+        row = verify_one(
+            path, rec, sha256=sha256, observer=observer, progress=progress, memo=memo
+        )
     except UnknownPhysics as exc:
         row = {"file": str(path), "verdict": UNKNOWN, "problems": [str(exc)]}
         return 3, format_rows([row]), row

@@ -10,4 +10,4 @@ with Pyodide and the project wheel from 127.0.0.1.
 from pathlib import Path
 
 WEB_DIR = Path(__file__).resolve().parent / "web"
-WEB_FILES = ("index.html", "app.js", "worker.js", "keep.js", "view.js")
+WEB_FILES = ("index.html", "app.js", "worker.js", "physics.js", "keep.js", "view.js")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -154,3 +155,27 @@ def wheel_from_installed(out_dir: Path) -> Path:
         zf.writestr(f"{info}/RECORD", "")
     output.write_bytes(wheel, data.getvalue())
     return wheel
+
+
+def physics_routes(out_dir: Path | None = None) -> dict[str, Path]:
+    """``/physics/v<N>.zip`` -> one archived version's zip (:func:`replay.archive.version_zip`),
+    for every version the shipped archive holds: what the page fetches when a loaded recording
+    needs that physics (ADR 0206). Written once into ``out_dir`` (a folder named by the
+    archive's hash), so a rebuilt archive never serves stale trees."""
+    from skidpad.replay import archive
+
+    entries = archive.shipped_entries()
+    digest = hashlib.sha256(entries["index.json"]).hexdigest()[:16]
+    root = checkout_root()
+    if out_dir is None:
+        out_dir = root / "build" / "physics" if root is not None else cache_dir() / "physics-zips"
+    base = out_dir
+    folder = base / digest
+    routes = {}
+    for number in sorted(int(n) for n in json.loads(entries["index.json"])["versions"]):
+        target = folder / f"v{number}.zip"
+        if not target.is_file():
+            folder.mkdir(parents=True, exist_ok=True)
+            output.write_bytes(target, archive.version_zip(number, entries))
+        routes[f"/physics/v{number}.zip"] = target
+    return routes

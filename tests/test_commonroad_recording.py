@@ -270,7 +270,7 @@ BAD = [
     ),
     ("missing", _set("drift", _DELETE), False, "/drift: missing required field"),
     ("extra", _set("host_hz", 100), False, "/host_hz: unknown field"),
-    ("version", _set("version", 2), False, "/version: CommonRoad recording version 2"),
+    ("version", _set("version", 3), False, "/version: CommonRoad recording version 3"),
     ("drift-type", _set("drift", "yes"), False, "/drift: must be true, false or null"),
     ("initial-key", _set("initial/warp", 1.0), False, "/initial"),
     ("initial-soc", _set("initial/soc", 1.5), False, "/initial"),

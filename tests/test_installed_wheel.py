@@ -172,3 +172,39 @@ def test_one_identity_per_module_in_the_checkout():
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert proc.stdout.splitlines() == ["[]", "True"], proc.stderr
+
+
+@pytest.mark.slow
+def test_old_laps_verify_under_their_own_physics_from_a_plain_install_with_no_git(installed):
+    """A sample of the recordings ever committed (recordings/history/: one per archived
+    physics version), copied out of the checkout and verified by the installed wheel from
+    another directory, with no git on the PATH and a fresh cache: each is VERIFIED under
+    the version the manifest names, identified (the archive ships in the wheel)."""
+    import hashlib
+    import json
+    import shutil
+
+    from skidpad.replay.archive import known_recordings
+
+    laps = installed["base"] / "old-laps"
+    laps.mkdir()
+    for path in sorted((ROOT / "recordings" / "history").glob("*.json")):
+        shutil.copyfile(path, laps / path.name)
+    report = installed["base"] / "old-laps.jsonl"
+    env = {"PATH": str(installed["base"] / "no-git-here"), "HOME": str(installed["base"]),
+           "SKIDPAD_CACHE": str(installed["base"] / "cache")}
+    proc = subprocess.run(
+        [str(installed["python"]), "-P", "-m", "skidpad", "verify", str(laps), "--report",
+         str(report)], cwd=installed["cwd"], env=env, capture_output=True, text=True,
+        timeout=3600,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert shutil.which("git", path=env["PATH"]) is None
+    lines = [json.loads(line) for line in report.read_text("utf-8").splitlines()]
+    assert len(lines) == len(list(laps.iterdir())) >= 7
+    for line in lines:
+        sha = hashlib.sha256(Path(line["path"]).read_bytes()).hexdigest()
+        want = known_recordings()[sha]["version"]
+        assert (line["verdict"], line["physics"]["version"], line["physics"]["how"]) == (
+            "verified", want, "identified"), line
+    assert f"verify: {len(lines)} files, {len(lines)} verified, 0 not" in proc.stdout

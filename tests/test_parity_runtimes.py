@@ -122,6 +122,11 @@ def test_a_good_recording_round_trips_the_replayer_result():
         ({"recordings": [{"name": "a"}]}, "request.recordings[0]"),
         ({"recordings": [{"name": "", "text": ""}]}, "request.recordings[0].name"),
         ({"recordings": [{"name": "a", "text": 3}]}, "request.recordings[0].text"),
+        ({"recordings": [{"name": "a", "text": "", "physics": "7"}]},
+         "request.recordings[0].physics"),
+        ({"recordings": [{"name": "a", "text": "", "physics": True}]},
+         "request.recordings[0].physics"),
+        ({"recordings": [{"name": "a", "text": "", "extra": 1}]}, "request.recordings[0]"),
         (
             {"recordings": [{"name": "a", "text": ""}, {"name": "a", "text": ""}]},
             "request.recordings[1].name",
@@ -136,6 +141,14 @@ def test_malformed_requests_name_the_field(request_, field):
     with pytest.raises(worker.RequestError) as info:
         worker.run_request(request_)
     assert str(info.value).startswith(field + ":")
+
+
+def test_a_physics_this_installation_lacks_fails_that_recording_only():
+    response = worker.run_request(
+        {"selftest": False, "recordings": [{"name": "a", "text": "{}", "physics": 999}]}
+    )
+    assert "physics 999 is not in this installation's archive" in response["recordings"]["a"][
+        "error"]
 
 
 def test_handle_line_never_raises():

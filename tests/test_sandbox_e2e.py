@@ -48,10 +48,11 @@ GOOD_LAP = ROOT / "recordings" / f"{PRESET}-sandbox.json"
 def server():
     from skidpad.parity.server import LoopbackServer
     from skidpad.sandbox import WEB_DIR, WEB_FILES
-    from skidpad.sandbox.serve import project_wheel, pyodide_dir
+    from skidpad.sandbox.serve import physics_routes, project_wheel, pyodide_dir
 
     wheel = project_wheel()
-    with LoopbackServer(wheel, pyodide_dir(), WEB_DIR, WEB_FILES) as srv:
+    extra = physics_routes()  # what `skidpad sandbox` serves: the archived versions' zips
+    with LoopbackServer(wheel, pyodide_dir(), WEB_DIR, WEB_FILES, extra=extra) as srv:
         yield srv
 
 
@@ -233,12 +234,12 @@ def tampered_copies() -> list[tuple[str, bytes]]:
 
 
 EXPECTED_VERDICT = {
-    "good-lap.json": "VERIFIED",
+    "good-lap.json": "VERIFIED (physics 8, identified)",
     "one-input.json": "MISMATCH",
     "lap-time-plus-1ms.json": "MISMATCH",
     "one-checkpoint.json": "MISMATCH",
     "claims-removed.json": "nothing claimed",
-    "commonroad-ks-v2.json": "VERIFIED",
+    "commonroad-ks-v2.json": "VERIFIED (physics ",
     "not-json.json": "not valid JSON",
 }
 
@@ -271,6 +272,63 @@ def test_the_visible_verdict_is_skidpad_verifys_for_every_file(stepped, tmp_path
         if name == "good-lap.json":
             expect(page.locator("#ghost-note")).to_have_text("shown as the ghost")
             page.screenshot(path=str(shot_dir() / f"verdict-verified-{page.browser_name}.png"))
+
+
+#: a lap driven in the page under physics 7 and committed then (8d82252; format 2, unstamped):
+#: today's physics cannot verify it
+HISTORIC_LAP = ROOT / "recordings" / "history" / "physics-7-openWheeler-sandbox.json"
+
+WATCH_HEAD = """() => {
+  const head = document.getElementById("verify-head");
+  const bar = document.getElementById("verify-progress");
+  window.__heads = [];
+  new MutationObserver(() => {
+    const r = bar.getBoundingClientRect();
+    window.__heads.push([head.textContent, !bar.hidden && r.width > 0 && r.height > 0]);
+  }).observe(head, { childList: true, characterData: true, subtree: true });
+}"""
+
+
+@pytest.fixture
+def fresh(context, server):
+    """A stepping-mode page of its own: nothing loaded into it before, so nothing fetched."""
+    pg = open_page(context, f"{server.url}index.html?stepping=1&preset={PRESET}")
+    yield pg
+    pg.close()
+
+
+def test_an_old_lap_runs_under_its_own_physics_fetched_when_loaded(fresh, tmp_path) -> None:
+    """An unstamped lap of physics 7 loaded as a user picks it: the page had fetched no
+    archived physics before, fetches that one version (and no other) with its progress
+    shown, and the visible verdict is `skidpad verify`'s for the same file name, word for
+    word, naming physics 7 and that it was identified."""
+    from playwright.sync_api import expect
+
+    page = fresh
+    name = "openWheeler-sandbox.json"  # the name it had when it was committed
+    data = HISTORIC_LAP.read_bytes()
+    rc, expected = verify_cli(data, tmp_path / "cli", name)
+    assert rc == 0 and f"{name}: VERIFIED (physics 7, identified)" in expected, expected
+    assert not [u for u in page.requests if "/physics/" in u], "fetched before it was needed"
+    page.evaluate(WATCH_HEAD)
+    (tmp_path / "page").mkdir()
+    (tmp_path / "page" / name).write_bytes(data)
+    t0 = time.monotonic()
+    page.set_input_files("#load", str(tmp_path / "page" / name))
+    head = page.locator("#verify-head")
+    expect(head).to_have_text(f"skidpad verify {name} (exit {rc})", timeout=900_000)
+    print(f"{page.browser_name}: physics 7 lap fetched and verified in "
+          f"{time.monotonic() - t0:.1f} s wall")  # a measurement, never asserted
+    verdict = page.locator("#verdict-text")
+    expect(verdict).to_be_visible()
+    assert verdict.inner_text().strip() == expected
+    fetched = [u.rsplit("/", 1)[-1] for u in page.requests if "/physics/" in u]
+    assert fetched == ["v7.zip"], fetched
+    heads = page.evaluate("window.__heads")
+    shown = [t for t, visible in heads if "fetching physics 7 (" in t and visible]
+    assert shown and shown[-1].endswith("kB)"), heads[:5]
+    expect(page.locator("#ghost-note")).to_contain_text("physics 7 (archived)")
+    page.screenshot(path=str(shot_dir() / f"verdict-physics-7-{page.browser_name}.png"))
 
 
 def shot_dir() -> Path:

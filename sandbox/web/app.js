@@ -150,9 +150,13 @@ worker.onmessage = (ev) => {
     rates = msg;
   } else if (msg.type === "verifying") {
     const bar = $("verify-progress");
-    bar.max = msg.total;
-    bar.value = msg.n;
-    $("verify-head").textContent = `${verifying}: replaying, ${msg.n} of ${msg.total} host steps`;
+    if (msg.total) {
+      bar.max = msg.total;
+      bar.value = msg.n;
+    } else bar.removeAttribute("value");
+    $("verify-head").textContent = msg.stage
+      ? `${verifying}: ${msg.stage}` // archived physics: fetched, then replayed (physics.js)
+      : `${verifying}: replaying, ${msg.n} of ${msg.total} host steps`;
   } else if (msg.type === "reply") {
     const p = pending.get(msg.id);
     pending.delete(msg.id);

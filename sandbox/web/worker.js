@@ -25,8 +25,10 @@
 //   worker -> page  {type: "loading", stage, loaded, total} | {type: "ready", info}
 //                   {type: "failed", error}
 //                   {type: "view", view, headroom, simRate, behind}
-//                   {type: "verifying", n, total}
+//                   {type: "verifying", n, total, stage}  (stage: fetching archived physics)
 //                   {type: "reply", id, ok} | {type: "reply", id, error}
+
+import { verifyWithArchive } from "./physics.js";
 
 const MAX_BATCH = 10;
 const MAX_DEBT = 25;
@@ -214,7 +216,7 @@ function advance(n) {
   return view;
 }
 
-function call(what, arg) {
+async function call(what, arg) {
   if (what === "recording") return py.recording();
   if (what === "stateHash") return py.state_hash();
   if (what === "lapGhost") return py.lap_ghost(arg);
@@ -223,7 +225,7 @@ function call(what, arg) {
     // catch-up afterwards)
     const progress = (n, total) => send({ type: "verifying", n, total });
     try {
-      return py.verify(arg.name, arg.bytes, progress);
+      return await verifyWithArchive(py, arg.name, arg.bytes, progress, send);
     } finally {
       restartClock();
     }
@@ -263,7 +265,7 @@ self.onmessage = async (ev) => {
     } else if (msg.type === "advance") {
       send({ type: "reply", id: msg.id, ok: advance(msg.n) });
     } else if (msg.type === "call") {
-      send({ type: "reply", id: msg.id, ok: call(msg.what, msg.arg) });
+      send({ type: "reply", id: msg.id, ok: await call(msg.what, msg.arg) });
     }
   } catch (err) {
     if (msg.type === "boot") send({ type: "failed", error: describe(err) });
