@@ -403,6 +403,12 @@ class LapTimer:
         self._crossings: list = []  # (tick - 1, fraction) of this lap's crossings, in order
         self._violation = ""
         self._reversed = ""
+        #: the current lap's first track-limits violation, in detail (None while it counts):
+        #: which wheel, how far out and where; beside the claimed ``reason`` text, which keeps
+        #: its words so the laps claimed by existing recordings stay the same
+        self.violation: dict | None = None
+        #: the same detail for each completed lap (None: no track-limits violation)
+        self.violations: list[dict | None] = []
 
     @property
     def lap_started(self) -> bool:
@@ -432,7 +438,7 @@ class LapTimer:
 
     def observe(self, tick: int, x: float, y: float, c: float, s: float) -> None:
         if self._crossings:
-            self._check_limits(x, y, c, s)
+            self._check_limits(tick, x, y, c, s)
         prev = self._prev
         self._prev = (tick, x, y)
         if prev is None:
@@ -487,13 +493,15 @@ class LapTimer:
         total = ((marks[3][0] - marks[0][0]) + (marks[3][1] - marks[0][1])) / hz
         reason = self._violation or self._reversed
         self.laps.append(Lap(len(self.laps) + 1, total, sectors, not reason, reason))
+        self.violations.append(self.violation)
+        self.violation = None
         self._crossings = [marks[3]]
         self._violation = ""
         self._reversed = ""
 
     # -- limits
 
-    def _check_limits(self, x: float, y: float, c: float, s: float) -> None:
+    def _check_limits(self, tick: int, x: float, y: float, c: float, s: float) -> None:
         if self._violation:
             return
         track = self.circuit.track
@@ -510,7 +518,28 @@ class LapTimer:
                     f"track limits: wheel {WHEELS[w]} {abs(e):.2f} m from the centreline "
                     f"at {track.s[i]:.1f} m (limit {limit:.2f} m)"
                 )
+                self.violation = self._detail(tick, w, i, px, py, e)
                 return
+
+    def _detail(self, tick: int, w: int, i: int, px: float, py: float, e: float) -> dict:
+        """A track-limits violation as the page shows it: the wheel, its offset from the
+        centreline (m, left +), the limit and the excess over it (m), the distance along the
+        lap from the start/finish line to the wheel's contact point (m), the sector (1-3) and
+        the substep tick. Reporting only: nothing here feeds a state bit or a claim."""
+        track = self.circuit.track
+        nx, ny = self.circuit.normals[i]
+        along = (px - track.x[i]) * ny - (py - track.y[i]) * nx
+        distance = (track.s[i] + along - self.circuit.lines[0].s) % track.length
+        limit = self.circuit.limit_m
+        return {
+            "wheel": WHEELS[w],
+            "offset_m": e,
+            "limit_m": limit,
+            "excess_m": abs(e) - limit,
+            "distance_m": distance,
+            "sector": len(self._crossings),
+            "tick": tick,
+        }
 
     def follow(self, w: int, px: float, py: float) -> int:
         """Nearest centreline sample to wheel ``w``'s contact point, walked from its last one."""

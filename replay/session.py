@@ -207,6 +207,11 @@ class DriveSession:
         self.telemetry = self.sim.telemetry()
         self.inputs: dict | None = None
         self._nearest = nearest_sample(self.circuit.track, pose.x, pose.y)
+        # the ghost of every lap driven: the pose and the distance along the lap after each
+        # host step (kept from the host step at which the lap began)
+        self.poses: list[tuple] = []
+        self.lap_starts: list[int] = []  # index into poses of lap n+1's first pose
+        self.lap_ends: list[int] = []  # index into poses of completed lap n+1's last pose
 
     @property
     def steps(self) -> int:
@@ -216,6 +221,41 @@ class DriveSession:
         """One host step with these keys."""
         self.inputs = self.keyboard.next(keys)
         self.telemetry = self.recorder.step(self.inputs)
+        c, s = self.sim_heading()
+        t = self.telemetry
+        self.poses.append((t.x, t.y, c, s, self.car_distance()))
+        k = len(self.poses) - 1
+        timer = self.timer
+        if len(timer.laps) > len(self.lap_ends):
+            self.lap_ends.append(k - 1)  # the last pose short of the line
+        if timer.lap_number == 0 and len(self.lap_starts) > len(timer.laps):
+            self.lap_starts.pop()  # back over the start/finish line: that lap never began
+        if timer.lap_number > len(self.lap_starts):
+            self.lap_starts.append(k)
+
+    def lap_ghost(self, number: int) -> dict:
+        """Lap ``number``'s ghost (a completed lap): the pose (x, y, heading cos and sin) and
+        the distance along the lap (m) after each host step from the step the lap began, to
+        the millimetre; the page draws it and takes the live delta from it."""
+        if not 1 <= number <= len(self.timer.laps):
+            raise InputError(f"lap_ghost: no completed lap {number}")
+        rows = self.poses[self.lap_starts[number - 1] : self.lap_ends[number - 1] + 1]
+        return {
+            "lap": number,
+            "time_s": self.timer.laps[number - 1].time_s,
+            "host_hz": self.sim.host_hz,
+            **{
+                key: [round(r[k], 3) for r in rows]
+                for k, key in enumerate(("x", "y", "c", "s", "d"))
+            },
+        }
+
+    def lap_start_step(self) -> int | None:
+        """The host step (counted from the grid) after which the current lap's first pose was
+        taken, None on the grid."""
+        if not self.lap_starts or self.timer.lap_number == 0:
+            return None
+        return self.lap_starts[-1] + 1
 
     def state_hash(self) -> str:
         return self.sim.state_hash()
@@ -230,15 +270,7 @@ class DriveSession:
         front wheels' mean road-wheel angle (rad, left +)."""
         t = self.telemetry
         c_, s_ = self.sim_heading()
-        track = self.circuit.track
-        i = walk_nearest(track, self._nearest, t.x, t.y)
-        if i is None:
-            i = nearest_sample(track, t.x, t.y)
-        self._nearest = i
-        nx, ny = self.circuit.normals[i]
-        lateral = (t.x - track.x[i]) * nx + (t.y - track.y[i]) * ny
-        along = (t.x - track.x[i]) * ny - (t.y - track.y[i]) * nx
-        s = (track.s[i] + along - self.circuit.lines[0].s) % track.length
+        s, lateral = self._along_and_across()
         return {
             "x": t.x,
             "y": t.y,
@@ -250,6 +282,22 @@ class DriveSession:
             "lateral": lateral,
             "steer_angle": (t.wheel_angle[0] + t.wheel_angle[1]) / 2,
         }
+
+    def car_distance(self) -> float:
+        """The CoG's distance along the centreline from the start/finish line (m)."""
+        return self._along_and_across()[0]
+
+    def _along_and_across(self) -> tuple[float, float]:
+        t = self.telemetry
+        track = self.circuit.track
+        i = walk_nearest(track, self._nearest, t.x, t.y)
+        if i is None:
+            i = nearest_sample(track, t.x, t.y)
+        self._nearest = i
+        nx, ny = self.circuit.normals[i]
+        lateral = (t.x - track.x[i]) * nx + (t.y - track.y[i]) * ny
+        along = (t.x - track.x[i]) * ny - (t.y - track.y[i]) * nx
+        return (track.s[i] + along - self.circuit.lines[0].s) % track.length, lateral
 
     def sim_heading(self) -> tuple[float, float]:
         """The heading unit vector (cos, sin) after the last step."""
@@ -283,6 +331,11 @@ class DriveSession:
             "lap": timer.lap_number,
             "lap_time": timer.elapsed_s(self.sim.tick),
             "lap_valid": timer.current_valid,
+            "lap_reason": timer.reason_so_far,
+            # the track-limits detail of the current lap, and of the last completed one
+            "violation": timer.violation,
+            "last_violation": timer.violations[-1] if timer.violations else None,
+            "lap_start_step": self.lap_start_step(),
             "best": min(best) if best else None,
             "laps": self.laps(),
         }
@@ -383,6 +436,14 @@ class PageAPI:
 
     def state_hash(self) -> str:
         return self.session.state_hash() if self.session else ""
+
+    def lap_ghost(self, number: int) -> str:
+        """A completed lap's ghost (:meth:`DriveSession.lap_ghost`), for the page to keep."""
+        import json
+
+        if self.session is None:
+            raise InputError("lap_ghost: no drive started")
+        return json.dumps(self.session.lap_ghost(int(number)))
 
     def recording(self) -> str:
         from skidpad.replay.recording import dumps

@@ -75,6 +75,24 @@ def test_a_keyboard_lap_is_timed_and_counts(keyboard_lap: DriveSession) -> None:
     assert lap["time_s"] > keyboard_lap.circuit.track.length / 45.0
 
 
+def test_a_completed_laps_ghost_runs_from_the_line_to_the_line(keyboard_lap: DriveSession) -> None:
+    """The ghost the page keeps (issue 31): one pose per host step of the lap, so as many as
+    the lap's time at the host rate; its distance along the lap starts just past the line and
+    ends just short of a whole lap."""
+    (lap,) = keyboard_lap.laps()
+    ghost = keyboard_lap.lap_ghost(1)
+    n = len(ghost["x"])
+    assert all(len(ghost[k]) == n for k in ("y", "c", "s", "d"))
+    assert abs(n - lap["time_s"] * ghost["host_hz"]) <= 1.0
+    length = keyboard_lap.circuit.track.length
+    speed_cap = 45.0 / ghost["host_hz"]  # metres a host step covers at most on this drive
+    assert 0.0 <= ghost["d"][0] <= speed_cap
+    assert length - speed_cap <= ghost["d"][-1] <= length
+    assert all(abs(c * c + s * s - 1.0) < 1e-2 for c, s in zip(ghost["c"], ghost["s"], strict=True))
+    with pytest.raises(InputError, match="no completed lap 2"):
+        keyboard_lap.lap_ghost(2)
+
+
 def test_replaying_the_recording_recomputes_laps_and_hashes_exactly(
     keyboard_lap: DriveSession,
 ) -> None:

@@ -470,7 +470,8 @@ def test_a_hidden_tab_stops_simulated_time_and_says_so(bare) -> None:
 # ----------------------------------------------------------------------------- layout
 
 PANELS = ["#controls", "#laps", "#hud", "#replay-result", "#touch .pad >> nth=0",
-          "#touch .pad >> nth=1", "#paused", "#status"]
+          "#touch .pad >> nth=1", "#paused", "#status", "#minimap-panel", "#limits", "#hint",
+          "#confirm"]
 
 
 def assert_no_overlap(page, size) -> None:
@@ -508,7 +509,7 @@ def test_layouts_without_overlap_through_resizes(stepped, size) -> None:
     page.set_viewport_size(size)
     page.wait_for_timeout(300)
     assert page.evaluate("document.documentElement.scrollWidth") <= size["width"]
-    for sel in ("#controls", "#laps", "#hud", "#touch"):
+    for sel in ("#controls", "#laps", "#hud", "#touch", "#minimap"):
         expect(page.locator(sel)).to_be_visible()
     assert_no_overlap(page, size)
     if size in (PHONE, DESKTOP):

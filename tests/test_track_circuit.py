@@ -108,6 +108,43 @@ def test_a_lap_counts_only_if_every_wheel_stays_within_the_limits(
         assert "track limits" in lap.reason and "wheel" in lap.reason
 
 
+@pytest.mark.parametrize("offset, wheel", [(5.2, "FL"), (-5.2, "FR")])
+def test_the_violation_detail_names_the_wheel_how_far_and_where(
+    circuit, kart_offsets, offset: float, wheel: str
+) -> None:
+    """Driven 5.2 m off the centreline from the grid, the first wheel checked on the outer
+    side (the front one) is out from the first substep after the line: its offset is the
+    CoG's plus the kart's half front track (0.51 m), the excess that over the 5.5 m limit, and
+    it is about the front axle's distance past the line, in sector 1 (issue 31). The claimed
+    reason keeps its words (recordings claim it)."""
+    import re
+
+    timer = LapTimer(circuit, kart_offsets, HZ)
+    total = drive_centreline(circuit, timer, laps=1.1, offset=offset)
+    (lap,) = timer.laps
+    (detail,) = timer.violations
+    front_x, half_track = kart_offsets[0]
+    assert detail["wheel"] == wheel
+    assert abs(detail["offset_m"]) == pytest.approx(5.2 + half_track, abs=1e-6)
+    assert (detail["offset_m"] > 0) is (offset > 0)
+    assert detail["limit_m"] == circuit.limit_m == 5.5
+    assert detail["excess_m"] == pytest.approx(5.2 + half_track - 5.5, abs=1e-6)
+    # the first check after the crossing substep: the CoG is one to two substeps past the line
+    assert front_x < detail["distance_m"] <= front_x + 2 * SPEED / HZ + 1e-6
+    assert detail["sector"] == 1
+    assert re.fullmatch(
+        rf"track limits: wheel {wheel} 5\.71 m from the centreline at \d+\.\d m "
+        r"\(limit 5\.50 m\)",
+        lap.reason,
+    ), lap.reason
+    # the next lap carries its own detail; a valid lap has none
+    assert timer.violation is not None and timer.violation["sector"] == 1
+    clean = LapTimer(circuit, kart_offsets, HZ)
+    drive_centreline(circuit, clean, laps=1.1)
+    assert clean.violations == [None] and clean.violation is None
+    assert total > 0
+
+
 def test_reversing_over_a_line_invalidates_the_lap(circuit, kart_offsets) -> None:
     timer = LapTimer(circuit, kart_offsets, HZ)
     line = circuit.lines[1]

@@ -6,6 +6,9 @@
 // events. In stepping mode (ADR 0222: only with ?stepping=1 on a page opened by automation,
 // navigator.webdriver) the test, not the clock, advances the drive: skidpad.advance(n).
 
+import { allLaps, getSettings, lapKey, putLap, putSettings } from "./keep.js";
+import { Camera, Minimap, drawCar, drawWorld } from "./view.js";
+
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 // the bare URL loads the wheel the server serves (parity.server.SERVED_WHEEL)
@@ -23,7 +26,6 @@ const KEYMAP = {
 };
 const GEAR_UP = new Set(["KeyE", "ShiftRight"]);
 const GEAR_DOWN = new Set(["KeyQ", "ShiftLeft"]);
-const SCALE = 7; // px per m
 const CONTROLS = ["throttle", "brake", "left", "right", "handbrake"];
 const PAD_DEAD = 0.08; // gamepad stick dead band (share of full travel)
 
@@ -39,11 +41,22 @@ const pauses = new Set(); // why the drive is paused: "key", "hidden", "blur"
 let view = null;
 let setup = null;
 let rates = { headroom: 0, simRate: 0, behind: false };
-let ghost = null; // {trajectory, startStep}
+// the ghost drawn: a loaded file's (its drive from the grid, aligned to this drive's
+// start) or else the kept best lap's (aligned to the current lap's start; it also gives the
+// live delta). {label, hostHz, x, y, c, s, d (or null), align: "drive" | "lap", startStep}
+let fileGhost = null;
+let bestGhost = null;
+let physics = null; // the physics version this page runs
+let kept = new Map(); // lapKey -> the kept best lap (keep.js)
+let keepError = "";
+let seenLaps = 0;
+let hintDone = false;
+const camera = new Camera();
 const skids = [];
 let nextId = 1;
 const pending = new Map();
 let options = { preset: params.get("preset") || "hatchbackFwd", surface: "dry", assists: {} };
+const presetFromURL = params.has("preset");
 const bootStart = performance.now();
 let loading = { stage: "loading the page", loaded: 0, total: 0 };
 
@@ -76,7 +89,8 @@ function setPaused(reason, on) {
   const now = pauses.size > 0;
   if (now !== was) worker.postMessage({ type: "pause", paused: now });
   const box = $("paused");
-  box.hidden = !now;
+  // a question on screen explains its own pause
+  box.hidden = !now || (pauses.size === 1 && pauses.has("confirm"));
   if (now) {
     const why = pauses.has("hidden")
       ? "the tab is hidden"
@@ -117,8 +131,11 @@ worker.onmessage = (ev) => {
   } else if (msg.type === "ready") {
     fillPickers(msg.info.catalogue);
     showVersions(msg.info);
+    physics = msg.info.catalogue.physics_version;
     loading = { stage: "starting the drive" };
-    start(options).then(() => {
+    restoreKept(msg.info.catalogue)
+      .then(() => start(options))
+      .then(() => {
       clearInterval(loadingTimer);
       $("status").hidden = true;
       readyResolve({ ...msg.info, first_frame_ms: performance.now() - bootStart });
@@ -129,7 +146,7 @@ worker.onmessage = (ev) => {
     $("status").textContent = `the engine stopped: ${msg.error}`;
     readyReject(new Error(msg.error));
   } else if (msg.type === "view") {
-    view = msg.view;
+    onView(msg.view);
     rates = msg;
   } else if (msg.type === "verifying") {
     const bar = $("verify-progress");
@@ -149,8 +166,10 @@ worker.onmessage = (ev) => {
   }
 };
 
+let engineVersion = "";
 function showVersions(info) {
   const cat = info.catalogue;
+  engineVersion = cat.engine_version;
   // the physics version the page runs: the engine stamps one from recording format 3 on
   const physics = cat.physics_version == null ? "not stamped by this engine" : cat.physics_version;
   $("versions").textContent =
@@ -164,11 +183,24 @@ async function start(opts) {
   view = out.view;
   setup = out.setup;
   skids.length = 0;
-  if (ghost) ghost.startStep = 0;
+  seenLaps = 0;
+  if (fileGhost) fileGhost.startStep = 0;
   $("download").disabled = false;
+  showPickers();
+  chooseBestGhost();
+  showKept();
+  putSettings({ preset: options.preset, surface: options.surface, assists: options.assists || {} })
+    .catch((err) => (keepError = err.message));
+  return view;
+}
+
+function showPickers() {
   $("preset").value = options.preset;
   $("surface").value = options.surface;
-  return view;
+  document.querySelectorAll(".assist").forEach((sel) => {
+    const v = (options.assists || {})[sel.dataset.assist];
+    sel.value = v === true ? "on" : v === false ? "off" : "";
+  });
 }
 
 function fillPickers(cat) {
@@ -179,7 +211,13 @@ function fillPickers(cat) {
   fill($("preset"), cat.presets);
   fill($("surface"), cat.surfaces);
   document.querySelectorAll(".assist").forEach((sel) => fill(sel, ["", "on", "off"], ["as car", "on", "off"]));
-  const restart = (ev) => {
+  const restart = async (ev) => {
+    if (!(await askDiscard("change the settings"))) {
+      showPickers(); // the lap goes on with the settings it began with
+      ev.target.blur();
+      $("view").focus();
+      return;
+    }
     const assists = {};
     document.querySelectorAll(".assist").forEach((sel) => {
       if (sel.value) assists[sel.dataset.assist] = sel.value === "on";
@@ -205,6 +243,13 @@ function isTextField(el) {
 
 function onKey(ev, down) {
   if (isTextField(ev.target)) return;
+  if (confirming) {
+    // the question on screen takes the keys: Enter discards, Escape keeps driving
+    ev.preventDefault();
+    if (down && ev.code === "Enter") answer(true);
+    else if (down && ev.code === "Escape") answer(false);
+    return;
+  }
   const name = KEYMAP[ev.code];
   if (name) {
     if (down && !keyHeld[name]) taps[name] = true;
@@ -217,7 +262,7 @@ function onKey(ev, down) {
   if (!down || ev.repeat) return;
   if (GEAR_UP.has(ev.code)) gearUp += 1;
   else if (GEAR_DOWN.has(ev.code)) gearDown += 1;
-  else if (ev.code === "KeyR") start({});
+  else if (ev.code === "KeyR") askDiscard("reset to the grid").then((yes) => yes && start({}));
   else if (ev.code === "KeyP") setPaused("key", !pauses.has("key"));
   else return;
   ev.preventDefault();
@@ -319,16 +364,18 @@ function pollGamepad() {
 // ---------------------------------------------------------------------------- buttons
 
 let lastDownload = null;
-$("download").onclick = async () => {
-  const text = await request({ type: "call", what: "recording" });
+function saveText(text, name) {
   lastDownload = text;
   const a = document.createElement("a");
   a.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
-  a.download = `${options.preset}-sandbox.json`;
+  a.download = name;
   document.body.append(a);
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+$("download").onclick = async () => {
+  saveText(await request({ type: "call", what: "recording" }), `${options.preset}-sandbox.json`);
 };
 
 // "Load recording": `skidpad verify` of the file, run in the worker; its verdict, in the
@@ -357,7 +404,13 @@ async function verifyFile(file) {
   $("verdict-text").textContent = out.text;
   box.className = `panel ${out.exit === 0 ? "ok" : "bad"}`;
   if (out.ghost) {
-    ghost = { trajectory: out.ghost, startStep: view ? view.step : 0 };
+    const col = (k) => out.ghost.map((p) => p[k]);
+    fileGhost = {
+      label: `ghost: ${file.name}`,
+      x: col(0), y: col(1), c: col(2), s: col(3), d: null,
+      align: "drive",
+      startStep: view ? view.step : 0,
+    };
     $("ghost-note").textContent = "shown as the ghost";
   } else {
     $("ghost-note").textContent = out.ghost_note || "";
@@ -374,72 +427,209 @@ $("load").onchange = async (ev) => {
   $("view").focus();
 };
 
+// ---------------------------------------------------------------------------- laps kept
+
+// Best lap per car, surface and physics version, kept in IndexedDB (keep.js, ADR 0251), with
+// the settings; the best lap of this car and surface under this page's physics is the
+// default ghost and the live delta's reference.
+async function restoreKept(cat) {
+  try {
+    const saved = await getSettings();
+    if (saved) {
+      if (saved.preset && cat.presets.includes(saved.preset) && !presetFromURL) options.preset = saved.preset;
+      if (saved.surface && cat.surfaces.includes(saved.surface)) options.surface = saved.surface;
+      if (saved.assists) options.assists = saved.assists;
+    }
+    kept = new Map((await allLaps()).map((r) => [r.key, r]));
+    hintDone = kept.size > 0; // the first-run hint is for a browser that has driven nothing
+  } catch (err) {
+    keepError = err.message;
+  }
+}
+
+function currentKey() {
+  return lapKey(options.preset, options.surface, physics);
+}
+
+function chooseBestGhost() {
+  const best = kept.get(currentKey());
+  bestGhost = best && best.ghost
+    ? { ...best.ghost, label: `ghost: best lap ${fmt(best.time_s)}`, align: "lap", time_s: best.time_s }
+    : null;
+  deltaAt = 0;
+}
+
+let keeping = Promise.resolve();
+// a lap just completed: kept if it is valid and beats the kept one for this key
+function keepLaps(v) {
+  const fresh = v.laps.slice(seenLaps);
+  seenLaps = v.laps.length;
+  const key = currentKey();
+  const preset = options.preset;
+  const surface = options.surface;
+  const assists = { ...(options.assists || {}) };
+  for (const lap of fresh) {
+    if (!lap.valid) continue;
+    const old = kept.get(key);
+    if (old && old.time_s <= lap.time_s) continue;
+    keeping = keeping.then(async () => {
+      const again = kept.get(key);
+      if (again && again.time_s <= lap.time_s) return;
+      try {
+        const ghost = JSON.parse(await request({ type: "call", what: "lapGhost", arg: lap.lap }));
+        const recording = await request({ type: "call", what: "recording" });
+        const record = {
+          key, preset, surface, physics, engine: engineVersion, lap: lap.lap,
+          time_s: lap.time_s, sectors_s: lap.sectors_s, assists,
+          date: new Date().toISOString(), recording,
+          ghost: { host_hz: ghost.host_hz, x: ghost.x, y: ghost.y, c: ghost.c, s: ghost.s, d: ghost.d },
+        };
+        kept.set(key, record);
+        if (key === currentKey()) chooseBestGhost();
+        showKept();
+        await putLap(record);
+      } catch (err) {
+        keepError = err.message;
+      }
+    });
+  }
+}
+
+// the kept laps, this car's first; a lap of another physics is named as such (this page
+// runs one physics; its replay waits for the archived physics in the page)
+function showKept() {
+  const rows = $("kept-rows");
+  rows.innerHTML = "";
+  const list = [...kept.values()].sort((a, b) =>
+    a.preset === options.preset && b.preset !== options.preset ? -1
+      : b.preset === options.preset && a.preset !== options.preset ? 1
+        : a.key < b.key ? -1 : 1);
+  $("kept").hidden = list.length === 0 && !keepError;
+  $("kept-error").textContent = keepError ? `nothing kept: ${keepError}` : "";
+  for (const r of list) {
+    const tr = document.createElement("tr");
+    const older = r.physics !== physics;
+    if (older) tr.className = "older";
+    if (r.key === currentKey()) tr.classList.add("current");
+    const cells = [r.preset, r.surface, fmt(r.time_s),
+      !older ? `physics ${r.physics}`
+        : r.physics > physics ? `physics ${r.physics}: newer than this page's, not replayed here`
+          : `physics ${r.physics}: older physics, not replayed here`];
+    for (const c of cells) {
+      const td = document.createElement("td");
+      td.textContent = c;
+      tr.append(td);
+    }
+    if (r.recording) {
+      // the kept lap's recording, for `skidpad verify` (under its own physics) or a ghost
+      const td = document.createElement("td");
+      const b = document.createElement("button");
+      b.textContent = "recording";
+      b.title = `download the recording of this ${fmt(r.time_s)} lap`;
+      b.onclick = () => saveText(r.recording, `${r.preset}-${r.surface}-physics${r.physics}-best.json`);
+      td.append(b);
+      tr.append(td);
+    }
+    tr.dataset.key = r.key;
+    rows.append(tr);
+  }
+}
+
+// ---------------------------------------------------------------------------- asking first
+
+let confirming = null; // the pending question's resolver
+function lapInProgress() {
+  return !!(view && view.lap > 0);
+}
+function askDiscard(what) {
+  if (!lapInProgress()) return Promise.resolve(true);
+  if (confirming) return Promise.resolve(false);
+  releaseAll();
+  setPaused("confirm", true);
+  $("confirm-text").textContent =
+    `Lap ${view.lap} is in progress (${fmt(view.lap_time)} s). ${what[0].toUpperCase()}${what.slice(1)} and discard it?`;
+  $("confirm").hidden = false;
+  $("confirm-yes").focus();
+  return new Promise((resolve) => (confirming = resolve));
+}
+function answer(yes) {
+  const resolve = confirming;
+  if (!resolve) return;
+  confirming = null;
+  $("confirm").hidden = true;
+  setPaused("confirm", false);
+  $("view").focus();
+  resolve(yes);
+}
+$("confirm-yes").onclick = () => answer(true);
+$("confirm-no").onclick = () => answer(false);
+
 // ---------------------------------------------------------------------------- drawing
 
 const canvas = $("view");
 const ctx = canvas.getContext("2d");
-
-function strokePath(xs, ys, close) {
-  ctx.beginPath();
-  ctx.moveTo(xs[0], ys[0]);
-  for (let i = 1; i < xs.length; i++) ctx.lineTo(xs[i], ys[i]);
-  if (close) ctx.closePath();
-  ctx.stroke();
-}
-
-function offsetLine(track, d) {
-  const xs = track.x.map((x, i) => x + d * track.nx[i]);
-  const ys = track.y.map((y, i) => y + d * track.ny[i]);
-  return [xs, ys];
-}
-
-let edges = null;
-function drawTrack(track) {
-  if (!edges || edges.track !== track) {
-    edges = { track, left: offsetLine(track, track.width / 2), right: offsetLine(track, -track.width / 2) };
-  }
-  ctx.lineJoin = "round";
-  ctx.strokeStyle = "#555";
-  ctx.lineWidth = track.width;
-  strokePath(track.x, track.y, true);
-  ctx.strokeStyle = "#eee";
-  ctx.lineWidth = 0.25;
-  strokePath(...edges.left, true);
-  strokePath(...edges.right, true);
-  for (const line of track.lines) {
-    const h = track.limit;
-    ctx.strokeStyle = line.name === "finish" ? "#fff" : "#fc3";
-    ctx.lineWidth = line.name === "finish" ? 0.8 : 0.35;
-    ctx.beginPath();
-    ctx.moveTo(line.x + line.ty * h, line.y - line.tx * h);
-    ctx.lineTo(line.x - line.ty * h, line.y + line.tx * h);
-    ctx.stroke();
-  }
-}
-
-function drawCar(x, y, c, s, wheelAngles, alpha, colour) {
-  const w = setup.wheels; // FL FR RL RR body-frame offsets
-  ctx.save();
-  ctx.globalAlpha = alpha;
-  ctx.transform(c, s, -s, c, x, y);
-  const front = w[0][0] + 0.6;
-  const rear = w[2][0] - 0.6;
-  const half = Math.max(w[0][1], w[2][1]) + 0.15;
-  ctx.fillStyle = colour;
-  ctx.fillRect(rear, -half, front - rear, 2 * half);
-  ctx.fillStyle = "#111";
-  w.forEach(([lx, ly], i) => {
-    ctx.save();
-    ctx.translate(lx, ly);
-    ctx.rotate(wheelAngles ? wheelAngles[i] : 0);
-    ctx.fillRect(-0.33, -0.11, 0.66, 0.22);
-    ctx.restore();
-  });
-  ctx.restore();
-}
+const minimap = new Minimap($("minimap"));
 
 function fmt(t) {
   return t == null ? "-" : t.toFixed(3);
+}
+
+function ghostPose(g, v) {
+  if (!g) return null;
+  let k;
+  if (g.align === "drive") k = v.step - g.startStep;
+  else k = v.lap_start_step == null ? 0 : v.step - v.lap_start_step; // waits at the line
+  k = Math.max(0, Math.min(k, g.x.length - 1));
+  return [g.x[k], g.y[k], g.c[k], g.s[k]];
+}
+
+// The live delta: this lap's time minus the best lap's time at the same distance along the
+// lap (interpolated between the ghost's host steps). Negative is ahead.
+let deltaAt = 0;
+let lastDelta = null;
+function liveDelta(v) {
+  const g = bestGhost;
+  if (!g || !g.d || !v.lap || v.lap_start_step == null || !v.car) return null;
+  const d = v.car.distance;
+  const n = g.d.length;
+  let k = Math.max(0, Math.min(deltaAt, n - 2));
+  while (k < n - 2 && g.d[k + 1] <= d) k++;
+  while (k > 0 && g.d[k] > d) k--;
+  deltaAt = k;
+  const span = g.d[k + 1] - g.d[k];
+  const f = span > 0 ? Math.max(0, Math.min(1, (d - g.d[k]) / span)) : 0;
+  // pose k is taken after host step k + 1 of the ghost's lap, as the current lap's poses
+  return (v.step - v.lap_start_step - (k + f)) / g.host_hz;
+}
+
+const WHEEL_NAMES = { FL: "Front-left", FR: "Front-right", RL: "Rear-left", RR: "Rear-right" };
+function limitsText(lap, x, done) {
+  const by = x.excess_m < 0.0005 ? "less than 0.001 m" : `${x.excess_m.toFixed(3)} m`;
+  return `${done ? `Lap ${lap} did not count` : `Lap ${lap} no longer counts`}: track limits. ` +
+    `${WHEEL_NAMES[x.wheel] || x.wheel} wheel (${x.wheel}) ${by} beyond the limit ` +
+    `(${Math.abs(x.offset_m).toFixed(3)} m from the centreline, limit ${x.limit_m.toFixed(3)} m), ` +
+    `${x.distance_m.toFixed(3)} m into the lap, sector ${x.sector}`;
+}
+
+// the banner: at once when the lap stops counting, and for 3 s after an invalid lap ends
+function showBanner(v) {
+  const box = $("limits");
+  let text = "";
+  if (v.lap && v.violation) text = limitsText(v.lap, v.violation, false);
+  else if (v.lap && v.lap_reason) text = `Lap ${v.lap} no longer counts: ${v.lap_reason}`;
+  else if (v.laps.length && !v.laps[v.laps.length - 1].valid && v.lap_time < 3) {
+    const last = v.laps[v.laps.length - 1];
+    text = v.last_violation ? limitsText(last.lap, v.last_violation, true) : `Lap ${last.lap} did not count: ${last.reason}`;
+  }
+  if (box.textContent !== text) box.textContent = text;
+  box.hidden = !text || !!confirming; // a question on screen has the middle to itself
+}
+
+function showHint(v) {
+  if (!hintDone && (v.throttle > 0 || v.speed > 0.5 || v.lap > 0)) hintDone = true;
+  const hint = $("hint");
+  hint.hidden = hintDone;
+  if (!hintDone) hint.textContent = touchBox.hidden ? "press ↑ (or W) to start" : "press ↑ or touch gas to start";
 }
 
 function drawHud(v) {
@@ -454,7 +644,15 @@ function drawHud(v) {
   $("lap").textContent = v.lap || "grid";
   $("lap-time").textContent = fmt(v.lap_time);
   $("lap-valid").textContent = v.lap && !v.lap_valid ? "invalid" : "";
-  $("best").textContent = fmt(v.best);
+  const best = kept.get(currentKey());
+  $("best").textContent = best ? `${fmt(best.time_s)} (kept)` : fmt(v.best);
+  const delta = liveDelta(v);
+  lastDelta = delta;
+  const el = $("delta");
+  el.textContent = delta == null ? "-" : `${delta > 0 ? "+" : delta < 0 ? "−" : "±"}${Math.abs(delta).toFixed(2)}`;
+  el.className = delta == null ? "" : delta > 0 ? "behind" : "ahead";
+  const g = fileGhost || bestGhost;
+  $("ghost-label").textContent = g ? g.label : "no ghost yet: a valid lap becomes one";
   // two separate facts: how fast the engine could run (headroom), and how fast simulated
   // time actually runs against the clock
   $("headroom").textContent = rates.headroom ? rates.headroom.toFixed(1) : "-";
@@ -469,7 +667,7 @@ function drawHud(v) {
   const rows = $("lap-rows");
   if (rows.childElementCount !== v.laps.length + 1) {
     rows.innerHTML = "<tr><td>lap</td><td>S1</td><td>S2</td><td>S3</td><td>time</td></tr>";
-    for (const lap of v.laps) {
+    v.laps.forEach((lap) => {
       const tr = document.createElement("tr");
       if (!lap.valid) {
         tr.className = "invalid";
@@ -481,8 +679,14 @@ function drawHud(v) {
         tr.append(td);
       }
       rows.append(tr);
-    }
+    });
   }
+}
+
+// every view from the worker goes through here (real time and stepping mode alike)
+function onView(v) {
+  view = v;
+  if (v.laps.length !== seenLaps) keepLaps(v);
 }
 
 function frame() {
@@ -493,22 +697,23 @@ function frame() {
     canvas.height = canvas.clientHeight;
   }
   if (!view || !setup) return;
-  ctx.setTransform(1, 0, 0, 1, 0, 0);
-  ctx.fillStyle = "#2c4a2c";
-  ctx.fillRect(0, 0, canvas.width, canvas.height);
-  // world to screen: y up, centred on the car
-  ctx.setTransform(SCALE, 0, 0, -SCALE, canvas.width / 2 - SCALE * view.x, canvas.height / 2 + SCALE * view.y);
-  drawTrack(setup.track);
+  const w = canvas.width;
+  const h = canvas.height;
+  camera.follow(view, w, h);
+  camera.apply(ctx, w, h);
+  drawWorld(ctx, setup.track, camera.bounds(w, h));
   if (view.locked.some((l) => l)) skids.push([view.x, view.y]);
   if (skids.length > 4000) skids.splice(0, skids.length - 4000);
   ctx.fillStyle = "rgba(0,0,0,0.5)";
   for (const [sx, sy] of skids) ctx.fillRect(sx - 0.2, sy - 0.2, 0.4, 0.4);
-  if (ghost) {
-    const pose = ghost.trajectory[Math.min(view.step - ghost.startStep, ghost.trajectory.length - 1)];
-    if (pose) drawCar(pose[0], pose[1], pose[2], pose[3], null, 0.4, "#9cf");
-  }
-  drawCar(view.x, view.y, view.c, view.s, view.wheel_angle, 1, "#d22");
+  const gp = ghostPose(fileGhost || bestGhost, view);
+  if (gp) drawCar(ctx, setup.wheels, gp, null, 0.45, "#7cc4ff");
+  const pose = [view.x, view.y, view.c, view.s];
+  drawCar(ctx, setup.wheels, pose, view.wheel_angle, 1, "#e02020", true);
+  minimap.draw(setup.track, pose, gp);
   drawHud(view);
+  showBanner(view);
+  showHint(view);
 }
 
 requestAnimationFrame(frame);
@@ -532,9 +737,15 @@ window.skidpad = {
   advance: async (n = 1) => {
     pollGamepad();
     const out = await request({ type: "advance", n });
-    if (out) view = out;
+    if (out) onView(out);
+    await keeping; // a lap just completed is kept before the test looks
     return view;
   },
+  // what the page keeps (IndexedDB, keep.js): the kept laps (without their recording and
+  // ghost), and the last error if any; the live delta to the kept best lap (s, or null)
+  kept: () => [...kept.values()].map(({ recording, ghost: g, ...rest }) => rest),
+  keepError: () => keepError,
+  delta: () => lastDelta,
   // the bare substep loop's speed on a recording's inputs (docs/sandbox.md)
   bench: async (text) =>
     JSON.parse(await request({ type: "call", what: "bench", arg: { bytes: new TextEncoder().encode(text) } })),

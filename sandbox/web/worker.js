@@ -21,7 +21,7 @@
 //                   {type: "input", held, taps, gearUp, gearDown, amounts}
 //                   {type: "pause", paused}
 //                   {type: "advance", id, n}          stepping mode: n host steps, then the view
-//                   {type: "call", id, what, arg}    recording | stateHash | verify | bench
+//                   {type: "call", id, what, arg}    recording | stateHash | lapGhost | verify | bench
 //   worker -> page  {type: "loading", stage, loaded, total} | {type: "ready", info}
 //                   {type: "failed", error}
 //                   {type: "view", view, headroom, simRate, behind}
@@ -219,6 +219,7 @@ function advance(n) {
 async function call(what, arg) {
   if (what === "recording") return py.recording();
   if (what === "stateHash") return py.state_hash();
+  if (what === "lapGhost") return py.lap_ghost(arg);
   if (what === "verify") {
     // one call into Python for the whole replay; the drive stands still meanwhile (no
     // catch-up afterwards)
