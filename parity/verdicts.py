@@ -8,14 +8,11 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from skidpad.engine.errors import SkidpadError
 from skidpad.parity import archived
 from skidpad.parity.runs import RecordingFile, RuntimeRun
-
-if TYPE_CHECKING:
-    from skidpad.parity.diagnosis import Divergence
 
 
 @dataclass
@@ -45,7 +42,9 @@ class Matrix:
     #: each recording's physics version (its stamp, or the manifest's for its bytes), as text
     physics: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
-    divergences: list[Divergence] = field(default_factory=list)  # filled by ``diagnose``
+    # filled by ``parity.diagnosis.diagnose`` with its ``Divergence`` records (not imported
+    # here: diagnosis builds on these verdicts, so the dependency runs one way)
+    divergences: list[Any] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
