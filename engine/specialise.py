@@ -33,6 +33,7 @@ import ast
 import inspect
 import operator
 import textwrap
+import threading  # strict: allow banned-import -- a lock for process-wide ast attributes
 from collections.abc import Callable, Iterable
 from math import isfinite
 from types import FunctionType
@@ -741,20 +742,32 @@ class _Positions:
     """Within it, a node without a source position reads line 1 from its class: the
     compiler needs a position on every node, and writing one on each of a specialised
     function's tens of thousands of nodes would cost more than all the rest of the work.
-    (The engine runs on one thread; parsed nodes carry their own positions.)"""
+    The class attributes are process-wide, so one thread at a time holds them (a lock; the
+    depth lets the same thread nest): two runtimes specialising side by side in threads once
+    had one thread's exit delete the positions under the other's compile."""
 
     CLASSES = (ast.stmt, ast.expr, ast.arg, ast.excepthandler, ast.keyword)
     FIELDS = (("lineno", 1), ("col_offset", 0), ("end_lineno", 1), ("end_col_offset", 0))
+    _lock = threading.RLock()
+    _depth = 0
 
     def __enter__(self) -> None:
-        for cls in self.CLASSES:
-            for field, value in self.FIELDS:
-                setattr(cls, field, value)
+        _Positions._lock.acquire()
+        _Positions._depth += 1
+        if _Positions._depth == 1:
+            for cls in self.CLASSES:
+                for field, value in self.FIELDS:
+                    setattr(cls, field, value)
 
     def __exit__(self, *exc: object) -> None:
-        for cls in self.CLASSES:
-            for field, _ in self.FIELDS:
-                delattr(cls, field)
+        try:
+            _Positions._depth -= 1
+            if _Positions._depth == 0:
+                for cls in self.CLASSES:
+                    for field, _ in self.FIELDS:
+                        delattr(cls, field)
+        finally:
+            _Positions._lock.release()
 
 
 def _comments(text: str) -> str:

@@ -59,3 +59,33 @@ def test_an_unsupported_construct_is_refused_not_skipped() -> None:
 def test_a_non_finite_constant_has_no_literal() -> None:
     with pytest.raises(specialise.Unfoldable):
         specialise.specialise(scaled, {"k": K._replace(gain=math.inf)}, NO_INLINE)
+
+
+def test_specialising_in_threads_side_by_side_gives_the_same_functions() -> None:
+    """The positions the compiler needs are process-wide class attributes: without the lock,
+    one thread leaving its compile deleted them under another's (parity's in-process runtimes
+    run side by side in threads), and the other's compile failed."""
+    import threading
+
+    plan = specialise.Plan(inline=frozenset({helper}), fold=frozenset())
+    spec, _ = build(caller, {}, plan)
+    expected = spec.text
+    errors: list[BaseException] = []
+    texts: list[str] = []
+
+    def work() -> None:
+        try:
+            for _ in range(40):
+                s, f = build(caller, {}, plan)
+                texts.append(s.text)
+                assert f(0.25, -1.5) == caller(0.25, -1.5)
+        except BaseException as exc:  # reported below: a thread's failure must fail the test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[:1]
+    assert texts and all(t == expected for t in texts)
