@@ -55,8 +55,12 @@ Aligning moment (pneumatic trail t and residual torque Mzr)::
     t = Dt cos(Ct atan(Bt αt,eq - Et (Bt αt,eq - atan(Bt αt,eq)))) cos'α
     αt = α* + SHt,  SHt = QHZ1 + QHZ2 dfz + (QHZ3 + QHZ4 dfz) γ*
     αt,eq = sqrt(αt² + (Kxκ/Kyα)² κ²) sgn αt   (αr,eq likewise with αr = α* + SHy + SVy/Kyα)
-    Bt = (QBZ1 + QBZ2 dfz + QBZ3 dfz²)(1 + QBZ5 |γ*| + QBZ6 γ*²) LKY/λμy*,   Ct = QCZ1
-    Dt = Fz (R0/Fz0')(QDZ1 + QDZ2 dfz)(1 - PPZ1 dp) LTR sgn V_cx (1 + QDZ3 |γ*| + QDZ4 γ*²)
+    Bt = (QBZ1 + QBZ2 dfz + QBZ3 dfz²)(1 + QBZ4 γ + QBZ5 |γ|) LKY/λμy*,   Ct = QCZ1
+    Dt = Fz (R0/Fz0')(QDZ1 + QDZ2 dfz)(1 - PPZ1 dp) LTR sgn V_cx (1 + QDZ3 γ + QDZ4 γ²)
+
+(Bt and Dt as in the MF-Tyre 6.1 paper, eqs. A58 and A60, which TNO's own solver
+follows and whose keys the MF 6.1 files carry: the book's 4.E40 has a QBZ6 no .tir
+file defines.)
     Et = (QEZ1 + QEZ2 dfz + QEZ3 dfz²)(1 + (QEZ4 + QEZ5 γ*)(2/π) atan(Bt Ct αt))
     Mzr = Dr cos(atan(Br αr,eq)),   Br = QBZ9 LKY/λμy* + QBZ10 By Cy
     Dr = Fz R0 ((QDZ6 + QDZ7 dfz) LRES + ((QDZ8 + QDZ9 dfz)(1 + PPZ2 dp)
@@ -280,6 +284,7 @@ def aligning_moment(
     ld: _Load,
     kappa: float,
     alpha_star: float,
+    gamma: float,
     gstar: float,
     cos_a: float,
     fx: float,
@@ -300,13 +305,14 @@ def aligning_moment(
     ar = alpha_star + y.shy + y.svy / kya_g
     at_eq = sqrt(at * at + ratio2) * _sgn0(at)
     ar_eq = sqrt(ar * ar + ratio2) * _sgn0(ar)
-    g2 = gstar * gstar
-    bt = (p.QBZ1 + p.QBZ2 * dfz + p.QBZ3 * dfz * dfz) * (1.0 + p.QBZ5 * fabs(gstar) + p.QBZ6 * g2)
+    bt = (p.QBZ1 + p.QBZ2 * dfz + p.QBZ3 * dfz * dfz) * (
+        1.0 + p.QBZ4 * gamma + p.QBZ5 * fabs(gamma)
+    )
     bt = bt * p.LKY / lmuy
     ct = p.QCZ1
     dt = fz * (r0 / ld.fz0) * (p.QDZ1 + p.QDZ2 * dfz) * (1.0 - p.PPZ1 * ld.dp) * p.LTR
     sv = 1.0 if cos_a >= 0.0 else -1.0  # sgn V_cx: Dt and Dr carry it besides cos'α
-    dt = dt * (1.0 + p.QDZ3 * fabs(gstar) + p.QDZ4 * g2) * sv
+    dt = dt * (1.0 + p.QDZ3 * gamma + p.QDZ4 * gamma * gamma) * sv
     et = p.QEZ1 + p.QEZ2 * dfz + p.QEZ3 * dfz * dfz
     et = min(et * (1.0 + (p.QEZ4 + p.QEZ5 * gstar) * _TWO_OVER_PI * atan(bt * ct * at)), 1.0)
     t = _mf_cos(bt, ct, dt, et, at_eq) * cos_a
@@ -354,7 +360,7 @@ def forces(
     fy = g_yk(p, ld, kappa, alpha_star, gstar) * y.fy0
     fy = fy + sv_yk(p, ld, kappa, alpha_star, gstar, y.mu_y)
     cos_a = _sgn(vx) / sqrt(1.0 + ta * ta)  # cos'α = V_cx/V_c
-    mz = aligning_moment(p, ld, kappa, alpha_star, gstar, cos_a, fx, fy, kxk, y, lmuy)
+    mz = aligning_moment(p, ld, kappa, alpha_star, gamma, gstar, cos_a, fx, fy, kxk, y, lmuy)
     my = rolling_moment(p, ld, fx, gamma, vx)
     sk, sa = relaxation(p, ld, gstar, kxk, y.kya)
     return Mf61Forces(fx, fy, mz, my, sk, sa)
