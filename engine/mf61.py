@@ -8,12 +8,13 @@ Mf61Params` (read by :mod:`skidpad.engine.tir`); scaling factors λ (``LFZO``, `
 substep does not call it yet (ADR 0260).
 
 Axes and signs. The equations are evaluated in the TNO **ISO-W** system of the file
-(x forward along the wheel, y to the left, z up; slip angle ``tan α = V_cy/|V_cx|``, so a
-wheel sliding to the left has α > 0 and, with ``PKY1 < 0``, a force to the right;
+(x forward along the wheel, y to the left, z up; slip angle ``tan α = V_sy/V_cx`` and
+``α* = tan α·sgn V_cx = V_sy/|V_cx|``, so a wheel sliding to the left has α* > 0 and, with
+``PKY1 < 0``, a force to the right;
 inclination γ is the right-hand rotation about x: γ > 0 leans the top of the wheel to
 the right). The engine's slip angle (:mod:`skidpad.engine.tire`) is
 ``tan α_e = -V_sy/|V_x|``, so the one conversion, made in :func:`forces`, is
-``α = -α_e``. Everything else is shared: κ = -V_sx/|V_x| (> 0 driving), F_x > 0
+``α* = -tan α_e`` (whichever way the wheel rolls). Everything else is shared: κ = -V_sx/|V_x| (> 0 driving), F_x > 0
 forward, F_y > 0 to the left, M_z > 0 counter-clockwise seen from above, M_y about the
 wheel's left-pointing axis (< 0 resists forward rolling), γ as above.
 
@@ -340,15 +341,17 @@ def forces(
 
     ``fz`` load (N), ``kappa`` longitudinal slip (engine = ISO), ``alpha`` the engine's
     slip angle (rad, ``tan α_e = -V_sy/|V_x|``: converted here, once, to ISO's
-    ``α = -α_e``), ``gamma`` inclination (rad, > 0 top leaning right), ``vx`` the wheel
+    ``α* = -tan α_e``), ``gamma`` inclination (rad, > 0 top leaning right), ``vx`` the wheel
     centre's forward speed (m/s; its sign selects driving forwards or backwards).
     """
     if not fz > 0.0:
         return Mf61Forces(0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
     ld = load_terms(p, fz)
-    a_iso = -alpha
-    ta = tan(a_iso)
-    alpha_star = ta * _sgn(vx)
+    # MF-Tyre's α* = tan α·sgn V_cx with tan α = V_sy/V_cx is V_sy/|V_cx|: the engine's
+    # α_e (tan α_e = -V_sy/|V_x|) gives it directly, in either direction of travel, so the
+    # force opposes the lateral sliding when reversing too
+    ta = tan(-alpha)
+    alpha_star = ta
     gstar = sin(gamma)
     lmux, lmuy = p.LMUX, p.LMUY
     if p.LMUV != 0.0:  # friction falls with slip speed V_s = |V_x|·sqrt(κ² + tan²α)
