@@ -14,9 +14,10 @@ Axes and signs. The equations are evaluated in the TNO **ISO-W** system of the f
 inclination γ is the right-hand rotation about x: γ > 0 leans the top of the wheel to
 the right). The engine's slip angle (:mod:`skidpad.engine.tire`) is
 ``tan α_e = -V_sy/|V_x|``, so the one conversion, made in :func:`forces`, is
-``α* = -tan α_e`` (whichever way the wheel rolls). Everything else is shared: κ = -V_sx/|V_x| (> 0 driving), F_x > 0
-forward, F_y > 0 to the left, M_z > 0 counter-clockwise seen from above, M_y about the
-wheel's left-pointing axis (< 0 resists forward rolling), γ as above.
+``α* = -tan α_e`` (whichever way the wheel rolls). Everything else is shared:
+κ = -V_sx/|V_x| (> 0 driving), F_x > 0 forward, F_y > 0 to the left, M_z > 0
+counter-clockwise seen from above, M_y about the wheel's left-pointing axis (< 0 resists
+forward rolling), γ as above.
 
 Main equations (dfz = (F_z - F_z0')/F_z0', F_z0' = FNOMIN·LFZO, dp = (p - p0)/p0,
 γ* = sin γ, α* = tan α·sgn V_cx, each E clamped to <= 1 as MF-Tyre does):
