@@ -435,7 +435,7 @@ def _value_text(rest: str, ctx: str) -> str:
             token = token.split(mark)[0]
         tail = rest[len(token) :].strip()
     if tail and tail[0] not in "$!":
-        raise TirError(f"{ctx}: unexpected {_show(tail)!r} after the value")
+        raise TirError(f"{ctx}: unexpected {_show(tail.split()[0])!r} after the value")
     return token
 
 
