@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -214,3 +216,33 @@ def test_cli_check_refuses_a_bad_file_in_one_line_exit_2(
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "Traceback" not in err
     assert err.startswith(f"skidpad tir: {bad}:") and "PKX1: number too long" in err
+
+
+def test_a_directory_and_an_empty_file_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(TirError, match="not a regular file"):
+        read_tir(tmp_path)
+    empty = tmp_path / "empty.tir"
+    empty.write_bytes(b"")
+    with pytest.raises(TirError, match=r"\[MODEL\] FITTYP: missing"):
+        read_tir(empty)
+
+
+def test_the_installed_command_exits_2_with_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "nan.tir"
+    bad.write_text(_set("PKY1", "NaN"), "utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "skidpad", "tir", "check", str(bad)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"skidpad tir: {bad}:{_line_of('PKY1')}: [LATERAL_COEFFICIENTS] PKY1: NaN is not a "
+        "finite number"
+    ]
+
+
+def _line_of(key: str) -> int:
+    return next(n for n, s in enumerate(TEXT.split("\n"), 1) if s.startswith(key + " "))
