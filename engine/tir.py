@@ -9,7 +9,9 @@ A ``.tir`` file is plain text in sections::
 where a value is a decimal number (``1.75e+005``) or a single-quoted string
 (``'LEFT'``). :func:`parse_tir` reads the text of one file into :class:`Mf61Params`, the
 parameters of the Magic Formula 6.1 model of :mod:`skidpad.engine.mf61`; :func:`read_tir`
-reads a file from disk first (bounded, regular files only).
+reads a file from disk first (bounded, regular files only). :func:`to_mapping` and
+:func:`from_mapping` give the flat form a definition will embed (ADR 0260), checked on the
+way back exactly like a file.
 
 Every file is hostile input. Refused, each with one line naming the file, the line, the
 section and the key (a :class:`TirError`, which the command line turns into exit 2):
@@ -567,7 +569,8 @@ def _check_units(units: dict[str, _Value], source: str) -> None:
     for key, accepted in SI_UNITS.items():
         if key in units and str(units[key].value).lower() not in accepted:
             raise TirError(
-                f"{source}:{units[key].line}: [UNITS] {key}: {_show(str(units[key].value))!r} "
+                f"{_at(source, units[key].line)}: [UNITS] {key}: "
+                f"{_show(str(units[key].value))!r} "
                 f"is not SI ({accepted[0]}); convert the file"
             )
 
@@ -584,7 +587,7 @@ class _Getter:
 
     def refuse(self, section: str, key: str, message: str) -> None:
         v = self.sections.get(section, {}).get(key)
-        where = f"{self.source}:{v.line}" if v is not None else self.source
+        where = f"{self.source}:{v.line}" if v is not None and v.line else self.source
         raise TirError(f"{where}: [{section}] {key}: {message}")
 
     def required(self, section: str, key: str) -> float:
@@ -607,3 +610,55 @@ class _Getter:
         if value is not None and not value > 0.0:
             self.refuse(section, key, f"{value!r} must be > 0")
         return value
+
+
+def _at(source: str, line: int) -> str:
+    """``source:line``, or ``source`` alone for a value that has no line (a mapping)."""
+    return f"{source}:{line}" if line else source
+
+
+#: key -> (section, kind) of every key the record holds, for :func:`from_mapping`.
+def _record_keys() -> dict[str, tuple[str, str]]:
+    keys = {
+        key: (section, kind)
+        for section, typed in DESCRIPTIVE_SECTIONS.items()
+        for key, kind in typed.items()
+        if key in Mf61Params._fields
+    }
+    for section, coefficients in COEFFICIENT_SECTIONS.items():
+        keys.update({key: (section, "num") for key in coefficients})
+    return keys
+
+
+_RECORD_KEYS = _record_keys()
+
+
+def to_mapping(p: Mf61Params) -> dict[str, float | int | str]:
+    """The record as a flat JSON-ready mapping (absent optional values left out): the form
+    a definition embeds, so its hash covers the parameters and not the file's layout."""
+    return {k: v for k, v in zip(Mf61Params._fields, p, strict=True) if v is not None}
+
+
+def from_mapping(m: object, source: str) -> Mf61Params:
+    """The record from a mapping written by :func:`to_mapping` (an embedded definition is
+    hostile input too): every key known, every value of its type and finite, and the
+    same checks as a file."""
+    if not isinstance(m, dict):
+        raise TirError(f"{source}: not an object of MF 6.1 parameters")
+    sections: dict[str, dict[str, _Value]] = {}
+    for key, value in m.items():
+        if not isinstance(key, str) or key not in _RECORD_KEYS:
+            raise TirError(f"{source}: {_show(str(key))!r} is not an MF 6.1 parameter")
+        section, kind = _RECORD_KEYS[key]
+        ctx = f"{source}: [{section}] {key}"
+        if kind == "str":
+            if not isinstance(value, str) or len(value) > MAX_STRING_CHARS:
+                raise TirError(f"{ctx}: must be a string")
+        elif isinstance(value, bool) or not isinstance(value, int | float):
+            raise TirError(f"{ctx}: must be a number")
+        elif not isfinite(value):
+            raise TirError(f"{ctx}: {value} is not a finite number")
+        elif kind == "int" and value != int(value):
+            raise TirError(f"{ctx}: {value} is not an integer")
+        sections.setdefault(section, {})[key] = _Value(value if kind == "str" else float(value), 0)
+    return _record(sections, source)

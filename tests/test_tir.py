@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -15,8 +16,10 @@ from skidpad.engine.tir import (
     MAX_BYTES,
     Mf61Params,
     TirError,
+    from_mapping,
     parse_tir,
     read_tir,
+    to_mapping,
 )
 
 from skidpad import cli
@@ -246,3 +249,38 @@ def test_the_installed_command_exits_2_with_one_line(tmp_path: Path) -> None:
 
 def _line_of(key: str) -> int:
     return next(n for n, s in enumerate(TEXT.split("\n"), 1) if s.startswith(key + " "))
+
+
+def test_the_embedded_form_round_trips_through_json() -> None:
+    p = read_tir(SHIPPED)
+    m = json.loads(json.dumps(to_mapping(p)))
+    assert from_mapping(m, "definition") == p
+    assert "WIDTH" in m and "LONGITUDINAL_STIFFNESS" not in m  # absent stays absent
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"PKY9": 1.0}, "'PKY9' is not an MF 6.1 parameter"),
+        ({"PDX1": True}, "[LONGITUDINAL_COEFFICIENTS] PDX1: must be a number"),
+        ({"PDX1": float("nan")}, "PDX1: nan is not a finite number"),
+        ({"PDX1": "1.0"}, "PDX1: must be a number"),
+        ({"TYRESIDE": 1}, "[MODEL] TYRESIDE: must be a string"),
+        ({"FITTYP": 61.5}, "[MODEL] FITTYP: 61.5 is not an integer"),
+        ({"FITTYP": 52}, "this reader implements MF 6.1"),
+        ({"PKY1": None}, "[LATERAL_COEFFICIENTS] PKY1: missing"),
+        ({"FNOMIN": -1.0}, "[VERTICAL] FNOMIN: -1.0 must be > 0"),
+    ],
+)
+def test_an_embedded_form_is_checked_like_a_file(change: dict, words: str) -> None:
+    m = to_mapping(read_tir(SHIPPED))
+    for key, value in change.items():
+        if value is None:
+            del m[key]
+        else:
+            m[key] = value
+    with pytest.raises(TirError) as info:
+        from_mapping(m, "definition tires.front.mf61")
+    message = str(info.value)
+    assert message.startswith("definition tires.front.mf61: ") and words in message
+    assert "\n" not in message
