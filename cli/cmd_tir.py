@@ -17,6 +17,11 @@ from skidpad.cli.options import add_json_flag
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    # the reference page prints this parser's help only: say what ``check`` takes here
+    p.epilog = (
+        "skidpad tir check [--json] FILE...: read each file; print its summary (JSON with "
+        "--json), or the one line naming file, line, section and key that refuses it (exit 2)"
+    )
     sub = p.add_subparsers(dest="tir_command", metavar="ACTION", required=True)
     check = sub.add_parser(
         "check",
