@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
             f"C_kappa {r['slip_stiffness_n']:.0f} N, C_alpha "
             f"{r['cornering_stiffness_n_per_rad']:.0f} N/rad\n"
             f"  relaxation lengths {r['relaxation_length_x_m']:.3f} m (x), "
-            f"{r['relaxation_length_y_m']:.3f} m (y); rolling resistance "
+            f"{r['relaxation_length_y_m']:.3f} m (y); rolling resistance moment My "
             f"{r['rolling_resistance_nm']:.2f} N*m"
         )
     return 0
