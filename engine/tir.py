@@ -377,7 +377,7 @@ def _sections(text: str, source: str) -> dict[str, dict[str, _Value]]:
         line = raw.strip()
         if not line or line[0] in "$!":
             continue
-        m = _SECTION.fullmatch(line.split("$")[0].strip())
+        m = _SECTION.fullmatch(line.split("$")[0].split("!")[0].strip())
         if m:
             current = m.group(1).upper()
             if current not in COEFFICIENT_SECTIONS and current not in DESCRIPTIVE_SECTIONS:

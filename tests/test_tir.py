@@ -173,7 +173,7 @@ def test_absent_optional_keys_take_the_documented_defaults() -> None:
 
 def test_comments_crlf_and_case_do_not_change_the_record() -> None:
     plain = parse_tir(TEXT.encode(), "a.tir")
-    crlf = TEXT.replace("\n", "\r\n").replace("[MODEL]", "[model]")
+    crlf = TEXT.replace("\n", "\r\n").replace("[MODEL]", "[model]  ! the model")
     crlf = crlf.replace("PDX1                     = 1.09", "pdx1 = 1.09 ! a trailing comment")
     assert parse_tir(crlf.encode(), "b.tir") == plain
 
