@@ -34,9 +34,15 @@ import re
 from collections.abc import Callable
 from math import ceil, isfinite, sqrt
 
-from skidpad.engine import assists, differential, gearbox, powertrain
-from skidpad.engine.smath import inline
-from skidpad.engine.smath.inline import Unfoldable, num  # noqa: F401  (Unfoldable: re-exported)
+from skidpad.engine import assists, differential, gearbox, powertrain, tire
+from skidpad.engine.floatbits import float_bits
+from skidpad.engine.specialise import (  # noqa: F401  (Unfoldable: re-exported)
+    Plan,
+    Specialised,
+    Unfoldable,
+    Unsupported,
+    specialise,
+)
 from skidpad.engine.telemetry import Derived
 from skidpad.engine.vehicle_layout import (
     I_AX,
@@ -68,6 +74,16 @@ from skidpad.engine.vehicle_layout import (
 )
 
 WHEELS = range(4)
+
+
+def num(v: float | int) -> str:
+    """A number as source text that reads back to the same value (negatives parenthesised)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"only numbers are folded into generated code, not {type(v)!r}")
+    if isinstance(v, float) and not isfinite(v):
+        raise Unfoldable(f"cannot fold the non-finite constant {v!r}")
+    text = repr(v)
+    return f"({text})" if text.startswith("-") else text
 
 
 # The state slots, as (local variable, layout index): loaded at the start of a host step,
@@ -217,9 +233,6 @@ if fz{i} > 0.0:
     phx = kxs{i} * ux{i}
     phy = kys{i} * uy{i}
     rho = sqrt(phx * phx + phy * phy)
-    if rho < 1e-9:
-        shp = {c}
-    else:
 {shape}    sfx{i} = dx * shp * phx
     sfy{i} = dy * shp * phy
     abs_v = abs_v{i}
@@ -247,25 +260,40 @@ else:
 """
 
 
-# The tire's shape function sin(C atan(rho - E (rho - atan rho)))/rho with atan_fast and
-# sin_fast inlined (engine.smath.inline: the same bits without twelve calls per substep);
-# rho > 0 here, so the first atan needs no sign tests, and C atan(psi) is not negative
-# where psi is not.
+# The tire's shape, ``shp = tire.shape(c, e, rho)``: derived from the readable function by
+# the specialiser (the kernels inlined by their declared sign split, only the positive side
+# where tire.shape_nonneg declares the argument not below zero), once per tire.
+def _shape_of(c: float, e: float, rho: float) -> float:
+    shp = tire.shape(c, e, rho)
+    return shp
+
+
+_SHAPES: dict = {}
+
+
+def _shape(c: float, e: float) -> Specialised:
+    """``shp = tire.shape(c, e, rho)`` specialised to one tire's ``c`` and ``e`` (cached)."""
+    key = (float_bits(c), float_bits(e))
+    got = _SHAPES.get(key)
+    if got is None:
+        nonneg = frozenset((tire.shape, name) for name in tire.shape_nonneg(c, e))
+        plan = Plan(inline=frozenset({tire.shape}), fold=frozenset(), nonneg=nonneg)
+        got = _SHAPES[key] = specialise(_shape_of, {"c": c, "e": e}, plan)
+    return got
+
+
 def _shape_source(c: float, e: float) -> str:
-    """``shp = tire.shape(c, e, rho)`` for ``rho >= 1e-9`` as source text."""
-    # psi = rho - E d with d = rho - atan rho <= rho: for 0 <= E <= 1, E d <= rho; for E < 0,
-    # d < 0 only by an ulp or two where atan rho rounds up to rho, so |E d| < rho while
-    # |E| < 2**30. Rounding is monotone, so psi >= 0 in both cases.
-    psi_nonneg = -1073741824.0 < e <= 1.0
-    lines = [
-        *inline.inline_atan("_at1", "rho", nonneg=True),
-        f"_mw = rho - {num(e)} * (rho - _at1)",
-        *inline.inline_atan("_at2", "_mw", nonneg=psi_nonneg),
-        f"_mv = {num(c)} * _at2",
-        *inline.inline_sin_or_cos("_sv", "_mv", "sin", nonneg=psi_nonneg and c >= 0.0),
-        "shp = _sv / rho",
-    ]
-    return "".join(line + "\n" for line in lines)
+    return _shape(c, e).body_text()
+
+
+def _shape_names(sim: object) -> dict:
+    """The names the shapes of ``sim``'s tires read (the kernels' tables and fallbacks)."""
+    out: dict = {}
+    for w in sim.wheels:
+        for name, value in _shape(w.tire.c, w.tire.e).namespace.items():
+            if out.setdefault(name, value) is not value:
+                raise Unsupported(f"two shapes bind {name} to different values")
+    return out
 
 
 ASSISTS = """\
@@ -910,7 +938,7 @@ def source(sim: object) -> str:
         sub += TIRE.format(
             **wheel_k[i],
             **products,
-            shape=_indent(_shape_source(sim.wheels[i].tire.c, sim.wheels[i].tire.e), 8),
+            shape=_indent(_shape_source(sim.wheels[i].tire.c, sim.wheels[i].tire.e), 4),
         )
     abs_k = {
         "abs_target": num(ak.abs.slip_target),
@@ -1010,7 +1038,6 @@ def namespace() -> dict:
     return {
         "sqrt": sqrt,
         "isfinite": isfinite,
-        **inline.namespace(),
         "ceil": ceil,
         "gearbox_update": gearbox.update,
         "pu_torque": powertrain.torque,
@@ -1030,6 +1057,7 @@ def build(sim: object, text: str | None = None, extra: dict | None = None) -> Ca
     if text is None:
         text = source(sim)
     names = namespace()
+    names.update(_shape_names(sim))
     names.update(extra or {})
     names.update(
         GEARBOX_K=sim.drive_k.gearbox,
