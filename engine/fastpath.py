@@ -34,7 +34,7 @@ import re
 from collections.abc import Callable
 from math import ceil, isfinite, sqrt
 
-from skidpad.engine import assists, differential, gearbox, powertrain, tire
+from skidpad.engine import assists, differential, gearbox, powertrain, steering, tire
 from skidpad.engine.floatbits import float_bits
 from skidpad.engine.specialise import (  # noqa: F401  (Unfoldable: re-exported)
     Plan,
@@ -131,7 +131,7 @@ def _indent(text: str, n: int) -> str:
 
 # ---------------------------------------------------------------------------- templates
 HEAD = """\
-def run(sim, host, n):
+def run(sim, host, n{probe_param}):
 {bind}
     st = sim.state
 {load}
@@ -770,7 +770,7 @@ y = y + {h} * (vx_n * hs + vy_n * hc)
 yaw = yaw + {h} * r_n
 dc_fl = dc_fl + ({compliance} * mz0 - dc_fl) * {h} / {tau_c_h}
 dc_fr = dc_fr + ({compliance} * mz1 - dc_fr) * {h} / {tau_c_h}
-vx = vx_n
+{probe_late}vx = vx_n
 vy = vy_n
 r = r_n
 ax = fxs
@@ -792,7 +792,7 @@ if not isfinite(
 {store}
     sim.tick = tick
     LAYOUT.check_finite(st, "tick " + str(tick))
-if observe is not None:
+{probe_substep}if observe is not None:
     observe(tick, x, y, hc, hs)
 """
 
@@ -812,6 +812,54 @@ TAIL = """\
         c_locked, th_used, (a0, a1, a2, a3), tc_f, esc_err, esc_t, esc_w, sa,
     )
 """
+
+
+# ---------------------------------------------------------------------------- the probe
+# The probed variant, ``run(sim, host, n, probe)``, reports each stage's values to the probe
+# under the stage's name, in the readable order (engine.simulation.STAGES), from the fast
+# path's own locals, so ``skidpad diff`` names the stage where a fast run parts from a
+# readable one. Only names are listed: the steering's reported angles (the fast path rotates
+# the frames directly, without them) come from the readable function, its frames from the
+# fast path.
+def _probe(stage: str, values: str) -> str:
+    return f"probe.stage({stage!r}, ({values}))\n"
+
+
+def _each(pattern: str) -> str:
+    return ", ".join(pattern.replace("#", str(i)) for i in WHEELS)
+
+
+PROBE_STEERING = _probe(
+    "steering", "*steer_angles(geo.angles, dc_fl, dc_fr), c0, c1, c2, c3, s0, s1, s2, s3"
+)
+PROBE_LOADS = _probe("load_transfer", _each("fz#"))
+PROBE_TIRES = _probe(
+    "tire_forces",
+    ", ".join(f"sfx{i} if loaded{i} else 0.0, sfy{i} if loaded{i} else 0.0" for i in WHEELS),
+)
+PROBE_ASSISTS = _probe("assists", _each("a#") + ", tc_f, esc_err, esc_t, esc_f, sa")
+PROBE_DRIVETRAIN = _probe("drivetrain", "t_e, g, float(gear_n), c_cap, theta_n")
+PROBE_WHEELS = _probe(
+    "wheel_solve",
+    ", ".join((_each("wn#"), _each("fx#"), _each("fy#"), _each("1.0 if held# else 0.0")))
+    + ", w_e_n, t_c",
+)
+PROBE_LATE = (
+    _probe("steering_compliance", "dc_fl, dc_fr")
+    + _probe("body_integration", "fxs, fys, dr")
+    + _probe("suspension", "roll, roll_rate, pitch, pitch_rate")
+)
+
+
+def _steer_angles(angles: tuple, dc_fl: float, dc_fr: float) -> tuple:
+    """The steering stage's reported angles, from the readable stage's own function."""
+    return steering.wheel_frames(angles, dc_fl, dc_fr).angle
+
+
+def _probe_substep(store: str, load: str) -> str:
+    """After a substep: the state written back, reported, and read again (a probe's hook may
+    plant a change in it, as it may on the readable path)."""
+    return store + "\nprobe.substep(tick, st)\n" + load + "\n"
 
 
 # ---------------------------------------------------------------------------- the builder
@@ -890,8 +938,10 @@ def _bind_hot_first(body: str, head: str) -> str:
     return "    if False:\n" + "\n".join("        " + line for line in lines)
 
 
-def source(sim: object) -> str:
-    """The source of ``run(sim, host, n)`` for ``sim``'s definition and rates."""
+def source(sim: object, probed: bool = False) -> str:
+    """The source of ``run(sim, host, n)`` for ``sim``'s definition and rates (``probed``:
+    of ``run(sim, host, n, probe)``, which reports every stage and substep to ``probe``)."""
+    tap = (lambda text: text) if probed else (lambda text: "")
     h = sim.h
     lk = sim.load_k
     ak = sim.assist_k
@@ -907,6 +957,7 @@ def source(sim: object) -> str:
         wb_lat=num(sim.wheelbase * ak.steer_lat_accel),
         max_angle=num(stk.max_angle),
     )
+    sub += tap(PROBE_STEERING)
     sub += LOAD_TRANSFER.format(
         neg_drag=num(-sim.aero_k.drag),
         down_f=num(sim.aero_k.down_front),
@@ -924,6 +975,7 @@ def source(sim: object) -> str:
         s_f=num(sim.static_loads[0]),
         s_r=num(sim.static_loads[2]),
     )
+    sub += tap(PROBE_LOADS)
     # r·y and r·x once per distinct lever (the axles share x, the sides often share y)
     levers: dict = {}
     for i in WHEELS:
@@ -940,6 +992,7 @@ def source(sim: object) -> str:
             **products,
             shape=_indent(_shape_source(sim.wheels[i].tire.c, sim.wheels[i].tire.e), 4),
         )
+    sub += tap(PROBE_TIRES)
     abs_k = {
         "abs_target": num(ak.abs.slip_target),
         "abs_slope": num(ak.abs.slope),
@@ -962,6 +1015,7 @@ def source(sim: object) -> str:
         tc_slope=num(ak.tc.slope),
         tc_floor=num(ak.tc.floor),
     )
+    sub += tap(PROBE_ASSISTS)
     automatic_stays = ""
     busy = "shift != 0 or gear_req != last_req"
     if gk.kind == "automatic":
@@ -993,6 +1047,7 @@ def source(sim: object) -> str:
         h=num(h),
         tau_h=num(dk.power_unit.response_time + h),
     )
+    sub += tap(PROBE_DRIVETRAIN)
     solve = solve_source(sim)
     sub += solve
     sub += "".join(DEFLECT.format(**wheel_k[i]) for i in WHEELS)
@@ -1003,9 +1058,13 @@ def source(sim: object) -> str:
     sub += rare
     if not dk.motor:
         sub += "if w_e_n < 0.0:\n    w_e_n = 0.0  # an engine does not turn backwards\n"
+    sub += tap(PROBE_WHEELS)
     store = "".join(f"st[{index}] = {name}\n" for name, index in SLOTS).rstrip("\n")
+    reload = "".join(f"{name} = st[{index}]\n" for name, index in SLOTS).rstrip("\n")
     sub += BODY.format(
         store=_indent(store, 4),
+        probe_late=tap(PROBE_LATE),
+        probe_substep=tap(_probe_substep(store, reload)),
         **{f"{axis}{i}": wheel_k[i][axis] for i in WHEELS for axis in ("x", "y")},
         inv_m=num(sim.inv_m),
         inv_iz=num(sim.inv_iz),
@@ -1026,7 +1085,10 @@ def source(sim: object) -> str:
     return (
         HEAD.format(
             load=load.rstrip("\n"),
-            bind=_bind_hot_first(sub.replace(rare, ""), HEAD.format(load=load, bind="") + sub),
+            bind=_bind_hot_first(
+                sub.replace(rare, ""), HEAD.format(load=load, bind="", probe_param="") + sub
+            ),
+            probe_param=tap(", probe"),
         )
         + _indent(sub, 12)
         + TAIL.format(store8=_indent(store, 8), store4=_indent(store, 4))
@@ -1043,6 +1105,7 @@ def namespace() -> dict:
         "pu_torque": powertrain.torque,
         "Derived": Derived,
         "LAYOUT": LAYOUT,
+        "steer_angles": _steer_angles,
     }
 
 
@@ -1050,12 +1113,14 @@ CODE_CACHE = 32  # compiled texts kept (simulations of one definition share thei
 _CODE: dict = {}
 
 
-def build(sim: object, text: str | None = None, extra: dict | None = None) -> Callable:
+def build(
+    sim: object, text: str | None = None, extra: dict | None = None, probed: bool = False
+) -> Callable:
     """Compile the fast path of ``sim``, ``run(sim, host, n)``, from :func:`source` (or from
     ``text``, a variant of it with the ``extra`` names it calls: the planted-difference tests
-    perturb one line)."""
+    perturb one line; ``probed``: ``run(sim, host, n, probe)``, reporting every stage)."""
     if text is None:
-        text = source(sim)
+        text = source(sim, probed)
     names = namespace()
     names.update(_shape_names(sim))
     names.update(extra or {})
