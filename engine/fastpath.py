@@ -268,6 +268,7 @@ def _shape_of(c: float, e: float, rho: float) -> float:
     return shp
 
 
+SHAPE_CACHE = 64  # specialised shapes kept (the tires of many definitions share theirs)
 _SHAPES: dict = {}
 
 
@@ -278,6 +279,8 @@ def _shape(c: float, e: float) -> Specialised:
     if got is None:
         nonneg = frozenset((tire.shape, name) for name in tire.shape_nonneg(c, e))
         plan = Plan(inline=frozenset({tire.shape}), fold=frozenset(), nonneg=nonneg)
+        if len(_SHAPES) >= SHAPE_CACHE:  # strangers' definitions: the cache stays bounded
+            del _SHAPES[next(iter(_SHAPES))]
         got = _SHAPES[key] = specialise(_shape_of, {"c": c, "e": e}, plan)
     return got
 

@@ -149,3 +149,13 @@ def test_the_fast_paths_shape_gives_the_readable_shapes_bits(e: float) -> None:
             want, got = tire.shape(c, e, rho), fast(rho)
             same = (want != want and got != got) or float_bits(want) == float_bits(got)
             assert same, f"c={c} e={e} rho={rho!r}: {got!r} != {want!r}"
+
+
+def test_the_fast_paths_shape_cache_stays_bounded() -> None:
+    """A verifier builds strangers' definitions: one specialised shape per tire, at most
+    SHAPE_CACHE of them kept."""
+    from skidpad.engine import fastpath
+
+    for k in range(fastpath.SHAPE_CACHE + 5):
+        fastpath._shape(1.0 + k / 1024.0, 0.5)
+    assert len(fastpath._SHAPES) == fastpath.SHAPE_CACHE
