@@ -34,7 +34,15 @@ import re
 from collections.abc import Callable
 from math import ceil, isfinite, sqrt
 
-from skidpad.engine import assists, differential, gearbox, powertrain, steering, tire
+from skidpad.engine import (
+    assists,
+    differential,
+    gearbox,
+    powertrain,
+    steering,
+    suspension,
+    tire,
+)
 from skidpad.engine.floatbits import float_bits
 from skidpad.engine.specialise import (  # noqa: F401  (Unfoldable: re-exported)
     Plan,
@@ -283,6 +291,35 @@ def _shape(c: float, e: float) -> Specialised:
             del _SHAPES[next(iter(_SHAPES))]
         got = _SHAPES[key] = specialise(_shape_of, {"c": c, "e": e}, plan)
     return got
+
+
+# Stages derived whole from their readable functions: each wrapper names the fast path's
+# locals a stage reads and writes, the specialiser inlines the stage's function into it.
+def _suspension_of(
+    k: object, h: float, fxs: float, fys: float, roll: float, roll_rate: float, pitch: float,
+    pitch_rate: float,
+) -> float:  # fmt: skip
+    roll, roll_rate, pitch, pitch_rate = suspension.step(
+        k, h, fxs, fys, roll, roll_rate, pitch, pitch_rate
+    )
+    return roll
+
+
+def _compliance_of(
+    k: object, h: float, dc_fl: float, dc_fr: float, mz0: float, mz1: float
+) -> float:
+    dc_fl = steering.update_compliance(k, dc_fl, mz0, h)
+    dc_fr = steering.update_compliance(k, dc_fr, mz1, h)
+    return dc_fl
+
+
+def _derived(wrapper: Callable, bound: dict, stage: Callable) -> str:
+    """The text of ``wrapper``'s body with ``stage`` inlined and ``bound`` folded."""
+    plan = Plan(inline=frozenset({stage}), fold=frozenset())
+    spec = specialise(wrapper, bound, plan)
+    if spec.namespace:  # a derived stage names nothing beyond the fast path's own locals
+        raise Unsupported(f"{wrapper.__name__}: needs the names {sorted(spec.namespace)}")
+    return spec.body_text()
 
 
 def _shape_source(c: float, e: float) -> str:
@@ -762,18 +799,10 @@ ns = hs * cd + hc * sd
 inv = 1.0 / sqrt(nc * nc + ns * ns)
 hc = nc * inv
 hs = ns * inv
-roll_rate = roll_rate + {h} * ({sk0} * fys - {sk1} * roll - {sk2} * roll_rate)
-roll = roll + {h} * roll_rate
-pitch_rate = pitch_rate + {h} * (
-    ({neg_sk3} if fxs < 0.0 else {neg_sk4}) * fxs - {sk5} * pitch - {sk6} * pitch_rate
-)
-pitch = pitch + {h} * pitch_rate
-x = x + {h} * (vx_n * hc - vy_n * hs)
+{suspension}x = x + {h} * (vx_n * hc - vy_n * hs)
 y = y + {h} * (vx_n * hs + vy_n * hc)
 yaw = yaw + {h} * r_n
-dc_fl = dc_fl + ({compliance} * mz0 - dc_fl) * {h} / {tau_c_h}
-dc_fr = dc_fr + ({compliance} * mz1 - dc_fr) * {h} / {tau_c_h}
-{probe_late}vx = vx_n
+{compliance}{probe_late}vx = vx_n
 vy = vy_n
 r = r_n
 ax = fxs
@@ -1074,15 +1103,8 @@ def source(sim: object, probed: bool = False) -> str:
         gx=num(sim.g_world[0]),
         gy=num(sim.g_world[1]),
         h=num(h),
-        sk0=num(sk.roll_per_fy),
-        sk1=num(sk.roll_stiffness),
-        sk2=num(sk.roll_damping),
-        neg_sk3=num(-sk.pitch_braking),
-        neg_sk4=num(-sk.pitch_driving),
-        sk5=num(sk.pitch_stiffness),
-        sk6=num(sk.pitch_damping),
-        compliance=num(stk.compliance),
-        tau_c_h=num(stk.compliance_time + h),
+        suspension=_derived(_suspension_of, {"k": sk, "h": h}, suspension.step),
+        compliance=_derived(_compliance_of, {"k": stk, "h": h}, steering.update_compliance),
     )
     load = "".join(f"    {name} = st[{index}]\n" for name, index in SLOTS)
     return (
