@@ -57,6 +57,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="for two recordings (default 100)",
     )
     p.add_argument(
+        "--fast-path",
+        choices=("A", "B", "both"),
+        default=None,
+        help="for two recordings: replay A (B, both) on the fast path, reporting each stage "
+        "from the fast path's own values (default: the readable stages), so a difference "
+        "only the fast path has is named by its stage",
+    )
+    p.add_argument(
         "--stats",
         action="store_true",
         help="per state field RMSE and largest difference (runs that legitimately differ)",
@@ -126,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
     if args.tolerance and not args.stats:
         raise SkidpadError("--tolerance: only with --stats")
     if args.stats:
+        if args.fast_path is not None:
+            raise SkidpadError("--fast-path: not with --stats")
         return _stats(args, budget)
     a_path = Path(args.a)
     if not _exists(a_path):
@@ -150,6 +160,10 @@ def run(args: argparse.Namespace) -> int:
         kb, tb = _kind(b_path)
 
     kinds = {ka, kb}
+    if args.fast_path is not None and kinds != {"recording"}:
+        raise SkidpadError("--fast-path: only for two recordings")
+    fast = {None: (), "A": ("a",), "B": ("b",), "both": ("a", "b")}[args.fast_path]
+    paths = tuple("fast" if side in fast else "readable" for side in ("a", "b"))
     if kinds == {"trace"}:
         report = diff_traces(
             load_trace_document(ta, str(a_path)),
@@ -164,6 +178,7 @@ def run(args: argparse.Namespace) -> int:
             a_label=str(a_path),
             b_label=str(b_path),
             checkpoint_every=args.checkpoint_every or 100,
+            paths=paths,
         )
     elif kinds == {"recording", "golden"}:
         rec_path, gold_path = (a_path, b_path) if ka == "recording" else (b_path, a_path)

@@ -34,9 +34,23 @@ import re
 from collections.abc import Callable
 from math import ceil, isfinite, sqrt
 
-from skidpad.engine import assists, differential, gearbox, powertrain
-from skidpad.engine.smath import inline
-from skidpad.engine.smath.inline import Unfoldable, num  # noqa: F401  (Unfoldable: re-exported)
+from skidpad.engine import (
+    assists,
+    differential,
+    gearbox,
+    powertrain,
+    steering,
+    suspension,
+    tire,
+)
+from skidpad.engine.floatbits import float_bits
+from skidpad.engine.specialise import (  # noqa: F401  (Unfoldable: re-exported)
+    Plan,
+    Specialised,
+    Unfoldable,
+    Unsupported,
+    specialise,
+)
 from skidpad.engine.telemetry import Derived
 from skidpad.engine.vehicle_layout import (
     I_AX,
@@ -68,6 +82,16 @@ from skidpad.engine.vehicle_layout import (
 )
 
 WHEELS = range(4)
+
+
+def num(v: float | int) -> str:
+    """A number as source text that reads back to the same value (negatives parenthesised)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"only numbers are folded into generated code, not {type(v)!r}")
+    if isinstance(v, float) and not isfinite(v):
+        raise Unfoldable(f"cannot fold the non-finite constant {v!r}")
+    text = repr(v)
+    return f"({text})" if text.startswith("-") else text
 
 
 # The state slots, as (local variable, layout index): loaded at the start of a host step,
@@ -115,7 +139,7 @@ def _indent(text: str, n: int) -> str:
 
 # ---------------------------------------------------------------------------- templates
 HEAD = """\
-def run(sim, host, n):
+def run(sim, host, n{probe_param}):
 {bind}
     st = sim.state
 {load}
@@ -217,9 +241,6 @@ if fz{i} > 0.0:
     phx = kxs{i} * ux{i}
     phy = kys{i} * uy{i}
     rho = sqrt(phx * phx + phy * phy)
-    if rho < 1e-9:
-        shp = {c}
-    else:
 {shape}    sfx{i} = dx * shp * phx
     sfy{i} = dy * shp * phy
     abs_v = abs_v{i}
@@ -247,25 +268,72 @@ else:
 """
 
 
-# The tire's shape function sin(C atan(rho - E (rho - atan rho)))/rho with atan_fast and
-# sin_fast inlined (engine.smath.inline: the same bits without twelve calls per substep);
-# rho > 0 here, so the first atan needs no sign tests, and C atan(psi) is not negative
-# where psi is not.
+# The tire's shape, ``shp = tire.shape(c, e, rho)``: derived from the readable function by
+# the specialiser (the kernels inlined by their declared sign split, only the positive side
+# where tire.shape_nonneg declares the argument not below zero), once per tire.
+def _shape_of(c: float, e: float, rho: float) -> float:
+    shp = tire.shape(c, e, rho)
+    return shp
+
+
+SHAPE_CACHE = 64  # specialised shapes kept (the tires of many definitions share theirs)
+_SHAPES: dict = {}
+
+
+def _shape(c: float, e: float) -> Specialised:
+    """``shp = tire.shape(c, e, rho)`` specialised to one tire's ``c`` and ``e`` (cached)."""
+    key = (float_bits(c), float_bits(e))
+    got = _SHAPES.get(key)
+    if got is None:
+        nonneg = frozenset((tire.shape, name) for name in tire.shape_nonneg(c, e))
+        plan = Plan(inline=frozenset({tire.shape}), fold=frozenset(), nonneg=nonneg)
+        if len(_SHAPES) >= SHAPE_CACHE:  # strangers' definitions: the cache stays bounded
+            del _SHAPES[next(iter(_SHAPES))]
+        got = _SHAPES[key] = specialise(_shape_of, {"c": c, "e": e}, plan)
+    return got
+
+
+# Stages derived whole from their readable functions: each wrapper names the fast path's
+# locals a stage reads and writes, the specialiser inlines the stage's function into it.
+def _suspension_of(
+    k: object, h: float, fxs: float, fys: float, roll: float, roll_rate: float, pitch: float,
+    pitch_rate: float,
+) -> float:  # fmt: skip
+    roll, roll_rate, pitch, pitch_rate = suspension.step(
+        k, h, fxs, fys, roll, roll_rate, pitch, pitch_rate
+    )
+    return roll
+
+
+def _compliance_of(
+    k: object, h: float, dc_fl: float, dc_fr: float, mz0: float, mz1: float
+) -> float:
+    dc_fl = steering.update_compliance(k, dc_fl, mz0, h)
+    dc_fr = steering.update_compliance(k, dc_fr, mz1, h)
+    return dc_fl
+
+
+def _derived(wrapper: Callable, bound: dict, stage: Callable) -> str:
+    """The text of ``wrapper``'s body with ``stage`` inlined and ``bound`` folded."""
+    plan = Plan(inline=frozenset({stage}), fold=frozenset())
+    spec = specialise(wrapper, bound, plan)
+    if spec.namespace:  # a derived stage names nothing beyond the fast path's own locals
+        raise Unsupported(f"{wrapper.__name__}: needs the names {sorted(spec.namespace)}")
+    return spec.body_text()
+
+
 def _shape_source(c: float, e: float) -> str:
-    """``shp = tire.shape(c, e, rho)`` for ``rho >= 1e-9`` as source text."""
-    # psi = rho - E d with d = rho - atan rho <= rho: for 0 <= E <= 1, E d <= rho; for E < 0,
-    # d < 0 only by an ulp or two where atan rho rounds up to rho, so |E d| < rho while
-    # |E| < 2**30. Rounding is monotone, so psi >= 0 in both cases.
-    psi_nonneg = -1073741824.0 < e <= 1.0
-    lines = [
-        *inline.inline_atan("_at1", "rho", nonneg=True),
-        f"_mw = rho - {num(e)} * (rho - _at1)",
-        *inline.inline_atan("_at2", "_mw", nonneg=psi_nonneg),
-        f"_mv = {num(c)} * _at2",
-        *inline.inline_sin_or_cos("_sv", "_mv", "sin", nonneg=psi_nonneg and c >= 0.0),
-        "shp = _sv / rho",
-    ]
-    return "".join(line + "\n" for line in lines)
+    return _shape(c, e).body_text()
+
+
+def _shape_names(sim: object) -> dict:
+    """The names the shapes of ``sim``'s tires read (the kernels' tables and fallbacks)."""
+    out: dict = {}
+    for w in sim.wheels:
+        for name, value in _shape(w.tire.c, w.tire.e).namespace.items():
+            if out.setdefault(name, value) is not value:
+                raise Unsupported(f"two shapes bind {name} to different values")
+    return out
 
 
 ASSISTS = """\
@@ -731,18 +799,10 @@ ns = hs * cd + hc * sd
 inv = 1.0 / sqrt(nc * nc + ns * ns)
 hc = nc * inv
 hs = ns * inv
-roll_rate = roll_rate + {h} * ({sk0} * fys - {sk1} * roll - {sk2} * roll_rate)
-roll = roll + {h} * roll_rate
-pitch_rate = pitch_rate + {h} * (
-    ({neg_sk3} if fxs < 0.0 else {neg_sk4}) * fxs - {sk5} * pitch - {sk6} * pitch_rate
-)
-pitch = pitch + {h} * pitch_rate
-x = x + {h} * (vx_n * hc - vy_n * hs)
+{suspension}x = x + {h} * (vx_n * hc - vy_n * hs)
 y = y + {h} * (vx_n * hs + vy_n * hc)
 yaw = yaw + {h} * r_n
-dc_fl = dc_fl + ({compliance} * mz0 - dc_fl) * {h} / {tau_c_h}
-dc_fr = dc_fr + ({compliance} * mz1 - dc_fr) * {h} / {tau_c_h}
-vx = vx_n
+{compliance}{probe_late}vx = vx_n
 vy = vy_n
 r = r_n
 ax = fxs
@@ -764,7 +824,7 @@ if not isfinite(
 {store}
     sim.tick = tick
     LAYOUT.check_finite(st, "tick " + str(tick))
-if observe is not None:
+{probe_substep}if observe is not None:
     observe(tick, x, y, hc, hs)
 """
 
@@ -784,6 +844,54 @@ TAIL = """\
         c_locked, th_used, (a0, a1, a2, a3), tc_f, esc_err, esc_t, esc_w, sa,
     )
 """
+
+
+# ---------------------------------------------------------------------------- the probe
+# The probed variant, ``run(sim, host, n, probe)``, reports each stage's values to the probe
+# under the stage's name, in the readable order (engine.simulation.STAGES), from the fast
+# path's own locals, so ``skidpad diff`` names the stage where a fast run parts from a
+# readable one. Only names are listed: the steering's reported angles (the fast path rotates
+# the frames directly, without them) come from the readable function, its frames from the
+# fast path.
+def _probe(stage: str, values: str) -> str:
+    return f"probe.stage({stage!r}, ({values}))\n"
+
+
+def _each(pattern: str) -> str:
+    return ", ".join(pattern.replace("#", str(i)) for i in WHEELS)
+
+
+PROBE_STEERING = _probe(
+    "steering", "*steer_angles(geo.angles, dc_fl, dc_fr), c0, c1, c2, c3, s0, s1, s2, s3"
+)
+PROBE_LOADS = _probe("load_transfer", _each("fz#"))
+PROBE_TIRES = _probe(
+    "tire_forces",
+    ", ".join(f"sfx{i} if loaded{i} else 0.0, sfy{i} if loaded{i} else 0.0" for i in WHEELS),
+)
+PROBE_ASSISTS = _probe("assists", _each("a#") + ", tc_f, esc_err, esc_t, esc_f, sa")
+PROBE_DRIVETRAIN = _probe("drivetrain", "t_e, g, float(gear_n), c_cap, theta_n")
+PROBE_WHEELS = _probe(
+    "wheel_solve",
+    ", ".join((_each("wn#"), _each("fx#"), _each("fy#"), _each("1.0 if held# else 0.0")))
+    + ", w_e_n, t_c",
+)
+PROBE_LATE = (
+    _probe("steering_compliance", "dc_fl, dc_fr")
+    + _probe("body_integration", "fxs, fys, dr")
+    + _probe("suspension", "roll, roll_rate, pitch, pitch_rate")
+)
+
+
+def _steer_angles(angles: tuple, dc_fl: float, dc_fr: float) -> tuple:
+    """The steering stage's reported angles, from the readable stage's own function."""
+    return steering.wheel_frames(angles, dc_fl, dc_fr).angle
+
+
+def _probe_substep(store: str, load: str) -> str:
+    """After a substep: the state written back, reported, and read again (a probe's hook may
+    plant a change in it, as it may on the readable path)."""
+    return store + "\nprobe.substep(tick, st)\n" + load + "\n"
 
 
 # ---------------------------------------------------------------------------- the builder
@@ -862,8 +970,10 @@ def _bind_hot_first(body: str, head: str) -> str:
     return "    if False:\n" + "\n".join("        " + line for line in lines)
 
 
-def source(sim: object) -> str:
-    """The source of ``run(sim, host, n)`` for ``sim``'s definition and rates."""
+def source(sim: object, probed: bool = False) -> str:
+    """The source of ``run(sim, host, n)`` for ``sim``'s definition and rates (``probed``:
+    of ``run(sim, host, n, probe)``, which reports every stage and substep to ``probe``)."""
+    tap = (lambda text: text) if probed else (lambda text: "")
     h = sim.h
     lk = sim.load_k
     ak = sim.assist_k
@@ -879,6 +989,7 @@ def source(sim: object) -> str:
         wb_lat=num(sim.wheelbase * ak.steer_lat_accel),
         max_angle=num(stk.max_angle),
     )
+    sub += tap(PROBE_STEERING)
     sub += LOAD_TRANSFER.format(
         neg_drag=num(-sim.aero_k.drag),
         down_f=num(sim.aero_k.down_front),
@@ -896,6 +1007,7 @@ def source(sim: object) -> str:
         s_f=num(sim.static_loads[0]),
         s_r=num(sim.static_loads[2]),
     )
+    sub += tap(PROBE_LOADS)
     # r·y and r·x once per distinct lever (the axles share x, the sides often share y)
     levers: dict = {}
     for i in WHEELS:
@@ -910,8 +1022,9 @@ def source(sim: object) -> str:
         sub += TIRE.format(
             **wheel_k[i],
             **products,
-            shape=_indent(_shape_source(sim.wheels[i].tire.c, sim.wheels[i].tire.e), 8),
+            shape=_indent(_shape_source(sim.wheels[i].tire.c, sim.wheels[i].tire.e), 4),
         )
+    sub += tap(PROBE_TIRES)
     abs_k = {
         "abs_target": num(ak.abs.slip_target),
         "abs_slope": num(ak.abs.slope),
@@ -934,6 +1047,7 @@ def source(sim: object) -> str:
         tc_slope=num(ak.tc.slope),
         tc_floor=num(ak.tc.floor),
     )
+    sub += tap(PROBE_ASSISTS)
     automatic_stays = ""
     busy = "shift != 0 or gear_req != last_req"
     if gk.kind == "automatic":
@@ -965,6 +1079,7 @@ def source(sim: object) -> str:
         h=num(h),
         tau_h=num(dk.power_unit.response_time + h),
     )
+    sub += tap(PROBE_DRIVETRAIN)
     solve = solve_source(sim)
     sub += solve
     sub += "".join(DEFLECT.format(**wheel_k[i]) for i in WHEELS)
@@ -975,30 +1090,30 @@ def source(sim: object) -> str:
     sub += rare
     if not dk.motor:
         sub += "if w_e_n < 0.0:\n    w_e_n = 0.0  # an engine does not turn backwards\n"
+    sub += tap(PROBE_WHEELS)
     store = "".join(f"st[{index}] = {name}\n" for name, index in SLOTS).rstrip("\n")
+    reload = "".join(f"{name} = st[{index}]\n" for name, index in SLOTS).rstrip("\n")
     sub += BODY.format(
         store=_indent(store, 4),
+        probe_late=tap(PROBE_LATE),
+        probe_substep=tap(_probe_substep(store, reload)),
         **{f"{axis}{i}": wheel_k[i][axis] for i in WHEELS for axis in ("x", "y")},
         inv_m=num(sim.inv_m),
         inv_iz=num(sim.inv_iz),
         gx=num(sim.g_world[0]),
         gy=num(sim.g_world[1]),
         h=num(h),
-        sk0=num(sk.roll_per_fy),
-        sk1=num(sk.roll_stiffness),
-        sk2=num(sk.roll_damping),
-        neg_sk3=num(-sk.pitch_braking),
-        neg_sk4=num(-sk.pitch_driving),
-        sk5=num(sk.pitch_stiffness),
-        sk6=num(sk.pitch_damping),
-        compliance=num(stk.compliance),
-        tau_c_h=num(stk.compliance_time + h),
+        suspension=_derived(_suspension_of, {"k": sk, "h": h}, suspension.step),
+        compliance=_derived(_compliance_of, {"k": stk, "h": h}, steering.update_compliance),
     )
     load = "".join(f"    {name} = st[{index}]\n" for name, index in SLOTS)
     return (
         HEAD.format(
             load=load.rstrip("\n"),
-            bind=_bind_hot_first(sub.replace(rare, ""), HEAD.format(load=load, bind="") + sub),
+            bind=_bind_hot_first(
+                sub.replace(rare, ""), HEAD.format(load=load, bind="", probe_param="") + sub
+            ),
+            probe_param=tap(", probe"),
         )
         + _indent(sub, 12)
         + TAIL.format(store8=_indent(store, 8), store4=_indent(store, 4))
@@ -1010,12 +1125,12 @@ def namespace() -> dict:
     return {
         "sqrt": sqrt,
         "isfinite": isfinite,
-        **inline.namespace(),
         "ceil": ceil,
         "gearbox_update": gearbox.update,
         "pu_torque": powertrain.torque,
         "Derived": Derived,
         "LAYOUT": LAYOUT,
+        "steer_angles": _steer_angles,
     }
 
 
@@ -1023,13 +1138,16 @@ CODE_CACHE = 32  # compiled texts kept (simulations of one definition share thei
 _CODE: dict = {}
 
 
-def build(sim: object, text: str | None = None, extra: dict | None = None) -> Callable:
+def build(
+    sim: object, text: str | None = None, extra: dict | None = None, probed: bool = False
+) -> Callable:
     """Compile the fast path of ``sim``, ``run(sim, host, n)``, from :func:`source` (or from
     ``text``, a variant of it with the ``extra`` names it calls: the planted-difference tests
-    perturb one line)."""
+    perturb one line; ``probed``: ``run(sim, host, n, probe)``, reporting every stage)."""
     if text is None:
-        text = source(sim)
+        text = source(sim, probed)
     names = namespace()
+    names.update(_shape_names(sim))
     names.update(extra or {})
     names.update(
         GEARBOX_K=sim.drive_k.gearbox,

@@ -277,6 +277,11 @@ class Simulation:
         LAYOUT.check_finite(self.state, "initial state")
         #: The compiled fast path: built at the first unprobed step on the fast path.
         self.fast_run: Callable | None = None
+        #: The path a probed step runs: "readable" (the stages themselves), or "fast" (the
+        #: fast path's probed variant, which reports each stage from its own values, so a
+        #: difference only the fast path has is named by its stage: ``skidpad diff``).
+        self.probed_path = "readable"
+        self.fast_probed_run: Callable | None = None
         #: The external host's link (engine.host), None when the engine owns every wheel.
         self.host_link: external.HostLink | None = self._host_link(host_wheels, tire_relaxation)
 
@@ -442,9 +447,19 @@ class Simulation:
                 self.fast_run = fastpath.build(self)
             except fastpath.Unfoldable:
                 self.fast_run = Simulation._run_stages  # a constant has no literal
+        probed_fast = (
+            probe is not None and self.probed_path == "fast" and self.host_link is None
+        )
+        if probed_fast and self.fast_probed_run is None:
+            try:
+                self.fast_probed_run = fastpath.build(self, probed=True)
+            except fastpath.Unfoldable:
+                self.fast_probed_run = Simulation._run_stages_probed
         try:
             if fast:
                 self.fast_run(self, self.host, n)
+            elif probed_fast:
+                self.fast_probed_run(self, self.host, n, probe)
             else:
                 for _ in range(n):
                     self._substep(probe)
@@ -459,6 +474,10 @@ class Simulation:
     def _run_stages(self, host: HostInputs, n: int) -> None:
         for _ in range(n):
             self._substep(None)
+
+    def _run_stages_probed(self, host: HostInputs, n: int, probe: object) -> None:
+        for _ in range(n):
+            self._substep(probe)
 
     def _substep(self, probe: object) -> None:
         """One substep: the :data:`STAGES` in order, over the state at its start."""
@@ -607,8 +626,8 @@ def _steering(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
     """Road-wheel angles: the host step's geometry (the steering assist may cap it) rotated
     by the compliance steer (:mod:`engine.steering`)."""
     out.geo = sim.steering_assist(s.vx, s.vy)
-    out.frames = steering.wheel_frames(out.geo.angles, s.dc_fl, s.dc_fr)
-    return out.frames.angle
+    f = out.frames = steering.wheel_frames(out.geo.angles, s.dc_fl, s.dc_fr)
+    return f.angle + f.cos + f.sin  # the frames later stages read, reported
 
 
 def _load_transfer(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:

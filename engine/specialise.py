@@ -39,7 +39,6 @@ from math import isfinite
 from types import FunctionType
 from typing import NamedTuple
 
-from skidpad.engine.smath.inline import Unfoldable
 from skidpad.engine.smath.kernels import SIGN_SPLIT
 
 RESULT = "__result__"
@@ -72,6 +71,10 @@ BUILTINS = {
 PURE_BUILTINS = frozenset(BUILTINS.values())
 
 
+class Unfoldable(ValueError):
+    """A constant is not finite: it has no literal to fold into the specialised function."""
+
+
 class Unsupported(ValueError):
     """The readable function uses a construct the specialiser does not move (a bug to fix in
     the specialiser, never a reason to write the function differently)."""
@@ -89,7 +92,10 @@ class Plan(NamedTuple):
 
     inline: frozenset  # functions whose calls are inlined
     fold: frozenset  # pure functions of constants, called now when their arguments are known
-    nonneg: frozenset = frozenset()  # (function, parameter): a kernel argument known >= 0
+    #: (function, local): in ``function``, a kernel called on the name ``local`` is given a
+    #: value that is not below zero (or nan), so only its positive side is inlined. A claim the
+    #: caller declares and a test checks (``tire.shape_nonneg``), never a guess.
+    nonneg: frozenset = frozenset()
 
 
 class _Parsed(NamedTuple):
@@ -393,15 +399,27 @@ class _Scope:
                 self.calls += 1
                 result = f"_{fn.__name__.strip('_')}{self.calls}_{self.level}"
                 self.unit.used.add(result)
-                self.pending += self.inline_call(fn, args, [result])
+                nonneg = self._nonneg(node.args)
+                self.pending += self.inline_call(fn, args, [result], nonneg)
                 return ast.Name(result, ast.Load())
             func = literal(fn, self.unit, func.hint or "f")
         return ast.Call(func, [self.expr(a, "c") for a in args], [])
 
     # ------------------------------------------------------------------ inlining
-    def inline_call(self, fn: Callable, args: list, targets: list[str]) -> list:
+    def _nonneg(self, args: list) -> bool:
+        """Whether a kernel's one readable argument is a name declared not below zero."""
+        return (
+            len(args) == 1
+            and isinstance(args[0], ast.Name)
+            and (self.fn, args[0].id) in self.unit.plan.nonneg
+        )
+
+    def inline_call(
+        self, fn: Callable, args: list, targets: list[str], nonneg: bool = False
+    ) -> list:
         """The statements of ``targets = fn(*args)`` with ``fn``'s body inlined (``targets``
-        one name, or several for a function returning a tuple)."""
+        one name, or several for a function returning a tuple; ``nonneg``: a kernel's argument
+        is declared not below zero, and only its positive side is written)."""
         out: list = [ast.Expr(ast.Constant(f"§ {_label(fn)} -> {', '.join(targets)}"))]
         if fn in SIGN_SPLIT:
             neg, pos = SIGN_SPLIT[fn]
@@ -416,6 +434,10 @@ class _Scope:
                 name = f"_x_{self.level + 1}"
                 out.append(_assign(name, x))
                 x = ast.Name(name, ast.Load())
+            if nonneg:
+                out += self._side(pos, x.id, targets)
+                self.chain = chain
+                return out
             test = ast.Compare(x, [ast.Lt()], [ast.Constant(0.0)])
             body = self._side(neg, x.id, targets)
             orelse = self._side(pos, x.id, targets)
@@ -523,10 +545,11 @@ class _Scope:
                     for n in ast.walk(a)
                     if isinstance(n, ast.Name)
                 }
+                nonneg = self._nonneg(value.args)
                 if not read & set(targets):
-                    return self.inline_call(fn, args, targets)
+                    return self.inline_call(fn, args, targets, nonneg)
                 temps = [self.unit.fresh(t) for t in targets]
-                out = self.inline_call(fn, args, temps)
+                out = self.inline_call(fn, args, temps, nonneg)
                 return out + [
                     _assign(t, ast.Name(m, ast.Load())) for t, m in zip(targets, temps, strict=True)
                 ]  # noqa: E501
@@ -701,6 +724,15 @@ class Specialised(NamedTuple):
         """The readable text of the function (each inlined call marked by a comment)."""
         with _Positions():
             return _comments(ast.unparse(self.tree)) + "\n"
+
+    def body_text(self) -> str:
+        """The text of the function's body without its final ``return``: the statements of
+        a call inlined where a caller that is not yet specialised writes them."""
+        stmts = list(self.tree.body[0].body)
+        if stmts and isinstance(stmts[-1], ast.Return):
+            stmts.pop()
+        with _Positions():
+            return _comments(ast.unparse(ast.Module(stmts, []))) + "\n"
 
 
 def specialise(

@@ -196,7 +196,23 @@ def shape(c: float, e: float, rho: float) -> float:
     if rho < 1e-9:
         return c
     psi = rho - e * (rho - atan_fast(rho))
-    return sin_fast(c * atan_fast(psi)) / rho
+    angle = c * atan_fast(psi)
+    return sin_fast(angle) / rho
+
+
+def shape_nonneg(c: float, e: float) -> frozenset[str]:
+    """The locals of :func:`shape` that are not below zero (or nan) wherever a kernel reads
+    them, for tire constants ``c``, ``e``: the specialiser then inlines only the kernel's
+    positive side (``engine.specialise.Plan.nonneg``; tests/test_vehicle_tire.py samples it).
+
+    ``rho`` passed ``rho < 1e-9``. ``psi = rho - E·d`` with ``d = rho - atan rho <= rho``: for
+    ``0 <= E <= 1``, ``E·d <= rho``; for ``E < 0``, ``d < 0`` only by an ulp or two where
+    ``atan rho`` rounds up to ``rho``, so ``|E·d| < rho`` while ``|E| < 2**30``. Rounding is
+    monotone, so ``psi >= 0`` in both cases, and then ``angle = C·atan psi >= 0`` for ``C >= 0``.
+    """
+    psi = -1073741824.0 < e <= 1.0
+    names = {"rho"} | ({"psi"} if psi else set()) | ({"angle"} if psi and c >= 0.0 else set())
+    return frozenset(names)
 
 
 def steady_lateral(

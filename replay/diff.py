@@ -368,8 +368,12 @@ def diff_recordings(
     hook_b: Any = None,
     hook_factory_a: Any = None,
     hook_factory_b: Any = None,
+    paths: tuple[str, str] = ("readable", "readable"),
 ) -> DiffReport:
     """Replay both here: checkpoints first, then the diverging segment in full detail.
+
+    ``paths`` are the paths A's and B's probed steps run ("readable", or "fast": the fast
+    path's probed variant), so a difference that only the fast path has is named by stage.
 
     Hooks are probes that see every substep first (tests plant divergences
     with them); pass ``hook_factory_*`` (a zero-argument callable) when the
@@ -383,8 +387,13 @@ def diff_recordings(
 
     # pass 1: checkpoints and a hash per substep (which also sees a difference that rounding
     # absorbs again before the next checkpoint)
-    ra = replay(rec_a, checkpoint_every, trace=True, hook=hook(hook_a, hook_factory_a))
-    rb = replay(rec_b, checkpoint_every, trace=True, hook=hook(hook_b, hook_factory_b))
+    pa, pb = paths
+    ra = replay(
+        rec_a, checkpoint_every, trace=True, hook=hook(hook_a, hook_factory_a), probed_path=pa
+    )
+    rb = replay(
+        rec_b, checkpoint_every, trace=True, hook=hook(hook_b, hook_factory_b), probed_path=pb
+    )
     names, kinds = ra.layout.names, ra.layout.kinds
     if ra.layout.names != rb.layout.names or ra.layout.version != rb.layout.version:
         report.notes.append("the state layouts differ; fields cannot be compared one to one")
@@ -425,6 +434,7 @@ def diff_recordings(
         hook=hook(hook_a, hook_factory_a),
         detail_steps=window,
         stop_after=stop,
+        probed_path=pa,
     )
     db = replay(
         rec_b,
@@ -432,6 +442,7 @@ def diff_recordings(
         hook=hook(hook_b, hook_factory_b),
         detail_steps=window,
         stop_after=stop,
+        probed_path=pb,
     )
     if _from_detail(report, names, kinds, da.detail or [], db.detail or []):
         ticks = da.step_ticks

@@ -104,6 +104,12 @@ class FourWheelModel:
     def attach(self, probe: Probe | None) -> None:
         self.probe = probe
 
+    def choose_probed_path(self, path: str) -> None:
+        """Which path a probed step runs: "readable" or "fast" (its probed variant)."""
+        if path not in ("readable", "fast"):
+            raise RecordingError(f"probed path: readable or fast, not {path!r}")
+        self.sim.probed_path = path
+
     def observe_pose(self, observer: Callable[[int, float, float, float, float], None]) -> None:
         self.sim.pose_observer = observer
 

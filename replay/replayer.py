@@ -85,17 +85,25 @@ def replay(
     hook: Any = None,
     stop_after: int | None = None,
     observer: Any = None,
+    probed_path: str = "readable",
 ) -> ReplayResult:
     """Replay ``rec`` (any format); see the module docstring. ``hook`` (a probe) sees every
     stage and substep first (tests plant divergences with it); ``stop_after`` ends the replay
     after that many steps; ``observer`` sees the pose after every substep without the
-    probe's per-stage reporting (a lap timer), for a family on a circuit.
+    probe's per-stage reporting (a lap timer), for a family on a circuit; ``probed_path``
+    "fast" runs the probed steps on the fast path's probed variant (a four-wheel run), so
+    a difference only the fast path has is seen by stage.
     """
     if not isinstance(checkpoint_every, int) or checkpoint_every <= 0:
         raise RecordingError(
             f"checkpoint interval must be a positive integer, not {checkpoint_every!r}"
         )
     model = start_model(rec, use_preset)
+    if probed_path != "readable":
+        choose = getattr(model, "choose_probed_path", None)
+        if choose is None:
+            raise RecordingError(f"this model has one path: no {probed_path} path to probe")
+        choose(probed_path)
     if observer is not None:
         model.observe_pose(observer)
     layout = model.layout

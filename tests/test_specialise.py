@@ -89,3 +89,16 @@ def test_specialising_in_threads_side_by_side_gives_the_same_functions() -> None
         t.join()
     assert not errors, errors[:1]
     assert texts and all(t == expected for t in texts)
+
+
+def test_a_declared_non_negative_kernel_argument_inlines_only_the_positive_side() -> None:
+    """Plan.nonneg drops the sign test of a kernel whose argument the caller declares not
+    below zero; without the declaration both sides are written (the check can fail)."""
+    from skidpad.engine import tire
+
+    both = specialise.Plan(inline=frozenset(), fold=frozenset())
+    declared = both._replace(nonneg=frozenset({(tire.shape, "rho"), (tire.shape, "psi")}))
+    plain = specialise.specialise(tire.shape, {"c": 1.6, "e": 0.5}, both).text
+    split = specialise.specialise(tire.shape, {"c": 1.6, "e": 0.5}, declared).text
+    assert "rho < 0.0" in plain and "psi < 0.0" in plain and "angle < 0.0" in plain
+    assert "rho < 0.0" not in split and "psi < 0.0" not in split and "angle < 0.0" in split

@@ -3,11 +3,13 @@ a readable function (an operator swapped, a constant nudged by one ulp), special
 mutated text, and the specialised function gives exactly the mutated readable function's
 bits (ADR 0230).
 
-Families: the CommonRoad tire (``tire.combined_forces`` and ``shift_weight``) and the MB
+Families: the CommonRoad tire (``tire.combined_forces`` and ``shift_weight``), the MB
 derivative (``mb.derivatives_ext``, its slips and the input constraints, with the tire
-inlined). Each mutation is drawn from every float operation of one function, with a fixed
-seed. The suite runs a sample (``SUITE_SAMPLE`` mutations); ``SKIDPAD_MUTATIONS=all``
-(``nox -s mutations``) runs ``FULL_SAMPLE``.
+inlined) and the four-wheel fast path's derived part, its tire shape (``engine.tire.shape``,
+checked through whole fast-path substeps against the readable stages; ADR 0231). Each
+mutation is drawn from every float operation of one function, with a fixed seed, the
+families in turn. The suite runs a sample (``SUITE_SAMPLE`` mutations);
+``SKIDPAD_MUTATIONS=all`` (``nox -s mutations``) runs ``FULL_SAMPLE``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ import struct
 import textwrap
 
 import pytest
-from skidpad.engine import specialise
+from skidpad.engine import fastpath, specialise
+from skidpad.engine import tire as fw_tire
 from skidpad.engine.commonroad import constraints, mb, mb_fast, tire, tire_fast
 from skidpad.engine.commonroad.params import load_vehicle
 from test_commonroad_mb_fast import mb_input, mb_state
@@ -139,31 +142,81 @@ def mb_family(target, site, rng: random.Random) -> tuple[int, int]:
     return differ, moved
 
 
+FW_PRESETS = ("hatchbackFwd", "kart", "pickup4x4")
+FW_FRAMES = [
+    ((0.5, 0.0, 0.25, 0.0) if k < 25 else (0.0, 0.7, -0.3, 0.0)) + (0, 1, 1, 1, 1)
+    for k in range(40)
+]
+
+
+def fourwheel_family(target, site, rng: random.Random) -> tuple[int, int]:
+    """As ``tire_family``, for one mutation of the four-wheel tire's shape: the mutant in
+    place of ``engine.tire.shape`` for both paths (the readable stages call it, the fast path
+    specialises it), whole host steps compared bit for bit. The declared non-negative kernel
+    arguments are a proof about the unmutated text, so the mutant claims none."""
+    from skidpad.engine.definition import load_preset
+    from skidpad.engine.errors import SkidpadError
+    from skidpad.engine.simulation import Simulation
+
+    d = load_preset(rng.choice(FW_PRESETS))
+    new = mutant(target, mutated_text(target, site), dict(vars(fw_tire)))
+    real, claims = fw_tire.shape, fw_tire.shape_nonneg
+
+    def drive(shape, path: str) -> list:
+        fw_tire.shape = shape
+        fw_tire.shape_nonneg = lambda c, e: frozenset()
+        fastpath._SHAPES.clear()
+        try:
+            sim = Simulation(d, initial={"speed_mps": 14.0}, path=path)
+            out = []
+            for values in FW_FRAMES:
+                try:
+                    sim.step(values)
+                except (SkidpadError, ArithmeticError) as exc:  # a broken run, on both paths
+                    return [*out, ("raised", type(exc).__name__)]
+                out.append(bits([float(v) for v in sim.state]))
+            return out
+        finally:
+            fw_tire.shape, fw_tire.shape_nonneg = real, claims
+            fastpath._SHAPES.clear()
+
+    want = drive(new, "readable")
+    got = drive(new, "fast")
+    differ = sum(a != b for a, b in zip(want, got, strict=False)) + abs(len(want) - len(got))
+    moved = want != drive(real, "readable")
+    return differ, int(moved)
+
+
 FAMILIES = {
     "tire": (tire_family, (tire.combined_forces, tire.shift_weight)),
     "mb": (
         mb_family,
         (mb.derivatives_ext, mb._slip, constraints.steering_constraints),
     ),
+    "fourwheel": (fourwheel_family, (fw_tire.shape,)),
 }
 
 
 def mutations(count: int) -> list[tuple[str, object, tuple[str, int]]]:
     """``count`` mutations spread over the families and their functions (a fixed draw)."""
     rng = random.Random(29)
-    pool = [
-        (family, fn, site)
-        for family, (_, fns) in FAMILIES.items()
-        for fn in fns
-        for site in sites(fn)
-    ]
-    rng.shuffle(pool)
-    # every function first, then the rest of the draw
-    first = {}
-    for item in pool:
-        first.setdefault(item[1], item)
+    pools = []
+    for family, (_, fns) in FAMILIES.items():
+        pool = [(family, fn, site) for fn in fns for site in sites(fn)]
+        rng.shuffle(pool)
+        pools.append(pool)
+    # every function first, then the families in turn (a family of few sites, the four-wheel
+    # shape, is not drowned by the MB derivative's hundreds)
+    first: dict = {}
+    for pool in pools:
+        for item in pool:
+            first.setdefault(item[1], item)
     chosen = list(first.values())
-    chosen += [m for m in pool if m not in chosen][: max(0, count - len(chosen))]
+    rest = [[m for m in pool if m not in chosen] for pool in pools]
+    while len(chosen) < count and any(rest):
+        for pool in rest:
+            if pool and len(chosen) < count:
+                chosen.append(pool.pop(0))
     return chosen[:count]
 
 
@@ -198,6 +251,7 @@ def test_the_draw_covers_every_function_and_the_full_set_is_large_enough() -> No
     chosen = mutations(FULL_SAMPLE)
     assert len(chosen) >= 50
     assert {fn for _, fn, _ in chosen} == {fn for _, fns in FAMILIES.values() for fn in fns}
+    assert {family for family, _, _ in mutations(SUITE_SAMPLE)} == set(FAMILIES)
 
 
 def test_a_mutation_the_fast_path_misses_is_caught() -> None:

@@ -95,3 +95,67 @@ def test_bounded_solve_holds_exactly_inside_the_bound() -> None:
 )
 def test_bound_clamps_to_the_capacity(t_req: float, capacity: float, result: tuple) -> None:
     assert constraint.bound(t_req, capacity) == result
+
+
+def _shape_points() -> list[float]:
+    """Slips from just past the shape's small-slip branch to far beyond any sliding cap."""
+    rhos = [1e-9, 1.0000000000000002e-9, 7.450580596923828e-09, 1.0, 6.25, 1e6, 1e18, 1e300]
+    rhos += [k / 64.0 for k in range(1, 2000)]
+    rhos += [math.exp(k / 50.0) for k in range(-1000, 1500)]
+    return [x for r in rhos for x in (r, math.nextafter(r, 0.0), math.nextafter(r, math.inf))]
+
+
+SHAPE_E = (1.0, 0.97, 0.5, 0.0, -0.5, -2.2, -1000.0, -1e9)
+
+
+def _shape_locals(c: float, e: float, rho: float) -> dict:
+    """tire.shape's locals at ``rho``, by its own formulas (the readable text's operations)."""
+    psi = rho - e * (rho - tire.atan_fast(rho))
+    return {"rho": rho, "psi": psi, "angle": c * tire.atan_fast(psi)}
+
+
+@pytest.mark.parametrize("e", SHAPE_E)
+def test_the_declared_non_negative_kernel_arguments_of_the_shape_are(e: float) -> None:
+    """tire.shape_nonneg's claim (the fast path inlines only the kernels' positive side for
+    these names) holds on a dense sample of slips, for shape factors C of every sign."""
+    for c in (0.0, 1.3, 1.6, 2.0, -1.0):
+        names = tire.shape_nonneg(c, e)
+        assert "rho" in names and ("psi" in names) == (e <= 1.0)
+        for rho in _shape_points():
+            found = _shape_locals(c, e, rho)
+            bad = [n for n in names if found[n] < 0.0]
+            assert not bad, f"c={c} e={e} rho={rho!r}: {bad} below zero"
+
+
+def test_the_claim_is_not_made_where_it_would_fail() -> None:
+    """Past E = 1, psi turns negative at large slips: the declaration leaves it out (the check
+    above could fail, had it claimed it)."""
+    assert "psi" not in tire.shape_nonneg(1.6, 1.5)
+    assert any(_shape_locals(1.6, 1.5, rho)["psi"] < 0.0 for rho in _shape_points())
+    assert "angle" not in tire.shape_nonneg(-1.0, 0.5)
+
+
+@pytest.mark.parametrize("e", SHAPE_E)
+def test_the_fast_paths_shape_gives_the_readable_shapes_bits(e: float) -> None:
+    """The shape the fast path inlines (engine.fastpath, specialised from tire.shape) against
+    tire.shape itself, bit for bit, with nan and zero slips."""
+    from skidpad.engine import fastpath
+    from skidpad.engine.floatbits import float_bits
+    from skidpad.engine.specialise import compile_specialised
+
+    for c in (1.3, 1.6, -1.0):
+        fast = compile_specialised(fastpath._shape(c, e))
+        for rho in [0.0, 5e-10, math.nan, *_shape_points()]:
+            want, got = tire.shape(c, e, rho), fast(rho)
+            same = (want != want and got != got) or float_bits(want) == float_bits(got)
+            assert same, f"c={c} e={e} rho={rho!r}: {got!r} != {want!r}"
+
+
+def test_the_fast_paths_shape_cache_stays_bounded() -> None:
+    """A verifier builds strangers' definitions: one specialised shape per tire, at most
+    SHAPE_CACHE of them kept."""
+    from skidpad.engine import fastpath
+
+    for k in range(fastpath.SHAPE_CACHE + 5):
+        fastpath._shape(1.0 + k / 1024.0, 0.5)
+    assert len(fastpath._SHAPES) == fastpath.SHAPE_CACHE
