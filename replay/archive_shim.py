@@ -12,10 +12,11 @@ stdout, ``{"checkpoints": [[step, hash], ...], "final_hash": ..., "steps": ...,
 ``--poses``) is the CoG position and heading unit vector after every host step, read from
 the old simulation's own state by the names that version used (``engine.vehicle_layout``'s
 ``I_X``, ``I_Y``, ``I_HC``, ``I_HS``, the same in every archived tree): the ghost of an old
-lap, drawn under the physics that made it. The old trees' APIs differ a little; the branches below are the
-thin per-version shim: CommonRoad drives had their own ``replay.commonroad.replay``
-before the vehicle-model seam, and laps are timed where the tree knows how
-(``replay.laps``).
+lap, drawn under the physics that made it.
+
+The old trees' APIs differ a little; the branches below are the thin per-version shim:
+CommonRoad drives had their own ``replay.commonroad.replay`` before the vehicle-model seam,
+and laps are timed where the tree knows how (``replay.laps``).
 """
 
 import importlib

@@ -131,8 +131,9 @@ def test_an_archived_run_reports_its_poses_the_same_in_process_and_alone(
     inside = archive.run_archived(number, path, poses=True)
     assert inside.poses == alone.poses and inside.final_hash == alone.final_hash
     assert len(alone.poses) == json.loads(path.read_text("utf-8"))["steps"]
-    from skidpad.api import load_recording
     from skidpad.replay.replayer import replay
+
+    from skidpad.api import load_recording
 
     today = []
     rec = load_recording(path)
