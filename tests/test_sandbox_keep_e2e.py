@@ -1,7 +1,8 @@
 """Issue 31's page parts in real browsers (Chromium, Firefox), in stepping mode, driven with
 real key events: the track-limits banner, the confirmation before R or a picker discards a
 lap, the laps and settings kept in IndexedDB across a reload (the best lap as the ghost, the
-live delta to it), and a kept lap of an older physics listed as such.
+live delta to it), a kept lap of an older physics listed as such and its ghost replayed
+under that physics, and a loaded lap of an older physics drawn as its ghost under it.
 
 Each browser gets its own fresh profile (so its IndexedDB starts empty) and one page, which
 the tests drive in order and reload where a reload is the point.
@@ -307,6 +308,13 @@ def test_a_kept_lap_of_an_older_physics_is_listed_and_replays_under_it(
     expect(page.locator("#delta-physics")).to_have_text(f" vs physics {older}")
     expect(page.locator("#delta")).to_be_visible()
     shot(page, f"kept-physics-{older}-ghost")
+    # R (asked first, mid-lap) starts again against the same chosen ghost
+    page.focus("#view")
+    page.keyboard.press("KeyR")
+    expect(page.locator("#confirm")).to_be_visible()
+    page.click("#confirm-yes")
+    page.wait_for_function("window.skidpad.view().lap === 0")
+    expect(label).to_have_text(f"ghost: best lap {record['time_s']:.3f} (physics {older})")
 
 
 def test_an_old_lap_loaded_is_drawn_as_its_ghost_under_its_own_physics(

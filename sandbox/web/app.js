@@ -180,6 +180,9 @@ function showVersions(info) {
 async function start(opts) {
   options = { ...options, ...opts };
   const out = await request({ type: "start", options });
+  // the settings are kept before the new drive shows: a reload right after finds them
+  await putSettings({ preset: options.preset, surface: options.surface, assists: options.assists || {} })
+    .catch((err) => (keepError = err.message));
   view = out.view;
   setup = out.setup;
   skids.length = 0;
@@ -189,8 +192,6 @@ async function start(opts) {
   showPickers();
   chooseBestGhost();
   showKept();
-  putSettings({ preset: options.preset, surface: options.surface, assists: options.assists || {} })
-    .catch((err) => (keepError = err.message));
   return view;
 }
 
@@ -448,6 +449,7 @@ async function replayKept(r) {
     align: "lap",
     time_s: r.time_s,
     physics: ran,
+    chosen: { preset: options.preset, surface: options.surface },
   };
   deltaAt = 0;
   $("ghost-note").textContent = `best lap ${fmt(r.time_s)} replayed under physics ${ran}: shown as the ghost`;
@@ -487,6 +489,13 @@ function currentKey() {
 }
 
 function chooseBestGhost() {
+  // a kept lap of another physics the user chose stays the ghost through R and new best
+  // laps, until the car or surface changes (ADR 0253)
+  const g = bestGhost;
+  if (g && g.chosen && g.chosen.preset === options.preset && g.chosen.surface === options.surface) {
+    deltaAt = 0;
+    return;
+  }
   const best = kept.get(currentKey());
   bestGhost = best && best.ghost
     ? { ...best.ghost, label: `ghost: best lap ${fmt(best.time_s)}`, align: "lap", time_s: best.time_s, physics }
