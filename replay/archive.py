@@ -341,14 +341,21 @@ class ArchivedRun:
     laps: list[dict] | None
     error: str | None = None
     checkpoint_every: int = 100
+    #: the CoG pose (x, y, heading cos, heading sin) after every host step, when asked for
+    #: and the drive has one (a four-wheel drive): an old lap's ghost under its own physics
+    poses: list[tuple[float, float, float, float]] | None = None
 
 
-def run_archived(number: int, recording: Path, timeout: float = DEFAULT_TIMEOUT_S) -> ArchivedRun:
-    """Replay ``recording`` under archived physics ``number`` in a process of its own."""
+def run_archived(
+    number: int, recording: Path, timeout: float = DEFAULT_TIMEOUT_S, poses: bool = False
+) -> ArchivedRun:
+    """Replay ``recording`` under archived physics ``number`` in a process of its own (or
+    in this interpreter: :func:`in_process`); ``poses`` asks for the pose after every host
+    step as well (:attr:`ArchivedRun.poses`)."""
     tree = unpacked_tree(number)
     unstamped = unstamped_copy(recording)
     try:
-        return _run(number, tree, unstamped or recording, timeout)
+        return _run(number, tree, unstamped or recording, timeout, poses)
     finally:
         if unstamped is not None:
             unstamped.unlink(missing_ok=True)
@@ -374,12 +381,14 @@ def unstamped_copy(recording: Path) -> Path | None:
     return Path(name)
 
 
-def _run(number: int, tree: Path, recording: Path, timeout: float) -> ArchivedRun:
+def _run(number: int, tree: Path, recording: Path, timeout: float, poses: bool) -> ArchivedRun:
     if in_process():
         from skidpad.replay.archive_inprocess import run_in_process
 
-        return _run_of(run_in_process(tree, recording))
+        return _run_of(run_in_process(tree, recording, poses=poses))
     command = [sys.executable, "-I", str(tree / "archive_shim.py"), str(tree), str(recording)]
+    if poses:
+        command.append("--poses")
     try:
         proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -407,7 +416,22 @@ def _run_of(answer: dict) -> ArchivedRun:
         int(answer["steps"]),
         answer["laps"],
         checkpoint_every=int(answer.get("checkpoint_every", 100)),
+        poses=_poses_of(answer.get("poses")),
     )
+
+
+def _poses_of(rows: Any) -> list[tuple[float, float, float, float]] | None:
+    """The answer's poses, checked for shape (an answer is read, never trusted)."""
+    if not isinstance(rows, list):
+        return None
+    out = []
+    for row in rows:
+        if not (isinstance(row, list) and len(row) == 4):
+            raise ArchiveError("an archived run answered poses of the wrong shape")
+        if not all(isinstance(v, float) for v in row):
+            raise ArchiveError("an archived run answered poses of the wrong shape")
+        out.append((row[0], row[1], row[2], row[3]))
+    return out
 
 
 def archive_size() -> int:

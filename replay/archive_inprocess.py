@@ -73,9 +73,10 @@ def _today() -> dict[str, int]:
     return {n: id(m) for n, m in sys.modules.items() if _root(n) == "skidpad"}
 
 
-def run_in_process(tree: Path, recording: Path) -> dict:
-    """The answer of ``archive_shim.answer`` for ``recording``, computed by the archived
-    tree unpacked at ``tree`` in this interpreter, isolated as the module docstring says.
+def run_in_process(tree: Path, recording: Path, poses: bool = False) -> dict:
+    """The answer of ``archive_shim.answer`` for ``recording`` (with the pose after every
+    host step when ``poses``), computed by the archived tree unpacked at ``tree`` in this
+    interpreter, isolated as the module docstring says.
     Raises :class:`IsolationError` when isolation cannot be had or was broken."""
     tree = Path(tree).resolve()
     with _LOCK:
@@ -99,7 +100,7 @@ def run_in_process(tree: Path, recording: Path) -> dict:
                 raise IsolationError(f"no shim in {tree}")
             shim = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(shim)
-            answer = shim.answer(str(recording))
+            answer = shim.answer(str(recording), poses=poses)
             _check_loaded_from(tree)
         except ImportError:
             if guard.refused:  # the guard's refusal, said as what it is

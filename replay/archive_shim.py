@@ -5,13 +5,18 @@ version's commit) and run there in a process of its own, with the Python flag ``
 imports *that* tree's packages under their old names and never today's ``skidpad``, so an
 archived engine and today's never share a namespace (ADR 0205).
 
-Request: ``python -I archive_shim.py TREE RECORDING``. Answer: one JSON line on stdout,
-``{"checkpoints": [[step, hash], ...], "final_hash": ..., "steps": ...,
-"checkpoint_every": ..., "laps": [...] | null}``, or ``{"error": "..."}`` when the old
-code refuses the file. The old trees' APIs differ a little; the branches below are the
-thin per-version shim: CommonRoad drives had their own ``replay.commonroad.replay``
-before the vehicle-model seam, and laps are timed where the tree knows how
-(``replay.laps``).
+Request: ``python -I archive_shim.py TREE RECORDING [--poses]``. Answer: one JSON line on
+stdout, ``{"checkpoints": [[step, hash], ...], "final_hash": ..., "steps": ...,
+"checkpoint_every": ..., "laps": [...] | null, "poses": [[x, y, c, s], ...] | null}``, or
+``{"error": "..."}`` when the old code refuses the file. ``poses`` (asked with
+``--poses``) is the CoG position and heading unit vector after every host step, read from
+the old simulation's own state by the names that version used (``engine.vehicle_layout``'s
+``I_X``, ``I_Y``, ``I_HC``, ``I_HS``, the same in every archived tree): the ghost of an old
+lap, drawn under the physics that made it.
+
+The old trees' APIs differ a little; the branches below are the thin per-version shim:
+CommonRoad drives had their own ``replay.commonroad.replay`` before the vehicle-model seam,
+and laps are timed where the tree knows how (``replay.laps``).
 """
 
 import importlib
@@ -36,31 +41,64 @@ def _replay(rec, recording, replayer):
     return replayer.replay(rec, checkpoint_every=every), None
 
 
-def answer(path):
+def _pose_probe(rows):
+    """Have every four-wheel host step of the old simulation append the CoG pose after it to
+    ``rows``; returns the undo. Every archived replayer drives ``Simulation.step`` once per
+    host step, so wrapping that method (on the class of this run's own, throw-away import of
+    the tree) sees each host step; the wrapper reads state and changes nothing."""
+    simulation = importlib.import_module("engine.simulation")
+    layout = importlib.import_module("engine.vehicle_layout")
+    ix, iy, ic, i_s = layout.I_X, layout.I_Y, layout.I_HC, layout.I_HS
+    cls = simulation.Simulation
+    original = cls.step
+
+    def step(self, *args, **kwargs):
+        out = original(self, *args, **kwargs)
+        st = self.state
+        rows.append([st[ix], st[iy], st[ic], st[i_s]])
+        return out
+
+    cls.step = step
+
+    def undo():
+        cls.step = original
+
+    return undo
+
+
+def answer(path, poses=False):
     """Replay the recording at ``path`` with the ``replay``/``engine`` packages importable
     now (the archived tree's): the answer document, or ``{"error": ...}`` when the old
-    loader refuses the file. Called by :func:`main` in a process of its own, and by
-    ``replay.archive_inprocess`` where there are no processes (Pyodide)."""
+    loader refuses the file; with ``poses``, the pose after every host step too (a
+    CommonRoad drive has none: ``null``). Called by :func:`main` in a process of its own, and
+    by ``replay.archive_inprocess`` where there are no processes (Pyodide)."""
     recording = importlib.import_module("replay.recording")
     replayer = importlib.import_module("replay.replayer")
     try:
         rec = recording.load(path)
     except Exception as exc:  # the old loader's own refusal: an answer, not a crash
         return {"error": f"{type(exc).__name__}: {exc}"}
-    result, laps = _replay(rec, recording, replayer)
+    rows = []
+    undo = _pose_probe(rows) if poses else None
+    try:
+        result, laps = _replay(rec, recording, replayer)
+    finally:
+        if undo is not None:
+            undo()
     return {
         "checkpoints": [[int(s), h] for s, h in result.checkpoints],
         "final_hash": result.final_hash,
         "steps": result.steps,
         "checkpoint_every": _every(rec),
         "laps": laps,
+        "poses": rows if poses and len(rows) == result.steps else None,
     }
 
 
 def main(argv):
     tree, path = argv[1], argv[2]
     sys.path.insert(0, tree)
-    print(json.dumps(answer(path)))
+    print(json.dumps(answer(path, poses="--poses" in argv[3:])))
     return 0
 
 

@@ -450,13 +450,16 @@ class PageAPI:
 
         return dumps(self.session.recording())
 
-    def verify(self, name: str, data: Any, progress: Any = None) -> str:
+    def verify(self, name: str, data: Any, progress: Any = None, lap: Any = None) -> str:
         """``skidpad verify`` of a loaded file, as the command does it
         (:func:`replay.verify.verify_as_the_command`): the file's bytes are written under its
         base name to a scratch folder and verified from there, so the page's verdict is the
         command's, in the same words. ``progress(n, total)`` sees the replay's progress.
         Returns the exit code, the text, the verdict and, for a four-wheel drive on this
-        page's circuit, the ghost: the pose after every host step."""
+        page's circuit, the ghost: the pose after every host step, under the physics the
+        verdict names (today's or archived: ``verify`` never asks which). With ``lap`` (a
+        kept lap's recording), also ``lap_ghost``: that lap's ghost as the page keeps one
+        (:func:`lap_ghost_of`), when the file verifies."""
         import json
         import os
         import time
@@ -464,7 +467,7 @@ class PageAPI:
 
         from skidpad.replay.archive import ArchiveMissing
         from skidpad.replay.budget import DEFAULT_MAX_SIM_SECONDS
-        from skidpad.replay.verify import verify_as_the_command
+        from skidpad.replay.verify import VERIFIED, verify_as_the_command
 
         raw = bytes(data.to_py() if hasattr(data, "to_py") else data)
         base = Path(str(name).replace("\\", "/")).name or "recording.json"
@@ -486,7 +489,10 @@ class PageAPI:
             os.chdir(here)
             (folder / base).unlink()
         self._pending = None
-        archived = bool(row) and _no_ghost(row) != ""
+        whole = bool(row) and len(poses) == row.get("steps")  # the last run, complete
+        ghost_lap = None
+        if lap is not None and whole and row["verdict"] == VERIFIED:
+            ghost_lap = lap_ghost_of(load_circuit(TRACK), poses, int(lap), _host_hz(raw))
         return json.dumps(
             {
                 "exit": code,
@@ -496,8 +502,9 @@ class PageAPI:
                 "steps": row.get("steps") if row else None,
                 "physics": row.get("physics") if row else None,
                 "seconds": time.perf_counter() - t0,
-                "ghost": poses if (row and poses and not archived) else None,
-                "ghost_note": _no_ghost(row) if archived else ghost.note,
+                "ghost": poses if whole else None,
+                "ghost_note": ghost.note,
+                "lap_ghost": ghost_lap,
             }
         )
 
@@ -540,7 +547,8 @@ class PageAPI:
 class _GhostProbe:
     """The ghost of a verified file: the CoG pose after every host step, collected by the
     verify replay's pose observer, when the file is a four-wheel drive on this page's circuit
-    (else ``observer`` is None and ``note`` says why there is no ghost)."""
+    (else ``observer`` is None and ``note`` says why there is no ghost). The poses are the
+    last run's: a run that verifies is the last one tried."""
 
     def __init__(self, raw: bytes, poses: list) -> None:
         import json
@@ -566,23 +574,71 @@ class _GhostProbe:
             return
         every = max(1, substep_hz // host_hz)
         append = poses.append
+        last = [float("inf")]  # a new call's first run replaces what an earlier call kept
 
         def observer(tick: int, x: float, y: float, c: float, s: float) -> None:
+            # ticks start again: another physics' run of the file (identification by trial,
+            # or a call again after a fetch), whose poses replace the last run's
+            if tick <= last[0]:
+                del poses[:]
+            last[0] = tick
             if tick % every == 0:
                 append((x, y, c, s))
 
         self.observer = observer
 
 
-def _no_ghost(row: dict) -> str:
-    """Why a verified file has no ghost: an archived physics reports its result alone."""
-    physics = row.get("physics") or {}
-    from skidpad.engine.physics import PHYSICS_VERSION
+def _host_hz(raw: bytes) -> int:
+    import json
 
-    if physics.get("version") not in (None, PHYSICS_VERSION):
-        number = physics["version"]
-        return f"no ghost: physics {number} (archived) reports its hashes, not its poses"
-    return ""
+    return int(json.loads(raw)["host_hz"])
+
+
+def lap_ghost_of(circuit: Circuit, poses: list, number: int, host_hz: int) -> dict | None:
+    """Lap ``number``'s ghost, cut from a whole drive's poses (one per host step from the
+    grid, under whatever physics drew them), in the shape :meth:`DriveSession.lap_ghost`
+    gives: the pose and distance along the lap after each host step from the step the lap
+    began, to the millimetre. A lap begins at the host step whose pose is first past the
+    start/finish line (the distance along the lap wraps forwards), as the page's drive
+    counts it; a crossing back over the line takes the last one back. None when the drive
+    has no such completed lap."""
+    d = distances_along(circuit, poses)
+    half = circuit.track.length / 2
+    starts: list[int] = []
+    for k in range(1, len(d)):
+        if d[k - 1] - d[k] > half:  # forwards over the line
+            starts.append(k)
+        elif d[k] - d[k - 1] > half and starts:  # back over it: that lap never began
+            starts.pop()
+    if not 1 <= number < len(starts):
+        return None
+    first, end = starts[number - 1], starts[number]
+    rows = [(*poses[k], d[k]) for k in range(first, end)]
+    return {
+        "lap": number,
+        "host_hz": host_hz,
+        **{
+            key: [round(r[k], 3) for r in rows]
+            for k, key in enumerate(("x", "y", "c", "s", "d"))
+        },
+    }
+
+
+def distances_along(circuit: Circuit, poses: list) -> list[float]:
+    """Each pose's distance along the centreline from the start/finish line (m, one lap),
+    as :meth:`DriveSession.car_distance` measures the car's."""
+    track = circuit.track
+    out = []
+    nearest = None
+    for x, y, *_ in poses:
+        i = walk_nearest(track, nearest, x, y) if nearest is not None else None
+        if i is None:
+            i = nearest_sample(track, x, y)
+        nearest = i
+        nx, ny = circuit.normals[i]
+        along = (x - track.x[i]) * ny - (y - track.y[i]) * nx
+        out.append((track.s[i] + along - circuit.lines[0].s) % track.length)
+    return out
 
 
 def physics_version() -> Any:

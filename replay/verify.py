@@ -143,8 +143,10 @@ def run_under(
     version: int, path: Path, rec: Any, observer: Any = None, progress: Any = None
 ) -> PhysicsRun:
     """Replay ``rec`` (read from ``path``) under physics ``version``: today's in this
-    process, an archived one in a process of its own (ADR 0205). ``observer`` and
-    ``progress`` see today's physics only (an archived run reports its result alone)."""
+    process, an archived one in a process of its own (ADR 0205). ``observer`` sees the pose
+    after every substep under today's physics, and after every host step under an archived
+    one (what its run reports: :func:`_observe_host_steps`), so a caller's ghost is the
+    same whichever physics drew it; ``progress`` sees today's physics only."""
     if version == PHYSICS_VERSION:
         result, laps = _replay_here(rec, observer, progress)
         return PhysicsRun(version, result, laps, _checked(rec, result, laps))
@@ -159,11 +161,24 @@ def run_under(
         early = _opening_check(rec, answer)
         if answer.error is None and early.status == "mismatch":
             return PhysicsRun(version, answer, None, early)
-    answer = run_archived(version, path)
+    answer = run_archived(version, path, poses=observer is not None)
+    _observe_host_steps(rec, answer.poses, observer)
     if answer.error is not None:
         empty = _Checked("mismatch", (), (), 0)
         return PhysicsRun(version, answer, None, empty, refused=answer.error)
     return PhysicsRun(version, answer, answer.laps, _checked(rec, answer, answer.laps))
+
+
+def _observe_host_steps(rec: Any, poses: list | None, observer: Any) -> None:
+    """Hand an archived run's poses (one per host step) to ``observer`` at the substep tick
+    each was taken at, the last substep of its host step (an observer that keeps one pose
+    per host step, as the page's ghost does, sees the same ticks under any physics)."""
+    if observer is None or not poses:
+        return
+    host_hz, substep_hz = getattr(rec, "host_hz", 0), getattr(rec, "substep_hz", 0)
+    every = max(1, substep_hz // host_hz) if host_hz and substep_hz else 1
+    for k, (x, y, c, s) in enumerate(poses):
+        observer((k + 1) * every, x, y, c, s)
 
 
 #: host steps of the opening an archived version replays first (:func:`_opening`)

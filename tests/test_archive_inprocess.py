@@ -107,7 +107,65 @@ def test_the_pages_loop_fetches_one_version_then_gives_the_commands_words(
     api.add_physics(6, zips[6])
     out = json.loads(api.verify(name, KART6.read_bytes()))
     assert (out["exit"], out["text"]) == (code, text)
-    assert out["ghost"] is None and "physics 6 (archived)" in out["ghost_note"]
+    # a scripted drive on no circuit: no ghost, and the page says why
+    assert out["ghost"] is None and out["ghost_note"].startswith("no ghost: ")
+
+
+KART1 = HISTORY / "physics-1-kart-scripted.json"
+LAP7 = HISTORY / "physics-7-openWheeler-sandbox.json"
+
+
+@pytest.mark.parametrize("path,number", [(KART1, 1), (LAP7, 7)])
+def test_an_archived_run_reports_its_poses_the_same_in_process_and_alone(
+    cache, monkeypatch, path, number
+) -> None:
+    """The oldest and the newest archived trees: the pose after every host step, read by the
+    shim from the old simulation's state, is the same in this interpreter and in a process
+    of its own; asking for poses moves no hash; and the poses are that physics' drive (the
+    last one is where the archived car ended, not where today's does)."""
+    alone = archive.run_archived(number, path, poses=True)
+    bare = archive.run_archived(number, path)
+    assert bare.poses is None and bare.final_hash == alone.final_hash
+    assert bare.checkpoints == alone.checkpoints
+    monkeypatch.setenv("SKIDPAD_ARCHIVE_IN_PROCESS", "1")
+    inside = archive.run_archived(number, path, poses=True)
+    assert inside.poses == alone.poses and inside.final_hash == alone.final_hash
+    assert len(alone.poses) == json.loads(path.read_text("utf-8"))["steps"]
+    from skidpad.replay.replayer import replay
+
+    from skidpad.api import load_recording
+
+    today = []
+    rec = load_recording(path)
+    every = rec.substep_hz // rec.host_hz
+    replay(rec, 100, observer=lambda t, x, y, c, s: today.append((x, y)) if t % every == 0 else 0)
+    assert alone.poses[-1][:2] != today[-1]  # another physics: the drive ends elsewhere
+
+
+def test_the_page_draws_an_old_lap_and_cuts_its_lap_under_its_own_physics(
+    tmp_path, cache, monkeypatch
+) -> None:
+    """The page's loop on a lap of physics 7: the ghost is physics 7's pose after every host
+    step, and the lap asked for is cut from it where the lap began and ended (its length is
+    the claimed lap time, to a host step)."""
+    from skidpad.replay.session import PageAPI
+
+    alone = archive.run_archived(7, LAP7, poses=True)
+    zip7 = archive.version_zip(7)
+    monkeypatch.setattr(archive, "ARCHIVE_FILE", tmp_path / "no-archive.zip")  # the page's wheel
+    monkeypatch.setenv("SKIDPAD_ARCHIVE_IN_PROCESS", "1")
+    api = PageAPI()
+    assert json.loads(api.verify(LAP7.name, LAP7.read_bytes(), None, 1)) == {"needs_physics": 7}
+    api.add_physics(7, zip7)
+    out = json.loads(api.verify(LAP7.name, LAP7.read_bytes(), None, 1))
+    assert out["exit"] == 0 and out["physics"]["version"] == 7
+    assert [tuple(p) for p in out["ghost"]] == alone.poses
+    lap = out["lap_ghost"]
+    (claim,) = json.loads(LAP7.read_text("utf-8"))["claims"]["laps"]
+    assert abs(len(lap["x"]) / lap["host_hz"] - claim["time_s"]) <= 1 / lap["host_hz"]
+    assert all(len(lap[k]) == len(lap["x"]) for k in ("y", "c", "s", "d"))
+    assert lap["d"][0] < 1.0 and lap["d"][-1] > 1190.0  # from the line round to it
+    assert api.verify(LAP7.name, LAP7.read_bytes(), None, 2).count('"lap_ghost": null') == 1
 
 
 def test_a_lap_stamped_with_an_archived_physics_verifies_stamped(tmp_path, capsys) -> None:

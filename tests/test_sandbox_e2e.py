@@ -327,7 +327,7 @@ def test_an_old_lap_runs_under_its_own_physics_fetched_when_loaded(fresh, tmp_pa
     heads = page.evaluate("window.__heads")
     shown = [t for t, visible in heads if "fetching physics 7 (" in t and visible]
     assert shown and shown[-1].endswith("kB)"), heads[:5]
-    expect(page.locator("#ghost-note")).to_contain_text("physics 7 (archived)")
+    expect(page.locator("#ghost-note")).to_have_text("shown as the ghost (physics 7)")
     page.screenshot(path=str(shot_dir() / f"verdict-physics-7-{page.browser_name}.png"))
 
 

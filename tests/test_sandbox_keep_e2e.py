@@ -1,7 +1,8 @@
 """Issue 31's page parts in real browsers (Chromium, Firefox), in stepping mode, driven with
 real key events: the track-limits banner, the confirmation before R or a picker discards a
 lap, the laps and settings kept in IndexedDB across a reload (the best lap as the ghost, the
-live delta to it), and a kept lap of an older physics listed as such.
+live delta to it), a kept lap of an older physics listed as such and its ghost replayed
+under that physics, and a loaded lap of an older physics drawn as its ghost under it.
 
 Each browser gets its own fresh profile (so its IndexedDB starts empty) and one page, which
 the tests drive in order and reload where a reload is the point.
@@ -205,19 +206,17 @@ def test_reload_keeps_the_best_lap_the_settings_and_the_ghost(page, tmp_path) ->
     page.set_viewport_size(DESKTOP)
 
 
-OLDER_JS = """async (physics) => {
-  // what an earlier physics' page left in this browser: a kept lap under its version
+#: a lap driven in the page under physics 7 (openWheeler, dry; format 2, unstamped): what an
+#: earlier physics' page would have kept, and what a user would load
+HISTORIC_LAP = ROOT / "recordings" / "history" / "physics-7-openWheeler-sandbox.json"
+
+PLANT_JS = """async (lap) => {
+  // what an earlier physics' page left in this browser: its best lap under its version
   const db = await new Promise((res, rej) => {
     const r = indexedDB.open("skidpad-sandbox", 1);
     r.onsuccess = () => res(r.result);
     r.onerror = () => rej(r.error);
   });
-  const all = await new Promise((res) => {
-    const r = db.transaction("laps").objectStore("laps").getAll();
-    r.onsuccess = () => res(r.result);
-  });
-  const lap = { ...all[0], physics, key: `${all[0].preset}|${all[0].surface}|${physics}`,
-                time_s: all[0].time_s + 1.5 };
   await new Promise((res, rej) => {
     const tx = db.transaction("laps", "readwrite");
     tx.objectStore("laps").put(lap);
@@ -225,21 +224,136 @@ OLDER_JS = """async (physics) => {
     tx.onerror = () => rej(tx.error);
   });
   db.close();
-  return lap.time_s;
 }"""
 
 
-def test_a_kept_lap_of_an_older_physics_is_listed_as_such(page) -> None:
+@pytest.fixture(scope="module")
+def historic_poses() -> list:
+    """The historic lap's pose after every host step under physics 7, computed by CPython
+    in a process of its own (the page computes its ghost in Pyodide, in its worker)."""
+    from skidpad.replay.archive import run_archived
+
+    run = run_archived(7, HISTORIC_LAP, poses=True)
+    assert run.poses is not None and len(run.poses) == run.steps
+    return run.poses
+
+
+def planted_record(older: int) -> dict:
+    """The kept-lap record an earlier page wrote for the historic lap, its stored ghost
+    deliberately wrong (1 km off): the page must replay the lap, not trust the poses kept."""
+    doc = json.loads(HISTORIC_LAP.read_text("utf-8"))
+    (lap,) = doc["claims"]["laps"]
+    n = 10
+    ghost = {"host_hz": 100, "x": [1000.0] * n, "y": [1000.0] * n, "c": [1.0] * n,
+             "s": [0.0] * n, "d": [float(k) for k in range(n)]}
+    surface = doc["initial"]["surface"]
+    return {
+        "key": f"{doc['preset']}|{surface}|{older}", "preset": doc["preset"], "surface": surface,
+        "physics": older, "engine": doc["engine_version"], "lap": lap["lap"],
+        "time_s": lap["time_s"], "sectors_s": lap["sectors_s"], "assists": {},
+        "date": "2026-12-02T12:00:00.000Z", "recording": HISTORIC_LAP.read_text("utf-8"),
+        "ghost": ghost,
+    }
+
+
+def test_a_kept_lap_of_an_older_physics_is_listed_and_replays_under_it(
+    page, historic_poses
+) -> None:
+    """A best lap kept under physics 7 (planted as the page of that physics kept it) is
+    listed as such, is not the default ghost, and its "ghost" button replays its kept
+    recording under physics 7 (fetched on demand): the ghost drawn is that replay's lap,
+    pose for pose what CPython's physics 7 gives, the delta labelled with its physics."""
     from playwright.sync_api import expect
+    from skidpad.engine.track import load_circuit
+    from skidpad.replay.session import lap_ghost_of
 
     physics = page.evaluate("window.skidpad.ready.then((i) => i.catalogue.physics_version)")
-    older = physics - 1
-    time_s = page.evaluate(OLDER_JS, older)
+    older = 7
+    assert older < physics
+    record = planted_record(older)
+    page.evaluate(PLANT_JS, record)
     reload(page)
     row = page.locator("#kept-rows tr.older")
     expect(row).to_be_visible()
-    expect(row).to_contain_text(f"{time_s:.3f}")
+    expect(row).to_contain_text(f"{record['time_s']:.3f}")
     expect(row).to_contain_text(f"physics {older}: older physics")
-    # the current physics' best lap stays the ghost: the older one is not taken for it
-    expect(page.locator("#kept-rows tr.current")).not_to_contain_text("older physics")
-    expect(page.locator("#ghost-label")).not_to_contain_text(f"{time_s:.3f}")
+    # the older lap is neither this car's current row nor the default ghost
+    expect(page.locator("#kept-rows tr.current.older")).to_have_count(0)
+    label = page.locator("#ghost-label")
+    expect(label).not_to_contain_text(f"{record['time_s']:.3f}")
+
+    row.locator("button.replay-ghost").click()
+    head = page.locator("#verify-head")
+    expect(head).to_contain_text("(exit 0)", timeout=900_000)
+    expect(page.locator("#verdict-text")).to_contain_text(f"VERIFIED (physics {older}, identified)")
+    expect(label).to_be_visible()
+    expect(label).to_have_text(f"ghost: best lap {record['time_s']:.3f} (physics {older})")
+
+    expected = lap_ghost_of(load_circuit("sandbox"), historic_poses, record["lap"], 100)
+    to_the_line(page)  # the ghost waited at the line; from here it runs with this lap
+    seen = []
+    page.focus("#view")
+    page.keyboard.down("ArrowUp")
+    try:
+        for _ in range(3):
+            v = page.evaluate("window.skidpad.advance(100)")
+            g = page.evaluate("window.skidpad.ghost()")
+            k = min(v["step"] - v["lap_start_step"], len(expected["x"]) - 1)
+            seen.append(g["pose"])
+            want = [expected[c][k] for c in ("x", "y", "c", "s")]
+            assert g["pose"] == want, (page.browser_name, k, g["pose"], want)
+    finally:
+        page.keyboard.up("ArrowUp")
+    assert seen[0][0] < 500 and seen[-1] != seen[0], seen  # not the planted poses; it moves
+    expect(page.locator("#delta-physics")).to_have_text(f" vs physics {older}")
+    expect(page.locator("#delta")).to_be_visible()
+    shot(page, f"kept-physics-{older}-ghost")
+    # R (asked first, mid-lap) starts again against the same chosen ghost
+    page.focus("#view")
+    page.keyboard.press("KeyR")
+    expect(page.locator("#confirm")).to_be_visible()
+    page.click("#confirm-yes")
+    page.wait_for_function("window.skidpad.view().lap === 0")
+    expect(label).to_have_text(f"ghost: best lap {record['time_s']:.3f} (physics {older})")
+
+
+def test_an_old_lap_loaded_is_drawn_as_its_ghost_under_its_own_physics(
+    page, historic_poses, tmp_path
+) -> None:
+    """The historic lap loaded as a user picks it: the visible verdict is `skidpad
+    verify`'s, word for word, and its ghost (labelled with its physics) is drawn where
+    CPython's physics 7 puts the car, moving as this drive advances."""
+    from playwright.sync_api import expect
+
+    name = "openWheeler-sandbox.json"
+    data = HISTORIC_LAP.read_bytes()
+    rc, expected = verify_cli(data, tmp_path / "cli", name)
+    assert rc == 0 and "VERIFIED (physics 7, identified)" in expected, expected
+    page.evaluate(f"window.skidpad.start({{preset: '{PRESET}'}})")
+    (tmp_path / "page").mkdir()
+    (tmp_path / "page" / name).write_bytes(data)
+    page.set_input_files("#load", str(tmp_path / "page" / name))
+    expect(page.locator("#verify-head")).to_have_text(
+        f"skidpad verify {name} (exit {rc})", timeout=900_000
+    )
+    verdict = page.locator("#verdict-text")
+    expect(verdict).to_be_visible()
+    assert verdict.inner_text().strip() == expected
+    label = page.locator("#ghost-label")
+    expect(label).to_be_visible()
+    expect(label).to_have_text(f"ghost: {name} (physics 7)")
+    expect(page.locator("#ghost-note")).to_have_text("shown as the ghost (physics 7)")
+    start = page.evaluate("window.skidpad.view().step")
+    page.focus("#view")
+    page.keyboard.down("ArrowUp")
+    try:
+        poses = []
+        for _ in range(3):
+            v = page.evaluate("window.skidpad.advance(150)")
+            g = page.evaluate("window.skidpad.ghost()")
+            k = min(v["step"] - start, len(historic_poses) - 1)
+            assert g["pose"] == list(historic_poses[k]), (page.browser_name, k)
+            poses.append(g["pose"])
+    finally:
+        page.keyboard.up("ArrowUp")
+    assert poses[0] != poses[-1], poses  # the ghost drives on as this drive does

@@ -180,6 +180,9 @@ function showVersions(info) {
 async function start(opts) {
   options = { ...options, ...opts };
   const out = await request({ type: "start", options });
+  // the settings are kept before the new drive shows: a reload right after finds them
+  await putSettings({ preset: options.preset, surface: options.surface, assists: options.assists || {} })
+    .catch((err) => (keepError = err.message));
   view = out.view;
   setup = out.setup;
   skids.length = 0;
@@ -189,8 +192,6 @@ async function start(opts) {
   showPickers();
   chooseBestGhost();
   showKept();
-  putSettings({ preset: options.preset, surface: options.surface, assists: options.assists || {} })
-    .catch((err) => (keepError = err.message));
   return view;
 }
 
@@ -382,40 +383,76 @@ $("download").onclick = async () => {
 // command's words, replaces whatever the box showed before (text and styling alike).
 let verifying = "";
 let lastVerdict = null;
+// the physics a verdict names, for a label: " (physics 7)"
+const physicsOf = (out) => (out.physics && out.physics.version != null ? ` (physics ${out.physics.version})` : "");
 async function verifyFile(file) {
+  const out = await verifyBytes(file.name, new Uint8Array(await file.arrayBuffer()));
+  if (out.ghost) {
+    const col = (k) => out.ghost.map((p) => p[k]);
+    fileGhost = {
+      label: `ghost: ${file.name}${physicsOf(out)}`,
+      x: col(0), y: col(1), c: col(2), s: col(3), d: null,
+      align: "drive",
+      startStep: view ? view.step : 0,
+    };
+    $("ghost-note").textContent = `shown as the ghost${physicsOf(out)}`;
+  } else {
+    $("ghost-note").textContent = out.ghost_note || "";
+  }
+  lastVerdict = out;
+  return out;
+}
+// `skidpad verify` of some bytes in the worker, shown in the verdict box (with the progress
+// of fetching and replaying an archived physics); `lap` asks for that lap's ghost as well
+async function verifyBytes(name, bytes, lap = null) {
   const box = $("replay-result");
-  verifying = file.name;
+  verifying = name;
   box.className = "panel";
   box.hidden = false;
-  $("verify-head").textContent = `skidpad verify ${file.name}: replaying…`;
+  $("verify-head").textContent = `skidpad verify ${name}: replaying…`;
   $("verify-progress").hidden = false;
   $("verify-progress").removeAttribute("value");
   $("verdict-text").textContent = "";
   $("ghost-note").textContent = "";
   let out;
   try {
-    const bytes = new Uint8Array(await file.arrayBuffer());
-    out = JSON.parse(await request({ type: "call", what: "verify", arg: { name: file.name, bytes } }));
+    const arg = lap == null ? { name, bytes } : { name, bytes, lap };
+    out = JSON.parse(await request({ type: "call", what: "verify", arg }));
   } catch (err) {
-    out = { exit: 2, text: `skidpad verify: ${file.name}: ${err.message}`, ghost: null, ghost_note: "" };
+    out = { exit: 2, text: `skidpad verify: ${name}: ${err.message}`, ghost: null, ghost_note: "" };
   }
   $("verify-progress").hidden = true;
-  $("verify-head").textContent = `skidpad verify ${file.name} (exit ${out.exit})`;
+  $("verify-head").textContent = `skidpad verify ${name} (exit ${out.exit})`;
   $("verdict-text").textContent = out.text;
   box.className = `panel ${out.exit === 0 ? "ok" : "bad"}`;
-  if (out.ghost) {
-    const col = (k) => out.ghost.map((p) => p[k]);
-    fileGhost = {
-      label: `ghost: ${file.name}`,
-      x: col(0), y: col(1), c: col(2), s: col(3), d: null,
-      align: "drive",
-      startStep: view ? view.step : 0,
-    };
-    $("ghost-note").textContent = "shown as the ghost";
-  } else {
-    $("ghost-note").textContent = out.ghost_note || "";
-  }
+  return out;
+}
+
+// A kept lap of another physics as the ghost (ADR 0253): its kept recording is verified and
+// replayed under its own physics (fetched if need be), and the ghost is that replay's lap,
+// never the poses stored with it. It becomes the ghost and the live delta's reference, the
+// delta labelled with its physics, until the car or surface changes.
+async function replayKept(r) {
+  const name = `${r.preset}-${r.surface}-physics${r.physics}-best.json`;
+  const out = await verifyBytes(name, new TextEncoder().encode(r.recording), r.lap);
   lastVerdict = out;
+  const ran = out.physics ? out.physics.version : null;
+  if (!out.lap_ghost || ran !== r.physics) {
+    $("ghost-note").textContent = out.exit !== 0 ? "no ghost: the kept recording does not verify"
+      : `no ghost: the kept recording is physics ${ran}, not ${r.physics}`;
+    return out;
+  }
+  fileGhost = null; // the latest choice of ghost wins
+  bestGhost = {
+    ...out.lap_ghost,
+    label: `ghost: best lap ${fmt(r.time_s)} (physics ${ran})`,
+    align: "lap",
+    time_s: r.time_s,
+    physics: ran,
+    chosen: { preset: options.preset, surface: options.surface },
+  };
+  deltaAt = 0;
+  $("ghost-note").textContent = `best lap ${fmt(r.time_s)} replayed under physics ${ran}: shown as the ghost`;
   return out;
 }
 $("load").onchange = async (ev) => {
@@ -452,9 +489,16 @@ function currentKey() {
 }
 
 function chooseBestGhost() {
+  // a kept lap of another physics the user chose stays the ghost through R and new best
+  // laps, until the car or surface changes (ADR 0253)
+  const g = bestGhost;
+  if (g && g.chosen && g.chosen.preset === options.preset && g.chosen.surface === options.surface) {
+    deltaAt = 0;
+    return;
+  }
   const best = kept.get(currentKey());
   bestGhost = best && best.ghost
-    ? { ...best.ghost, label: `ghost: best lap ${fmt(best.time_s)}`, align: "lap", time_s: best.time_s }
+    ? { ...best.ghost, label: `ghost: best lap ${fmt(best.time_s)}`, align: "lap", time_s: best.time_s, physics }
     : null;
   deltaAt = 0;
 }
@@ -495,8 +539,8 @@ function keepLaps(v) {
   }
 }
 
-// the kept laps, this car's first; a lap of another physics is named as such (this page
-// runs one physics; its replay waits for the archived physics in the page)
+// the kept laps, this car's first; a lap of another physics is named as such, is never the
+// default ghost, and its "ghost" button replays it under its own physics (ADR 0253)
 function showKept() {
   const rows = $("kept-rows");
   rows.innerHTML = "";
@@ -514,7 +558,7 @@ function showKept() {
     const cells = [r.preset, r.surface, fmt(r.time_s),
       !older ? `physics ${r.physics}`
         : r.physics > physics ? `physics ${r.physics}: newer than this page's, not replayed here`
-          : `physics ${r.physics}: older physics, not replayed here`];
+          : `physics ${r.physics}: older physics`];
     for (const c of cells) {
       const td = document.createElement("td");
       td.textContent = c;
@@ -528,6 +572,14 @@ function showKept() {
       b.title = `download the recording of this ${fmt(r.time_s)} lap`;
       b.onclick = () => saveText(r.recording, `${r.preset}-${r.surface}-physics${r.physics}-best.json`);
       td.append(b);
+      if (older && r.physics < physics) {
+        const g = document.createElement("button");
+        g.textContent = "ghost";
+        g.className = "replay-ghost";
+        g.title = `replay this lap under physics ${r.physics} and drive against it`;
+        g.onclick = () => replayKept(r);
+        td.append(g);
+      }
       tr.append(td);
     }
     tr.dataset.key = r.key;
@@ -651,6 +703,9 @@ function drawHud(v) {
   const el = $("delta");
   el.textContent = delta == null ? "-" : `${delta > 0 ? "+" : delta < 0 ? "−" : "±"}${Math.abs(delta).toFixed(2)}`;
   el.className = delta == null ? "" : delta > 0 ? "behind" : "ahead";
+  // a delta against a lap of another physics says so
+  const other = bestGhost && bestGhost.physics !== physics ? ` vs physics ${bestGhost.physics}` : "";
+  if ($("delta-physics").textContent !== other) $("delta-physics").textContent = other;
   const g = fileGhost || bestGhost;
   $("ghost-label").textContent = g ? g.label : "no ghost yet: a valid lap becomes one";
   // two separate facts: how fast the engine could run (headroom), and how fast simulated
@@ -746,6 +801,11 @@ window.skidpad = {
   kept: () => [...kept.values()].map(({ recording, ghost: g, ...rest }) => rest),
   keepError: () => keepError,
   delta: () => lastDelta,
+  // the ghost drawn now: its label and pose [x, y, cos, sin] (null: none)
+  ghost: () => {
+    const g = fileGhost || bestGhost;
+    return g && view ? { label: g.label, pose: ghostPose(g, view), physics: g.physics ?? null } : null;
+  },
   // the bare substep loop's speed on a recording's inputs (docs/sandbox.md)
   bench: async (text) =>
     JSON.parse(await request({ type: "call", what: "bench", arg: { bytes: new TextEncoder().encode(text) } })),

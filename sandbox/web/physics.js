@@ -43,10 +43,12 @@ async function fetchPhysics(number, send) {
   return out;
 }
 
-// PageAPI.verify of one file, fetching archived physics as it asks for them.
-export async function verifyWithArchive(py, name, bytes, progress, send) {
+// PageAPI.verify of one file, fetching archived physics as it asks for them; with `lap` (a
+// kept lap's recording) Python also cuts that lap's ghost from the replay, under the
+// physics the verdict names.
+export async function verifyWithArchive(py, name, bytes, progress, send, lap = null) {
   for (let fetched = 0; fetched <= MAX_FETCHES; fetched++) {
-    const text = py.verify(name, bytes, progress);
+    const text = lap == null ? py.verify(name, bytes, progress) : py.verify(name, bytes, progress, lap);
     const out = JSON.parse(text);
     if (out.needs_physics == null) return text;
     const zip = await fetchPhysics(out.needs_physics, send);

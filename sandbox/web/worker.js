@@ -225,7 +225,7 @@ async function call(what, arg) {
     // catch-up afterwards)
     const progress = (n, total) => send({ type: "verifying", n, total });
     try {
-      return await verifyWithArchive(py, arg.name, arg.bytes, progress, send);
+      return await verifyWithArchive(py, arg.name, arg.bytes, progress, send, arg.lap ?? null);
     } finally {
       restartClock();
     }
