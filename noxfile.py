@@ -2,8 +2,8 @@
 
 Sessions
 --------
-``tests``                  the pytest suite (``pytest -n auto``; ``nox -s tests -- ARGS`` replaces
-                           the default arguments, e.g. ``-- tests/test_x.py -q``)
+``tests``                  the pytest suite (``pytest -n auto --dist loadgroup``; ``-- ARGS``
+                           replaces the default arguments, e.g. ``-- tests/test_x.py -q``)
 ``lint``                   ``ruff check`` + the strict-float lint of ``engine/``
 ``selftest-<runtime>``     the math self-test hash in one runtime, vs ``hashes/math.json``
 ``replay-<runtime>``       the self-test plus every recording in ``recordings/`` in one runtime,
@@ -98,7 +98,8 @@ def need_node(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """The pytest suite; exit 5 (no test collected) is a failure, named as such."""
     install_project(session, extras="test")
-    args = session.posargs or ["-n", "auto"]
+    # loadgroup: each browser's tests on one worker, so it starts once (tests/conftest.py)
+    args = session.posargs or ["-n", "auto", "--dist", "loadgroup"]
     # pytest's exit 5 means "no tests collected": a suite that runs nothing must not pass,
     # and a bare "exit code 5" says too little, so the shim names it.
     session.run("python", "-c", _PYTEST_SHIM, *args)
