@@ -1,23 +1,23 @@
 """The parity matrix's stated sample: what the test command runs in each runtime (ADR 0243).
 
 The full matrix (every recording in every runtime, ``nox -s parity -- --all``) does not fit
-the test command's budget on a 2-core machine: Pyodide replays a recording 5-20 times slower
-than CPython, and the archived engines of physics 2-4 have no fast path for the CommonRoad
-std model (about 280 s for one file in Pyodide under Node on a loaded machine). The sample:
+the test command's budget on a 2-core machine: Pyodide replays a recording several times
+slower than CPython, and the archived engines of physics 2-4 have no fast path for the
+CommonRoad std model (one such file: about 40 s of CPU in CPython 3.11, about 280 s of wall
+time in Pyodide under Node on a loaded machine). The sample:
 
 * the **reference runtime** (``cpython3.11``, the first of the matrix) replays **every**
   recording, ``recordings/history/`` included, so every golden file and every recording's
   claims are checked in the test command, and every other runtime is compared with it;
-* every **other CPython** replays the cover below plus every archived recording (an
-  interpreter version is where an archived engine's code could part);
-* every **Pyodide runtime** (Node and the browsers) replays the cover below.
+* every **other runtime** (CPython 3.12, 3.13, Pyodide in Node and the three browsers)
+  replays the cover below.
 
 The cover is chosen from the files' contents, never from timings, so it is the same on
 every machine: the recordings sorted by size (bytes, then name), each taken when it adds a
 model family (a vehicle preset or a CommonRoad model), a kind of drive (scripted, lap,
 sandbox, random) or a physics version not yet covered. Archived recordings of the
-CommonRoad std model are left out of the Pyodide cover (their versions run there in the full
-matrix only): they cost more than the rest of a runtime's sample together.
+CommonRoad std model are left out of it (their versions, 2-4, run outside the reference
+runtime in the full matrix only): they cost more than the rest of a runtime's share together.
 """
 
 from __future__ import annotations
@@ -29,9 +29,8 @@ from typing import Any
 from skidpad.parity.runs import RecordingFile
 
 REFERENCE = "cpython3.11"
-CPYTHONS = ("cpython3.11", "cpython3.12", "cpython3.13")
-#: archived recordings of these CommonRoad models stay out of the Pyodide sample (cost)
-PYODIDE_FULL_ONLY_MODELS = ("std",)
+#: archived recordings of these CommonRoad models stay out of the cover (cost)
+FULL_ONLY_MODELS = ("std",)
 
 
 _TRAITS: dict[tuple[str, str], dict[str, str]] = {}
@@ -85,10 +84,12 @@ def cover(recordings: Sequence[RecordingFile]) -> list[RecordingFile]:
     return [r for r in recordings if r.name in chosen]
 
 
-def _pyodide_candidates(recordings: Sequence[RecordingFile]) -> list[RecordingFile]:
+def _candidates(recordings: Sequence[RecordingFile]) -> list[RecordingFile]:
+    """The recordings the cover is chosen from: all but the archived CommonRoad std ones."""
+    models = {f"commonroad:{m}" for m in FULL_ONLY_MODELS}
+
     def full_only(rec: RecordingFile) -> bool:
         t = traits(rec)
-        models = {f"commonroad:{m}" for m in PYODIDE_FULL_ONLY_MODELS}
         return t["physics"] != "current" and t["family"] in models
 
     return [r for r in recordings if not full_only(r)]
@@ -99,19 +100,8 @@ def sample_plan(
 ) -> dict[str, list[RecordingFile]]:
     """Each runtime's share of ``recordings`` in the test command's sample."""
     everything = list(recordings)
-    covered = {r.name for r in cover(everything)}
-    cpython_share = [
-        r for r in everything if r.name in covered or traits(r)["physics"] != "current"
-    ]
-    pyodide_share = cover(_pyodide_candidates(everything))
-    plan: dict[str, list[RecordingFile]] = {}
-    for name in names:
-        if name == REFERENCE:
-            plan[name] = everything
-        elif name in CPYTHONS:
-            plan[name] = cpython_share
-        else:
-            plan[name] = pyodide_share
+    share = cover(_candidates(everything))
+    plan = {name: everything if name == REFERENCE else share for name in names}
     if REFERENCE not in plan and names:  # no reference asked for: the first runtime runs all
         plan[names[0]] = everything
     return plan
