@@ -60,9 +60,10 @@ RUNTIMES = [f"cpython{minor}" for minor in CPYTHON_VERSIONS] + ["node"]
 
 nox.options.reuse_venv = "yes"
 nox.options.error_on_missing_interpreters = True
-# plain `nox` runs what CI runs (README's test command): the suite, the lint, every
-# recording in all 7 runtimes in one table, and every recording ever committed verified
-# under its own physics; and the documentation site builds with --strict
+# plain `nox` runs what CI runs (README's test command): the suite, the lint, the parity
+# matrix of all 7 runtimes in one table (its stated sample, ADR 0243: every recording in
+# CPython 3.11), a stated sample of the recordings ever committed verified under their own
+# physics (ADR 0242); and the documentation site builds with --strict
 nox.options.sessions = ["tests", "lint", "docs", "parity", "history"]
 
 

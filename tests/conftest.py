@@ -1,11 +1,13 @@
 """Shared pytest configuration: what several test modules start once per session.
 
 Under pytest-xdist (``nox -s tests`` runs ``-n auto --dist loadgroup``) a module-scoped
-fixture is set up once per *worker* that runs any test of its module: a browser, and the
-Pyodide its pages load, would start on both workers. The browser tests are therefore put in
-one xdist group per browser kind (``chromium``, ``firefox``, ``webkit``), so each kind's
-tests, whichever module holds them, run on one worker, which starts that browser's fixtures
-once; and the sandbox server is one per session (ADR 0244).
+fixture is set up once per *worker* that runs any test of its module: a browser and the
+Pyodide its pages load, a Node runtime, a wheel installed in a fresh virtualenv, a lap
+replayed for a module's checks would all be done on both workers. So every test is put in
+one xdist group: the tests that drive a browser in that browser's group (``chromium``,
+``firefox``, ``webkit``), whichever module holds them, the others in their module's group.
+A group runs on one worker, which sets its fixtures up once; the sandbox server is one per
+session (ADR 0244).
 """
 
 from __future__ import annotations
@@ -27,12 +29,17 @@ def browser_kind(item: pytest.Item) -> str | None:
     return None
 
 
+def group_of(item: pytest.Item) -> str:
+    """The xdist group of a test: its browser's, else its module's (the file's path)."""
+    return browser_kind(item) or item.nodeid.split("::", 1)[0]
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        kind = browser_kind(item)
-        if kind is not None:
-            item.add_marker(pytest.mark.xdist_group(kind))
+        # a test's own mark stays (test_parity_browsers.py names its browser, the same group)
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(group_of(item)))
 
 
 @pytest.fixture(scope="session")

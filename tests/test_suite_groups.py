@@ -1,5 +1,6 @@
 """The suite's own plumbing (tests/conftest.py, ADR 0244): each browser's tests form one
-xdist group, so under ``--dist loadgroup`` a browser and its pages start on one worker only."""
+xdist group, and every other test is in its module's, so under ``--dist loadgroup`` a browser
+and its pages, and a module's fixtures, are set up on one worker only."""
 
 from __future__ import annotations
 
@@ -33,6 +34,6 @@ def test_every_browser_test_is_in_its_browsers_group() -> None:
         if named:  # a test of one browser (parameter or fixture name): in that group alone
             assert groups == named[0], (nodeid, groups)
             seen.add(groups)
-        else:
-            assert groups == "", (nodeid, groups)  # the others spread over the workers
+        else:  # the others in their module's group: its fixtures are set up once
+            assert groups == nodeid.split("::", 1)[0], (nodeid, groups)
     assert seen == {"chromium", "firefox", "webkit"}
