@@ -74,6 +74,7 @@ COMMANDS = {
         "random drives in several runtimes; disagreements saved, diffed",
     ),
     "sandbox": ("skidpad.cli.cmd_sandbox", "drive a lap in the browser (served on 127.0.0.1)"),
+    "tir": ("skidpad.cli.cmd_tir", "MF 6.1 .tir tire property files: check and summarise"),
 }
 
 
@@ -237,6 +238,7 @@ def _internal_error(command: str, exc: BaseException) -> int:
         file=sys.stderr,
     )
     return EXIT_INTERNAL
+
 
 if __name__ == "__main__":
     sys.exit(main())
