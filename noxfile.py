@@ -2,13 +2,14 @@
 
 Sessions
 --------
-``tests``                  the pytest suite (``pytest -n auto``; ``nox -s tests -- ARGS`` replaces
-                           the default arguments, e.g. ``-- tests/test_x.py -q``)
+``tests``                  the pytest suite (``pytest -n auto --dist loadgroup``; ``-- ARGS``
+                           replaces the default arguments, e.g. ``-- tests/test_x.py -q``)
 ``lint``                   ``ruff check`` + the strict-float lint of ``engine/``
 ``selftest-<runtime>``     the math self-test hash in one runtime, vs ``hashes/math.json``
 ``replay-<runtime>``       the self-test plus every recording in ``recordings/`` in one runtime,
                            compared with ``hashes/``
-``parity``                 every runtime (the four above and the browsers), one table
+``parity``                 every runtime (the four above and the browsers), one table; the
+                           stated sample of ADR 0243 (``-- --all``: every recording everywhere)
 ``bless``                  ``skidpad bless``: rewrite ``hashes/`` from the current physics
 ``docs``                   the documentation site (mkdocs.yml) built with ``--strict`` into
                            ``build/site``, then checked by ``tests/test_docs_site.py``
@@ -59,9 +60,10 @@ RUNTIMES = [f"cpython{minor}" for minor in CPYTHON_VERSIONS] + ["node"]
 
 nox.options.reuse_venv = "yes"
 nox.options.error_on_missing_interpreters = True
-# plain `nox` runs what CI runs (README's test command): the suite, the lint, every
-# recording in all 7 runtimes in one table, and every recording ever committed verified
-# under its own physics; and the documentation site builds with --strict
+# plain `nox` runs what CI runs (README's test command): the suite, the lint, the parity
+# matrix of all 7 runtimes in one table (its stated sample, ADR 0243: every recording in
+# CPython 3.11), a stated sample of the recordings ever committed verified under their own
+# physics (ADR 0242); and the documentation site builds with --strict
 nox.options.sessions = ["tests", "lint", "docs", "parity", "history"]
 
 
@@ -97,7 +99,8 @@ def need_node(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """The pytest suite; exit 5 (no test collected) is a failure, named as such."""
     install_project(session, extras="test")
-    args = session.posargs or ["-n", "auto"]
+    # loadgroup: each browser's tests on one worker, so it starts once (tests/conftest.py)
+    args = session.posargs or ["-n", "auto", "--dist", "loadgroup"]
     # pytest's exit 5 means "no tests collected": a suite that runs nothing must not pass,
     # and a bare "exit code 5" says too little, so the shim names it.
     session.run("python", "-c", _PYTEST_SHIM, *args)
@@ -190,14 +193,22 @@ def _parity_session(session: nox.Session, runtime: str, selftest_only: bool) -> 
 
 @nox.session
 def parity(session: nox.Session) -> None:
-    """Every runtime, browsers included, one table (``skidpad parity --all``)."""
+    """Every runtime, browsers included, one table (``skidpad parity --all``). The test
+    command runs the stated sample (ADR 0243, ``skidpad parity --sample``): every recording in
+    CPython 3.11, a cover of every model family, drive kind and physics version in the
+    others. ``nox -s parity -- --all`` runs every recording in every runtime."""
     wheel = install_project(session, extras="browsers")
     need_node(session)
+    everything = "--all" in session.posargs
+    posargs = [a for a in session.posargs if a != "--all"]
     # browsers that are not installed are reported by the harness with the command that
     # installs them (ci/install_browsers.sh); they fail the session, never skip silently
     # two runtimes at a time: they are separate processes and CI has two cores
     args = ["skidpad", "parity", "--all", "--jobs", "2", "--wheel", str(wheel), "--root", str(ROOT)]
-    session.run(*args, *session.posargs)
+    if not everything:
+        args.append("--sample")
+    session.log(f"parity: {'the full matrix' if everything else 'the stated sample (ADR 0243)'}")
+    session.run(*args, *posargs)
 
 
 @nox.session

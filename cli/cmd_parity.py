@@ -48,6 +48,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--selftest-only", action="store_true", help="only the math self-test hash, no recordings"
     )
     parser.add_argument(
+        "--sample",
+        action="store_true",
+        help="the test command's stated sample (ADR 0243): every recording in cpython3.11, a "
+        "cover of every model family, drive kind and physics version in the other runtimes",
+    )
+    parser.add_argument(
         "recordings",
         nargs="*",
         type=Path,
@@ -140,6 +146,7 @@ def _run_parity(args: argparse.Namespace, names: list[str], root: Path, bar: Pro
         jobs=args.jobs,
         scheduler=args.scheduler,
         batch=args.batch,
+        sample=args.sample,
         progress=bar.note,
         counter=bar,
         out=_print_printable,

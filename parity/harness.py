@@ -135,7 +135,9 @@ def run_runtime(
     selftest: bool = True,
 ) -> RuntimeRun:
     """Start ``name``, run its self-test and every recording, stop it. Never raises for a
-    runtime that is unavailable or fails: the returned run says what happened.
+    runtime that is unavailable or fails: the returned run says what happened. Recordings
+    of the same bytes (``recordings/commonroad-std-v2.json`` is physics 4's history file)
+    are replayed once; the others take that result, marked ``same_as``.
     ``factory(name)`` replaces ``make_runtime`` (tests plant a perturbed runtime with it).
     ``tick()`` is called after the self-test and after each recording (a progress count).
     Without ``selftest`` the math hash is not computed (a batch whose runtime another task
@@ -167,7 +169,16 @@ def run_runtime(
             progress(f"[{name}] math hash {run.math_hash or 'ERROR: ' + str(run.math_error)}")
             progress(f"[{name}] fast path vs readable: {fastpath_cell(run).detail}")
             tick()
+        replayed: dict[str, str] = {}  # sha256 -> the recording of those bytes already run
         for i, rec in enumerate(recordings, 1):
+            if rec.sha256 in replayed:  # the same bytes give the same answer: replay once
+                first = replayed[rec.sha256]
+                shared = {**run.recordings[first], "wall_s": 0.0, "same_as": first}
+                run.recordings[rec.name] = shared
+                progress(f"[{name}] {rec.name}: the same bytes as {first}: its result")
+                tick()
+                continue
+            replayed[rec.sha256] = rec.name
             progress(f"[{name}] {rec.name} ({i}/{len(recordings)})")
             request = {
                 "selftest": False,
@@ -263,10 +274,12 @@ def _run_runtimes(
     progress: Progress,
     counter: Any,
     batch: int | None = None,
+    plan: dict[str, list[RecordingFile]] | None = None,
     **options: Any,
 ) -> list[RuntimeRun]:
     """One task per runtime and batch of recordings, on the executor; one run per runtime, in
     the order of ``names``. The first batch of each runtime also runs its self-test.
+    ``plan[name]`` (the sample, ``parity.sampling``) replaces ``recordings`` for a runtime.
 
     Runtimes are separate processes (interpreters, Node, browsers), so with ``jobs`` > 1 they
     share the machine's cores and the table's wall times are those of a shared machine. A task
@@ -276,13 +289,14 @@ def _run_runtimes(
 
     remote = scheduler is not None
     tick = _no_tick if counter is None or remote else counter.advance
-    batches = _batches(recordings, batch)
-    cells = [(name, b) for name in names for b in range(len(batches))]
+    shares = plan or {}
+    batches = {name: _batches(shares.get(name, recordings), batch) for name in names}
+    cells = [(name, b) for name in names for b in range(len(batches[name]))]
     tasks = [
         functools.partial(
             run_runtime,
             name,
-            batches[b],
+            batches[name][b],
             factory=factory,
             progress=_quiet if remote else progress,
             tick=tick,
@@ -306,12 +320,17 @@ def _run_runtimes(
             name, b = cells[i]
             parts[name, b] = run
             if remote:
-                progress(f"[{name}] task {b + 1}/{len(batches)} {run.status} in {run.wall_s:.2f} s")
+                total = len(batches[name])
+                progress(f"[{name}] task {b + 1}/{total} {run.status} in {run.wall_s:.2f} s")
                 if counter is not None:
-                    counter.advance(len(batches[b]) + (b == 0))
+                    counter.advance(len(batches[name][b]) + (b == 0))
     finally:
         executor.close()
-    return [_merge_runs(name, [parts[name, b] for b in range(len(batches))]) for name in names]
+    runs = [_merge_runs(n, [parts[n, b] for b in range(len(batches[n]))]) for n in names]
+    for run in runs:
+        if run.name in shares:  # the verdicts tell a recording left out from one not run
+            run.planned = [r.name for r in shares[run.name]]
+    return runs
 
 
 def run_parity(
@@ -335,6 +354,7 @@ def run_parity(
     counter: Any = None,
     scheduler: str | None = None,
     batch: int | None = None,
+    sample: bool = False,
 ) -> int:
     """Run ``names``, print the table (or the JSON report), write the reports; 0 if all ok.
 
@@ -350,6 +370,8 @@ def run_parity(
     tracing in the two runtimes that disagree and the §10 diff is printed (at most three).
     ``factory(name)`` replaces ``make_runtime`` (tests use it to plant a perturbed runtime).
     ``counter`` (a ``replay.progress.Progress``) counts the self-tests and recordings run.
+    With ``sample`` each runtime replays its share of the stated sample (``parity.sampling``,
+    ADR 0243: every recording in the reference runtime); the others' cells are "full only".
     """
     from skidpad.parity.executor import check_scheduler
 
@@ -375,8 +397,15 @@ def run_parity(
         )
     timeouts = {"start_timeout_s": start_timeout_s, "request_timeout_s": request_timeout_s}
 
+    plan = None
+    if sample and not selftest_only:
+        from skidpad.parity import sampling
+
+        plan = sampling.sample_plan(names, recordings)
+        progress(f"[parity] {sampling.describe(plan, len(recordings))}")
     if counter is not None:
-        counter.start(len(names) * (1 + len(recordings)))
+        shares = plan or {name: recordings for name in names}
+        counter.start(sum(1 + len(shares[name]) for name in names))
 
     runs = _run_runtimes(
         names,
@@ -387,6 +416,7 @@ def run_parity(
         progress,
         counter,
         batch=batch,
+        plan=plan,
         checkpoint_every=checkpoint_every,
         **timeouts,
     )

@@ -31,6 +31,7 @@ _MARK = {
     "no-golden": "no golden",
     "stale-golden": "stale golden",
     "skipped": "-",
+    "sampled-out": "(full)",
 }
 
 
@@ -38,23 +39,27 @@ def _cell_text(cell: Cell, wall_s: float | None = None) -> str:
     text = _MARK.get(cell.status, cell.status)
     if cell.status == "mismatch" and cell.first_step is not None:
         text += f" @{cell.first_step}"
-    if cell.status not in ("error", "skipped") and wall_s is not None:
+    if cell.status not in ("error", "skipped", "sampled-out") and wall_s is not None:
         text += f" {wall_s:.1f}s"
     return text
 
 
 def table_rows(matrix: Matrix, runs: Sequence[RuntimeRun]) -> list[list[str]]:
-    """Header + one row per runtime: startup, math hash, each recording, total replay time."""
+    """Header + one row per runtime: startup, math hash, each recording, total replay time,
+    the runtime's whole wall time."""
     header = ["runtime", "version", "startup", "math", "fast=readable", *matrix.recordings]
-    header.append("replay total")
+    # what each runtime costs: its replays, and its whole wall time (start-up, self-test,
+    # fast-path check and replays) on this machine
+    header += ["replay total", "runtime wall"]
     physics = ["physics", "", "", "", "", *(matrix.physics.get(r, "?") for r in matrix.recordings)]
-    rows = [header, [*physics, ""]]
+    rows = [header, [*physics, "", ""]]
     by_name = {r.name: r for r in runs}
     for name in matrix.runtimes:
         run = by_name[name]
         if run.status != "ok":
             rows.append(
-                [name, run.status.upper(), "-", "-", "-", *("-" for _ in matrix.recordings), "-"]
+                [name, run.status.upper(), "-", "-", "-", *("-" for _ in matrix.recordings), "-",
+                 f"{run.wall_s:.1f}s"]
             )
             continue
         math = matrix.math[name]
@@ -73,6 +78,7 @@ def table_rows(matrix: Matrix, runs: Sequence[RuntimeRun]) -> list[list[str]]:
                 _cell_text(matrix.fastpath.get(name, Cell("skipped"))),
                 *cells,
                 f"{run.replay_s:.1f}s",
+                f"{run.wall_s:.1f}s",
             ]
         )
     return rows
@@ -94,7 +100,7 @@ def problem_lines(matrix: Matrix, runs: Sequence[RuntimeRun]) -> list[str]:
             lines.append(f"{name}: fast path vs readable {_MARK[cell.status]}: {cell.detail}")
     for name, row in matrix.cells.items():
         for rec, cell in row.items():
-            if cell.status not in ("match", "skipped"):
+            if cell.status not in ("match", "skipped", "sampled-out"):
                 lines.append(f"{name}: {rec}: {_MARK[cell.status]}: {cell.detail}")
     return lines
 

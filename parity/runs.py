@@ -71,6 +71,8 @@ class RuntimeRun:
     fastpath: dict[str, Any] | None = None  # the worker's fast-vs-readable check (self-test)
     recordings: dict[str, dict[str, Any]] = field(default_factory=dict)
     wall_s: float = 0.0
+    #: the recordings this runtime was asked for (the sample, ADR 0243); None: every one
+    planned: list[str] | None = None
 
     @property
     def replay_s(self) -> float:

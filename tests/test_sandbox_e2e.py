@@ -45,15 +45,9 @@ GOOD_LAP = ROOT / "recordings" / f"{PRESET}-sandbox.json"
 
 
 @pytest.fixture(scope="module")
-def server():
-    from skidpad.parity.server import LoopbackServer
-    from skidpad.sandbox import WEB_DIR, WEB_FILES
-    from skidpad.sandbox.serve import physics_routes, project_wheel, pyodide_dir
-
-    wheel = project_wheel()
-    extra = physics_routes()  # what `skidpad sandbox` serves: the archived versions' zips
-    with LoopbackServer(wheel, pyodide_dir(), WEB_DIR, WEB_FILES, extra=extra) as srv:
-        yield srv
+def server(sandbox_server):
+    """The session's sandbox server (tests/conftest.py), under the name these modules use."""
+    return sandbox_server
 
 
 def launch(pw, name: str, profile: str):

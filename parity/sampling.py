@@ -1,0 +1,113 @@
+"""The parity matrix's stated sample: what the test command runs in each runtime (ADR 0243).
+
+The full matrix (every recording in every runtime, ``nox -s parity -- --all``) does not fit
+the test command's budget on a 2-core machine: Pyodide replays a recording several times
+slower than CPython, and the archived engines of physics 2-4 have no fast path for the
+CommonRoad std model (one such file: about 40 s of CPU in CPython 3.11, about 280 s of wall
+time in Pyodide under Node on a loaded machine). The sample:
+
+* the **reference runtime** (``cpython3.11``, the first of the matrix) replays **every**
+  recording, ``recordings/history/`` included, so every golden file and every recording's
+  claims are checked in the test command, and every other runtime is compared with it;
+* every **other runtime** (CPython 3.12, 3.13, Pyodide in Node and the three browsers)
+  replays the cover below.
+
+The cover is chosen from the files' contents, never from timings, so it is the same on
+every machine: the recordings sorted by size (bytes, then name), each taken when it adds a
+model family (a vehicle preset or a CommonRoad model), a kind of drive (scripted, lap,
+sandbox, random) or a physics version not yet covered. Archived recordings of the
+CommonRoad std model are left out of it (their versions, 2-4, run outside the reference
+runtime in the full matrix only): they cost more than the rest of a runtime's share together.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from skidpad.parity.runs import RecordingFile
+
+REFERENCE = "cpython3.11"
+#: archived recordings of these CommonRoad models stay out of the cover (cost)
+FULL_ONLY_MODELS = ("std",)
+
+
+_TRAITS: dict[tuple[str, str], dict[str, str]] = {}
+
+
+def traits(rec: RecordingFile) -> dict[str, str]:
+    """What a recording covers: its model family, its kind of drive, its physics version."""
+    key = (rec.name, rec.sha256)
+    if key not in _TRAITS:  # a recording is parsed once, however often the plan asks
+        _TRAITS[key] = _read_traits(rec)
+    return dict(_TRAITS[key])
+
+
+def _read_traits(rec: RecordingFile) -> dict[str, str]:
+    try:
+        doc: Any = json.loads(rec.text)
+    except ValueError:
+        doc = {}
+    doc = doc if isinstance(doc, dict) else {}
+    if doc.get("format") == "skidpad-commonroad-recording":
+        family = f"commonroad:{doc.get('model')}"
+    else:
+        family = str(doc.get("preset"))
+    drive = str(doc.get("drive", "?")).partition(":")[0]
+    return {"family": family, "drive": drive, "physics": _physics(doc, rec.sha256)}
+
+
+def _physics(doc: dict[str, Any], sha256: str) -> str:
+    """``archived.archived_version``'s answer from the parsed document (a 400 kB recording is
+    parsed once): its stamp, else the manifest's version for its bytes, else today's."""
+    from skidpad.engine.physics import PHYSICS_VERSION
+    from skidpad.replay.archive import known_recordings
+
+    stamp = doc.get("physics_version")
+    if not isinstance(stamp, int) or isinstance(stamp, bool):
+        known = known_recordings().get(sha256)
+        stamp = int(known["version"]) if known else None
+    return "current" if stamp is None or stamp == PHYSICS_VERSION else str(stamp)
+
+
+def cover(recordings: Sequence[RecordingFile]) -> list[RecordingFile]:
+    """The smallest files that together cover every family, drive kind and physics version
+    (greedy, by size in bytes then name: deterministic), in the recordings' order."""
+    seen: set[tuple[str, str]] = set()
+    chosen: set[str] = set()
+    for rec in sorted(recordings, key=lambda r: (len(r.text.encode("utf-8")), r.name)):
+        new = {(k, v) for k, v in traits(rec).items()} - seen
+        if new:
+            seen |= new
+            chosen.add(rec.name)
+    return [r for r in recordings if r.name in chosen]
+
+
+def _candidates(recordings: Sequence[RecordingFile]) -> list[RecordingFile]:
+    """The recordings the cover is chosen from: all but the archived CommonRoad std ones."""
+    models = {f"commonroad:{m}" for m in FULL_ONLY_MODELS}
+
+    def full_only(rec: RecordingFile) -> bool:
+        t = traits(rec)
+        return t["physics"] != "current" and t["family"] in models
+
+    return [r for r in recordings if not full_only(r)]
+
+
+def sample_plan(
+    names: Sequence[str], recordings: Sequence[RecordingFile]
+) -> dict[str, list[RecordingFile]]:
+    """Each runtime's share of ``recordings`` in the test command's sample."""
+    everything = list(recordings)
+    share = cover(_candidates(everything))
+    plan = {name: everything if name == REFERENCE else share for name in names}
+    if REFERENCE not in plan and names:  # no reference asked for: the first runtime runs all
+        plan[names[0]] = everything
+    return plan
+
+
+def describe(plan: dict[str, list[RecordingFile]], total: int) -> str:
+    """One line: how many recordings each runtime replays in the sample."""
+    parts = [f"{name} {len(share)}/{total}" for name, share in plan.items()]
+    return "sample (ADR 0243; `nox -s parity -- --all` runs every one): " + ", ".join(parts)
