@@ -42,14 +42,20 @@ def physics_of(text: str, sha256: str) -> int | None:
     else None."""
     from skidpad.replay.archive import known_recordings
 
-    try:
-        stamp = json.loads(text).get("physics_version")
-    except (ValueError, AttributeError):
-        stamp = None
-    if isinstance(stamp, int) and not isinstance(stamp, bool):
+    stamp = stamp_of(text)
+    if stamp is not None:
         return stamp
     known = known_recordings().get(sha256)
     return int(known["version"]) if known else None
+
+
+def stamp_of(text: str) -> int | None:
+    """The physics version a recording's text is stamped with, or None."""
+    try:
+        stamp = json.loads(text).get("physics_version")
+    except (ValueError, AttributeError):
+        return None
+    return stamp if isinstance(stamp, int) and not isinstance(stamp, bool) else None
 
 
 def archived_version(rec: Any) -> int | None:
@@ -57,8 +63,21 @@ def archived_version(rec: Any) -> int | None:
     for today's physics."""
     from skidpad.engine.physics import PHYSICS_VERSION
 
-    version = physics_of(rec.text, rec.sha256)
+    if in_history(rec.path):
+        version = physics_of(rec.text, rec.sha256)
+    else:
+        # Outside the frozen folder a file is judged by its golden file, made by today's
+        # physics: only a stamp can ask for another. The manifest names the physics that
+        # *first* made a file's bytes, and bytes that today's physics still reproduces
+        # (the CommonRoad drives) must be replayed by today's engine, or no recording
+        # would check it in any runtime.
+        version = stamp_of(rec.text)
     return version if version is not None and version != PHYSICS_VERSION else None
+
+
+def in_history(path: str | Path) -> bool:
+    """Whether ``path`` lies in the frozen folder of earlier physics (``recordings/history/``)."""
+    return Path(path).parts[-3:-1] == HISTORY.parts
 
 
 def is_archived(rec: Any) -> bool:

@@ -136,8 +136,8 @@ def run_runtime(
 ) -> RuntimeRun:
     """Start ``name``, run its self-test and every recording, stop it. Never raises for a
     runtime that is unavailable or fails: the returned run says what happened. Recordings
-    of the same bytes (``recordings/commonroad-std-v2.json`` is physics 4's history file)
-    are replayed once; the others take that result, marked ``same_as``.
+    of the same bytes asked of the same physics are replayed once; the others take that
+    result, marked ``same_as``.
     ``factory(name)`` replaces ``make_runtime`` (tests plant a perturbed runtime with it).
     ``tick()`` is called after the self-test and after each recording (a progress count).
     Without ``selftest`` the math hash is not computed (a batch whose runtime another task
@@ -169,16 +169,18 @@ def run_runtime(
             progress(f"[{name}] math hash {run.math_hash or 'ERROR: ' + str(run.math_error)}")
             progress(f"[{name}] fast path vs readable: {fastpath_cell(run).detail}")
             tick()
-        replayed: dict[str, str] = {}  # sha256 -> the recording of those bytes already run
+        # (sha256, physics) -> the recording of those bytes already run under that physics
+        replayed: dict[tuple[str, int | None], str] = {}
         for i, rec in enumerate(recordings, 1):
-            if rec.sha256 in replayed:  # the same bytes give the same answer: replay once
-                first = replayed[rec.sha256]
+            job = (rec.sha256, archived.archived_version(rec))
+            if job in replayed:  # the same bytes under the same physics: replay once
+                first = replayed[job]
                 shared = {**run.recordings[first], "wall_s": 0.0, "same_as": first}
                 run.recordings[rec.name] = shared
                 progress(f"[{name}] {rec.name}: the same bytes as {first}: its result")
                 tick()
                 continue
-            replayed[rec.sha256] = rec.name
+            replayed[job] = rec.name
             progress(f"[{name}] {rec.name} ({i}/{len(recordings)})")
             request = {
                 "selftest": False,

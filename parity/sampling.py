@@ -55,18 +55,20 @@ def _read_traits(rec: RecordingFile) -> dict[str, str]:
     else:
         family = str(doc.get("preset"))
     drive = str(doc.get("drive", "?")).partition(":")[0]
-    return {"family": family, "drive": drive, "physics": _physics(doc, rec.sha256)}
+    return {"family": family, "drive": drive, "physics": _physics(doc, rec)}
 
 
-def _physics(doc: dict[str, Any], sha256: str) -> str:
+def _physics(doc: dict[str, Any], rec: RecordingFile) -> str:
     """``archived.archived_version``'s answer from the parsed document (a 400 kB recording is
-    parsed once): its stamp, else the manifest's version for its bytes, else today's."""
+    parsed once): its stamp, else, in ``recordings/history/``, the manifest's version for its
+    bytes, else today's."""
     from skidpad.engine.physics import PHYSICS_VERSION
+    from skidpad.parity.archived import in_history
     from skidpad.replay.archive import known_recordings
 
     stamp = doc.get("physics_version")
     if not isinstance(stamp, int) or isinstance(stamp, bool):
-        known = known_recordings().get(sha256)
+        known = known_recordings().get(rec.sha256) if in_history(rec.path) else None
         stamp = int(known["version"]) if known else None
     return "current" if stamp is None or stamp == PHYSICS_VERSION else str(stamp)
 

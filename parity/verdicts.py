@@ -4,7 +4,6 @@ each in a ``Matrix`` (ADR 0028). Pure functions of the runs: nothing here starts
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -84,18 +83,13 @@ def golden_result(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def physics_of_file(rec: RecordingFile) -> str:
-    """The physics version a recording names (format 3), else the one the manifest of
-    committed recordings gives for its bytes, else ``?`` (ADR 0205)."""
-    from skidpad.replay.archive import known_recordings
+    """The physics version the matrix replays ``rec`` under: the archived version it asks
+    for (``parity.archived``: a stamp, or the manifest inside ``recordings/history/``), else
+    today's (ADR 0205, 0243)."""
+    from skidpad.engine.physics import PHYSICS_VERSION
 
-    try:
-        stamp = json.loads(rec.text).get("physics_version")
-    except (ValueError, AttributeError):
-        stamp = None
-    if isinstance(stamp, int):
-        return str(stamp)
-    known = known_recordings().get(rec.sha256)
-    return str(known["version"]) if known else "?"
+    version = archived.archived_version(rec)
+    return str(PHYSICS_VERSION if version is None else version)
 
 
 def compare_runs(

@@ -99,3 +99,34 @@ def test_bless_never_writes_hashes_for_the_frozen_folder(capsys) -> None:
 @pytest.mark.parametrize("path", sorted((ROOT / "hashes").glob("*.json")), ids=lambda p: p.name)
 def test_every_golden_file_names_its_physics(path) -> None:
     assert json.loads(path.read_text("utf-8")).get("physics_version") == PHYSICS_VERSION
+
+
+def test_outside_the_frozen_folder_only_a_stamp_asks_for_an_older_physics() -> None:
+    """The manifest names the physics that first made a file's bytes; a file beside its
+    golden file is today's physics's to replay, or today's CommonRoad engine would be checked
+    by no recording in any runtime (every committed CommonRoad file was first made by an
+    earlier physics and still replays to the same bits)."""
+    recs = {r.name: r for r in load_recordings(None, ROOT)}
+    first_made = {
+        name: known_recordings()[rec.sha256]["version"]
+        for name, rec in recs.items()
+        if name.startswith("commonroad-") and rec.sha256 in known_recordings()
+    }
+    assert any(v != PHYSICS_VERSION for v in first_made.values())  # the case this guards
+    for name in first_made:
+        assert archived.archived_version(recs[name]) is None, name
+        assert "physics" not in archived.request_item(recs[name])
+    twin = recs["physics-4-commonroad-std-v2"]
+    assert twin.sha256 == recs["commonroad-std-v2"].sha256  # the same bytes ...
+    assert archived.archived_version(twin) == 4  # ... asked of another physics
+
+
+def test_a_stamp_outside_the_folder_is_honoured(tmp_path) -> None:
+    from skidpad.parity.runs import RecordingFile
+
+    text = json.dumps({"format": "skidpad-recording", "version": 3, "physics_version": 6})
+    rec = RecordingFile("x", str(tmp_path / "x.json"), text, "0" * 64)
+    assert archived.archived_version(rec) == 6
+    assert archived.in_history("recordings/history/x.json")
+    assert not archived.in_history("recordings/x.json")
+    assert not archived.in_history("elsewhere/history2/x.json")
