@@ -241,10 +241,8 @@ def test_time_limit_names_the_runtime_and_stop_leaves_no_process(runtime) -> Non
     driver_pid = runtime._driver_pid()
     assert driver_pid is not None
     processes = [driver_pid, *descendants(driver_pid)]
-    began = time.monotonic()
     with pytest.raises(RuntimeFailed) as caught:
         runtime.run(SELFTEST, timeout_s=0.05)  # the self-test takes ~1 s in any browser
-    assert time.monotonic() - began < 30
     assert caught.value.runtime == runtime.name
     assert "did not finish within 0.05 s" in str(caught.value)
     with pytest.raises(RuntimeFailed, match="failed earlier"):

@@ -82,11 +82,16 @@ def _get(port: int, path: str = "/", host: str | None = None) -> int:
 # ----------------------------------------------------------------------------- each bound
 
 
-def test_http_0_9_is_answered_400_and_closed(srv: LoopbackServer) -> None:
-    t0 = time.monotonic()
-    reply = _raw(srv.port, b"GET /\r\n")
+def test_http_0_9_is_answered_400_and_closed(srv: LoopbackServer, monkeypatch) -> None:
+    # With the read time-out out of reach, only the server's own close ends the read: the
+    # client's socket time-out (far shorter) would raise instead. No clock is asserted.
+    monkeypatch.setattr(server_module._Handler, "timeout", 3600.0)
+    with socket.create_connection(("127.0.0.1", srv.port), timeout=300) as s:
+        s.sendall(b"GET /\r\n")
+        reply = b""
+        while chunk := s.recv(65536):  # b"" is the server closing; a time-out raises
+            reply += chunk
     assert reply.startswith(b"HTTP/1.1 400"), reply[:80]
-    assert time.monotonic() - t0 < 5.0  # closed by the server, not by the read time-out
 
 
 @pytest.mark.parametrize(
@@ -126,10 +131,11 @@ def test_connections_past_the_cap_get_503(srv: LoopbackServer, monkeypatch) -> N
 
 def test_a_half_open_connection_is_closed_by_the_read_time_out(srv: LoopbackServer) -> None:
     t0 = time.monotonic()
-    with socket.create_connection(("127.0.0.1", srv.port), timeout=30) as s:
+    with socket.create_connection(("127.0.0.1", srv.port), timeout=300) as s:
         s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n" % srv.port)  # no blank line
-        assert s.recv(1024) == b""
-    assert time.monotonic() - t0 <= 10.0
+        assert s.recv(1024) == b""  # closed by the server (a client time-out would raise)
+    # a lower bound holds on any machine: it was the read time-out that closed it
+    assert time.monotonic() - t0 >= server_module.READ_TIMEOUT_S * 0.9
 
 
 # ----------------------------------------------------------------------------- under attack
@@ -196,11 +202,10 @@ def test_half_open_connections_and_huge_paths_leave_the_server_usable(tree) -> N
         for t in threads:
             t.start()
         # a normal page load in the middle of it all
-        t0 = time.monotonic()
         assert _get(port, "/index.html") == 200
-        page_s = time.monotonic() - t0
+        page_done = time.monotonic() - opened
         peak = _rss_kib(proc.pid)
-        while len(closed_after) < HALF_OPEN and time.monotonic() - opened < 30:
+        while len(closed_after) < HALF_OPEN and time.monotonic() - opened < 300:
             open_ones = [s for s in half if s.fileno() not in closed_after]
             readable, _, _ = select.select(open_ones, [], [], 0.5)
             for s in readable:
@@ -213,14 +218,17 @@ def test_half_open_connections_and_huge_paths_leave_the_server_usable(tree) -> N
         growth_mib = (peak - before) / 1024
         print(
             f"server RSS {before / 1024:.1f} MiB -> peak {peak / 1024:.1f} MiB "
-            f"(+{growth_mib:.1f} MiB); page load {page_s:.3f} s; half-open closed after "
+            f"(+{growth_mib:.1f} MiB); page served {page_done:.3f} s in; half-open closed after "
             f"{min(closed_after.values()):.1f}..{max(closed_after.values()):.1f} s"
         )
         assert not errors, errors[:3]
         assert not any(t.is_alive() for t in threads)
         assert len(closed_after) == HALF_OPEN
-        assert max(closed_after.values()) <= 10.0
-        assert page_s <= 1.0
+        # every half-open connection was closed by the read time-out, not left open ...
+        assert min(closed_after.values()) >= server_module.READ_TIMEOUT_S * 0.9
+        # ... and the page was served while all of them still held their slots: it did not
+        # wait for the time-outs (an order of events, not a speed)
+        assert page_done < min(closed_after.values())
         assert growth_mib <= 20.0
     finally:
         for s in half:
