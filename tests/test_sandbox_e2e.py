@@ -264,7 +264,11 @@ def test_the_visible_verdict_is_skidpad_verifys_for_every_file(stepped, tmp_path
         if name == "lap-time-plus-1ms.json":
             page.screenshot(path=str(shot_dir() / f"verdict-mismatch-{page.browser_name}.png"))
         if name == "good-lap.json":
-            expect(page.locator("#ghost-note")).to_have_text("shown as the ghost")
+            from skidpad.engine.physics import PHYSICS_VERSION
+
+            # the ghost names the physics that drew it, today's for a lap of today's
+            expect(page.locator("#ghost-note")).to_have_text(
+                f"shown as the ghost (physics {PHYSICS_VERSION})")
             page.screenshot(path=str(shot_dir() / f"verdict-verified-{page.browser_name}.png"))
 
 
