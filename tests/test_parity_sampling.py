@@ -142,14 +142,16 @@ def two_of_a_kind(tmp_path_factory) -> list[Path]:
     return paths
 
 
-def test_run_parity_asks_each_runtime_for_its_share_only(two_of_a_kind, tmp_path) -> None:
+def _goldens(tmp_path: Path, paths: list[Path]) -> Path:
+    """A hashes folder with each kart recording's golden file, replayed here, and a stand-in
+    math hash (the runtimes of these tests answer "1" * 16)."""
     from skidpad.replay import golden
     from skidpad.replay.recording import loads
     from skidpad.replay.replayer import replay
 
     hashes = tmp_path / "hashes"
     hashes.mkdir()
-    for path in two_of_a_kind:
+    for path in paths:
         text, sha = path.read_text("utf-8"), hashlib.sha256(path.read_bytes()).hexdigest()
         result = replay(loads(text), checkpoint_every=10)
         golden.write_golden(hashes / f"{path.stem}.json", {
@@ -160,6 +162,12 @@ def test_run_parity_asks_each_runtime_for_its_share_only(two_of_a_kind, tmp_path
             "checkpoints": [[s, h] for s, h in result.checkpoints], "final": result.final_hash,
         })
     golden.write_math(hashes, golden.math_document("1" * 16, ["sin"], "0.1.0"))
+    return hashes
+
+
+def test_run_parity_asks_each_runtime_for_its_share_only(two_of_a_kind, tmp_path) -> None:
+
+    hashes = _goldens(tmp_path, two_of_a_kind)
     _Asked.asked = {}
     printed: list[str] = []
     code = run_parity(
@@ -181,27 +189,11 @@ def test_run_parity_asks_each_runtime_for_its_share_only(two_of_a_kind, tmp_path
 
 
 def test_recordings_of_the_same_bytes_are_replayed_once(two_of_a_kind, tmp_path) -> None:
-    from skidpad.replay import golden
-    from skidpad.replay.recording import loads
-    from skidpad.replay.replayer import replay
 
     twin = tmp_path / "twin.json"
     twin.write_bytes(two_of_a_kind[0].read_bytes())
     paths = [two_of_a_kind[0], twin]
-    hashes = tmp_path / "hashes"
-    hashes.mkdir()
-    text = twin.read_text("utf-8")
-    sha = hashlib.sha256(twin.read_bytes()).hexdigest()
-    result = replay(loads(text), checkpoint_every=10)
-    for path in paths:
-        golden.write_golden(hashes / f"{path.stem}.json", {
-            "format": golden.GOLDEN_FORMAT, "version": golden.GOLDEN_VERSION,
-            "recording": path.name, "recording_sha256": sha,
-            "preset": "kart", "engine_version": "0.1.0", "math_hash": "1" * 16,
-            "steps": result.steps, "checkpoint_every": 10,
-            "checkpoints": [[s, h] for s, h in result.checkpoints], "final": result.final_hash,
-        })
-    golden.write_math(hashes, golden.math_document("1" * 16, ["sin"], "0.1.0"))
+    hashes = _goldens(tmp_path, paths)
     _Asked.asked = {}
     printed: list[str] = []
     code = run_parity(
