@@ -39,12 +39,11 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from math import isfinite
-from pathlib import Path
 from typing import NamedTuple
 
 from skidpad.engine.errors import SkidpadError
+from skidpad.engine.files import read_regular_file
 
 #: A .tir file is a few tens of kB; this bounds memory and time for a hostile one.
 MAX_BYTES = 1 << 20
@@ -335,23 +334,8 @@ class _Value(NamedTuple):
 
 def read_tir(path: str | os.PathLike) -> Mf61Params:
     """Read and parse the ``.tir`` file at ``path`` (a regular file of at most MAX_BYTES)."""
-    p = Path(path)
-    try:
-        st = os.stat(p)
-    except FileNotFoundError:
-        raise TirError(f"{p}: no such file") from None
-    except OSError as exc:
-        raise TirError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(st.st_mode):  # a FIFO is refused before it is opened
-        raise TirError(f"{p}: not a regular file")
-    if st.st_size > MAX_BYTES:
-        raise TirError(f"{p}: too large ({st.st_size} bytes; a .tir file is at most {MAX_BYTES})")
-    try:
-        with open(p, "rb") as fh:
-            data = fh.read(MAX_BYTES + 1)  # bounded even if the file grows meanwhile
-    except OSError as exc:
-        raise TirError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    return parse_tir(data, str(p))
+    data = read_regular_file(path, MAX_BYTES, TirError, "a .tir file")
+    return parse_tir(data, str(path))
 
 
 def parse_tir(data: bytes, source: str) -> Mf61Params:

@@ -30,16 +30,15 @@ import json
 import math
 import os
 import re
-import stat
 import struct
 from array import array
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from pathlib import Path
 from typing import Any, NamedTuple, Self
 
 from skidpad.engine.errors import SkidpadError
+from skidpad.engine.files import read_regular_file
 from skidpad.replay.budget import DEFAULT_BUDGET, Budget, BudgetExceeded
 
 _HEX16 = frozenset("0123456789abcdef")
@@ -499,59 +498,11 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _not_regular(mode: int) -> str | None:
-    """What a file that is not a regular file is (None for a regular file)."""
-    if stat.S_ISREG(mode):
-        return None
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
 def read_bytes_limited(path: str | os.PathLike, limit: int = MAX_BYTES) -> bytes:
-    """The bytes of the regular file ``path``, refusing anything larger than ``limit``.
-
-    A FIFO, device, socket or directory is refused from its ``stat``, before it is
-    opened (opening a FIFO for reading waits for a writer); the file is opened
-    non-blocking and checked again, so one swapped in meanwhile cannot hang the read.
-    """
-    p = Path(path)
-    try:
-        st = os.stat(p)
-    except FileNotFoundError:
-        raise RecordingError(f"{p}: no such file") from None
-    except OSError as exc:
-        raise RecordingError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    _refuse_irregular(p, st, limit)
-    try:
-        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        raise RecordingError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as fh:
-        _refuse_irregular(p, os.fstat(fd), limit)
-        try:
-            data = fh.read(limit + 1)  # bounded even if the file grows or lies about its size
-        except OSError as exc:
-            raise RecordingError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    if len(data) > limit:
-        raise RecordingError(f"{p}: too large (more than {limit} bytes)")
-    return data
-
-
-def _refuse_irregular(p: Path, st: os.stat_result, limit: int) -> None:
-    kind = _not_regular(st.st_mode)
-    if kind is not None:
-        raise RecordingError(f"{p}: is {kind}, not a recording file")
-    if st.st_size > limit:
-        raise RecordingError(
-            f"{p}: too large ({st.st_size} bytes; recordings are limited to {limit} bytes)"
-        )
+    """The bytes of the regular file ``path``, refusing anything larger than ``limit`` or
+    not a regular file with a :class:`RecordingError` (:func:`engine.files.read_regular_file`:
+    one reader for every file the tool reads)."""
+    return read_regular_file(path, limit, RecordingError, "a recording file")
 
 
 def decode_utf8(data: bytes, source: str) -> str:

@@ -145,7 +145,7 @@ def test_a_long_line_and_a_hostile_name_stay_one_short_line() -> None:
 def test_a_fifo_is_refused_without_opening_it(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe.tir"
     os.mkfifo(fifo)
-    with pytest.raises(TirError, match="not a regular file"):
+    with pytest.raises(TirError, match="is a FIFO, not a .tir file"):
         read_tir(fifo)  # opening it would wait for a writer for ever
 
 
@@ -222,7 +222,7 @@ def test_cli_check_refuses_a_bad_file_in_one_line_exit_2(
 
 
 def test_a_directory_and_an_empty_file_are_refused(tmp_path: Path) -> None:
-    with pytest.raises(TirError, match="not a regular file"):
+    with pytest.raises(TirError, match="is a directory, not a .tir file"):
         read_tir(tmp_path)
     empty = tmp_path / "empty.tir"
     empty.write_bytes(b"")
