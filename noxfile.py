@@ -262,8 +262,13 @@ def history(session: nox.Session) -> None:
                 f"manifest; verifying {len(chosen)} ({scope})")
     report = out.parent / "history.jsonl"
     session.chdir(out.parent)
+    # no git on the PATH and a fresh archive cache: what a plain install of the wheel has
+    bare = {"PATH": session.bin, "SKIDPAD_CACHE": str(out.parent / "cache")}
+    shutil.rmtree(bare["SKIDPAD_CACHE"], ignore_errors=True)
+    if shutil.which("git", path=bare["PATH"]):
+        session.error(f"history: git is on the bare PATH {bare['PATH']}")
     session.run("python", "-P", "-m", "skidpad", "verify", str(out), "--report", str(report),
-                external=False)
+                external=False, env=bare)
     session.run("python", "-P", "-c", _HISTORY_CHECK, str(report))
     session.chdir(ROOT)
     session.run("python", "-P", "-m", "skidpad", "physics", "--check", "--root", str(ROOT))

@@ -1,6 +1,6 @@
 """``bless`` writes its set all or nothing, however it is stopped (ADR 0210).
 
-A bless over 300 short synthetic recordings is interrupted 20 times, at random moments of its
+A bless over 100 short synthetic recordings is interrupted 20 times, at random moments of its
 write phase, by SIGINT, SIGTERM and SIGKILL in turn. After each, ``hashes/`` must hold exactly
 the old set or exactly the new one — after a SIGKILL, once the next command has run — and no
 temporary file. The two sets differ in every golden file's ``recording_sha256`` (the
@@ -26,11 +26,11 @@ from skidpad.cli import main
 from skidpad.replay.fileset import COMMIT, STAGING
 
 ROOT = Path(__file__).resolve().parent.parent
-RECORDINGS = 300
+RECORDINGS = 100
 INTERRUPTIONS = 20
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGKILL)
 #: per staged and per published file: each half of the write phase lasts at least 0.6 s
-DELAY_S = 0.002
+DELAY_S = 0.006
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -59,8 +59,8 @@ def _write_recordings(root: Path, variant: int) -> None:
 
 @pytest.fixture(scope="module")
 def checkout(tmp_path_factory) -> dict:
-    """300 recordings; set 1 and set 2 (the two variants of their bytes) as bless writes them."""
-    root = tmp_path_factory.mktemp("bless300")
+    """100 recordings; set 1 and set 2 (the two variants of their bytes) as bless writes them."""
+    root = tmp_path_factory.mktemp("bless100")
     made = root / "one.json"
     argv = ["record", "--drive", "commonroad:ks:2", "--duration", "0.05", "-o", str(made)]
     assert main([*argv, "--json"]) == 0

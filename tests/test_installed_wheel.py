@@ -176,10 +176,12 @@ def test_one_identity_per_module_in_the_checkout():
 
 @pytest.mark.slow
 def test_old_laps_verify_under_their_own_physics_from_a_plain_install_with_no_git(installed):
-    """A sample of the recordings ever committed (recordings/history/: one per archived
-    physics version), copied out of the checkout and verified by the installed wheel from
-    another directory, with no git on the PATH and a fresh cache: each is VERIFIED under
-    the version the manifest names, identified (the archive ships in the wheel)."""
+    """The four-wheel laps of recordings/history/ (physics 1, 5, 6 and 7: what a page
+    recorded), copied out of the checkout and verified by the installed wheel from another
+    directory, with no git on the PATH and a fresh cache: each is VERIFIED under the version
+    the manifest names, identified (the archive ships in the wheel). The archived CommonRoad
+    std files (physics 2-4, no fast path: most of the cost) are verified the same way by
+    ``nox -s history``, in the test command; this test would replay them a second time."""
     import hashlib
     import json
     import shutil
@@ -189,7 +191,8 @@ def test_old_laps_verify_under_their_own_physics_from_a_plain_install_with_no_gi
     laps = installed["base"] / "old-laps"
     laps.mkdir()
     for path in sorted((ROOT / "recordings" / "history").glob("*.json")):
-        shutil.copyfile(path, laps / path.name)
+        if "commonroad" not in path.name:
+            shutil.copyfile(path, laps / path.name)
     report = installed["base"] / "old-laps.jsonl"
     env = {"PATH": str(installed["base"] / "no-git-here"), "HOME": str(installed["base"]),
            "SKIDPAD_CACHE": str(installed["base"] / "cache")}
@@ -201,7 +204,7 @@ def test_old_laps_verify_under_their_own_physics_from_a_plain_install_with_no_gi
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert shutil.which("git", path=env["PATH"]) is None
     lines = [json.loads(line) for line in report.read_text("utf-8").splitlines()]
-    assert len(lines) == len(list(laps.iterdir())) >= 7
+    assert len(lines) == len(list(laps.iterdir())) >= 4
     for line in lines:
         sha = hashlib.sha256(Path(line["path"]).read_bytes()).hexdigest()
         want = known_recordings()[sha]["version"]
