@@ -99,7 +99,8 @@ def need_node(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """The pytest suite; exit 5 (no test collected) is a failure, named as such."""
     install_project(session, extras="test")
-    # loadgroup: each browser's tests on one worker, so it starts once (tests/conftest.py)
+    # loadgroup: a module's tests of one browser on one worker, so it starts once
+    # (tests/conftest.py). One worker per core: the pages' Pyodide is CPU-bound (ADR 0244).
     args = session.posargs or ["-n", "auto", "--dist", "loadgroup"]
     # pytest's exit 5 means "no tests collected": a suite that runs nothing must not pass,
     # and a bare "exit code 5" says too little, so the shim names it.

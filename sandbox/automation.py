@@ -110,11 +110,13 @@ def pad_state(want: dict) -> dict:
 
 
 def drive_stepped(
-    page: Any, preset: str, device: str = "keyboard", every: int = 5, max_sim_s: float = 240.0
+    page: Any, preset: str, device: str = "keyboard", every: int = 10, max_sim_s: float = 240.0
 ) -> int:
     """Drive a page in stepping mode until it has timed a valid lap, advancing ``every`` host
-    steps between decisions, with ``device`` ("keyboard", "touch" or "gamepad"); return the
-    laps timed. The page must have been started for this drive (``skidpad.start``)."""
+    steps between decisions (10: a decision every 0.1 simulated s, a driver's reaction; each
+    decision is a round trip to the page, most of a stepped lap's cost), with ``device``
+    ("keyboard", "touch" or "gamepad"); return the laps timed. The page must have been
+    started for this drive (``skidpad.start``)."""
     driver = page_driver(preset)
     held: set[str] = set()
     centres = {}

@@ -1,13 +1,12 @@
 """Shared pytest configuration: what several test modules start once per session.
 
-Under pytest-xdist (``nox -s tests`` runs ``-n auto --dist loadgroup``) a module-scoped
+Under pytest-xdist (``nox -s tests`` runs ``--dist loadgroup``) a module-scoped
 fixture is set up once per *worker* that runs any test of its module: a browser and the
 Pyodide its pages load, a Node runtime, a wheel installed in a fresh virtualenv, a lap
-replayed for a module's checks would all be done on both workers. So every test is put in
-one xdist group: the tests that drive a browser in that browser's group (``chromium``,
-``firefox``, ``webkit``), whichever module holds them, the others in their module's group.
-A group runs on one worker, which sets its fixtures up once; the sandbox server is one per
-session (ADR 0244).
+replayed for a module's checks would all be done on each worker. So every test is put in
+one xdist group: its module's, and for a test that drives a browser its module's group of
+that browser (``tests/test_sandbox_e2e.py::firefox``). A group runs on one worker, which
+sets its fixtures up once; the sandbox server is one per worker session (ADR 0244).
 """
 
 from __future__ import annotations
@@ -30,16 +29,20 @@ def browser_kind(item: pytest.Item) -> str | None:
 
 
 def group_of(item: pytest.Item) -> str:
-    """The xdist group of a test: its browser's, else its module's (the file's path)."""
-    return browser_kind(item) or item.nodeid.split("::", 1)[0]
+    """The xdist group of a test: its module's (the file's path), and for a test that drives
+    a browser, that module's tests of that browser (``tests/test_x.py::chromium``): the
+    module's browser fixture starts the browser once, and the browsers of a module, or the
+    modules of a browser, run side by side on different workers."""
+    module = item.nodeid.split("::", 1)[0]
+    kind = browser_kind(item)
+    return f"{module}::{kind}" if kind else module
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        # a test's own mark stays (test_parity_browsers.py names its browser, the same group)
-        if item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(group_of(item)))
+        # first among the item's marks: xdist reads the closest one
+        item.add_marker(pytest.mark.xdist_group(group_of(item)), append=False)
 
 
 @pytest.fixture(scope="session")

@@ -166,9 +166,9 @@ def native_math_hash() -> str:
     return selftest_hash()
 
 
-# One browser start per browser: under pytest-xdist with ``--dist loadgroup`` every test of
-# a browser runs in the same worker (other --dist modes may start it once per worker).
-BROWSER_PARAMS = [pytest.param(n, marks=pytest.mark.xdist_group(n)) for n in browser.RUNTIME_NAMES]
+# One browser start per browser: under pytest-xdist with ``--dist loadgroup`` this module's
+# tests of a browser run in the same worker (tests/conftest.py).
+BROWSER_PARAMS = list(browser.RUNTIME_NAMES)
 
 
 @pytest.fixture(scope="module", params=BROWSER_PARAMS)

@@ -117,9 +117,9 @@ def download(page) -> str:
         with page.expect_download() as info:
             page.click("#download")
         return Path(info.value.path()).read_text(encoding="utf-8")
-    page.evaluate("() => { window.__before = window.skidpad.lastDownload(); }")
+    page.evaluate("() => { window.__before = window.skidpad.downloads(); }")
     page.click("#download")
-    page.wait_for_function("window.skidpad.lastDownload() !== window.__before")
+    page.wait_for_function("window.skidpad.downloads() !== window.__before")
     return page.evaluate("window.skidpad.lastDownload()")
 
 
@@ -172,8 +172,7 @@ def test_a_full_valid_lap_in_stepping_mode_verifies_and_says_it_was_stepped(
     page.evaluate(f"window.skidpad.start({{preset: '{PRESET}'}})")
     page.focus("#view")
     try:
-        # a tap is a round trip of its own: decide every 8 host steps for touch, 5 otherwise
-        drive_stepped(page, PRESET, device, every=8 if device == "touch" else 5)
+        drive_stepped(page, PRESET, device)  # a decision every 10 host steps
     except NoLap as exc:
         pytest.fail(f"{page.browser_name}: {exc}")
     shown = {

@@ -176,7 +176,7 @@ def test_reload_keeps_the_best_lap_the_settings_and_the_ghost(page, tmp_path) ->
 
     page.evaluate(f"window.skidpad.start({{preset: '{PRESET}'}})")
     page.focus("#view")
-    drive_stepped(page, PRESET, "keyboard", every=5)
+    drive_stepped(page, PRESET, "keyboard")
     best = min(lap["time_s"] for lap in page.evaluate("window.skidpad.laps()") if lap["valid"])
     kept = page.locator("#kept-rows tr.current")
     expect(kept).to_be_visible()
@@ -194,9 +194,9 @@ def test_reload_keeps_the_best_lap_the_settings_and_the_ghost(page, tmp_path) ->
     expect(page.locator("#ghost-label")).to_have_text(f"ghost: best lap {best:.3f}")
     expect(page.locator("#hint")).to_be_hidden()  # this browser has driven before
     # the kept recording is the drive that set the best lap: skidpad verify says so
-    page.evaluate("() => { window.__before = window.skidpad.lastDownload(); }")
+    page.evaluate("() => { window.__before = window.skidpad.downloads(); }")
     page.locator("#kept-rows tr.current button").click()
-    page.wait_for_function("window.skidpad.lastDownload() !== window.__before")
+    page.wait_for_function("window.skidpad.downloads() !== window.__before")
     text = page.evaluate("window.skidpad.lastDownload()")
     rc, out = verify_cli(text.encode(), tmp_path, "kept.json", "--json")
     assert rc == 0, out

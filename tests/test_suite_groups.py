@@ -1,6 +1,6 @@
-"""The suite's own plumbing (tests/conftest.py, ADR 0244): each browser's tests form one
-xdist group, and every other test is in its module's, so under ``--dist loadgroup`` a browser
-and its pages, and a module's fixtures, are set up on one worker only."""
+"""The suite's own plumbing (tests/conftest.py, ADR 0244): a module's tests of one browser
+form one xdist group, and every other test is in its module's, so under ``--dist loadgroup``
+a module's browser and its pages, and a module's fixtures, are set up on one worker only."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", *sys.argv[1:]], p
 """
 
 
-def test_every_browser_test_is_in_its_browsers_group() -> None:
+def test_every_browser_test_is_in_its_modules_group_of_its_browser() -> None:
     modules = ["tests/test_sandbox_e2e.py", "tests/test_sandbox_keep_e2e.py",
                "tests/test_parity_browsers.py"]
     out = subprocess.run([sys.executable, "-c", PROBE, *modules], cwd=ROOT,
@@ -31,9 +31,10 @@ def test_every_browser_test_is_in_its_browsers_group() -> None:
     seen = set()
     for nodeid, groups in rows:
         named = [k for k in ("chromium", "firefox", "webkit") if k in nodeid]
+        module = nodeid.split("::", 1)[0]
         if named:  # a test of one browser (parameter or fixture name): in that group alone
-            assert groups == named[0], (nodeid, groups)
-            seen.add(groups)
+            assert groups == f"{module}::{named[0]}", (nodeid, groups)
+            seen.add(named[0])
         else:  # the others in their module's group: its fixtures are set up once
-            assert groups == nodeid.split("::", 1)[0], (nodeid, groups)
+            assert groups == module, (nodeid, groups)
     assert seen == {"chromium", "firefox", "webkit"}

@@ -365,8 +365,10 @@ function pollGamepad() {
 // ---------------------------------------------------------------------------- buttons
 
 let lastDownload = null;
+let downloads = 0; // two drives can give the same text: a driver waits for this to move
 function saveText(text, name) {
   lastDownload = text;
+  downloads += 1;
   const a = document.createElement("a");
   a.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
   a.download = name;
@@ -813,6 +815,7 @@ window.skidpad = {
   // the text the download button last handed to the browser (for drivers without download
   // events, such as Firefox over WebDriver BiDi)
   lastDownload: () => lastDownload,
+  downloads: () => downloads,
 };
 
 worker.postMessage({ type: "boot", indexURL, wheelURL: `wheel/${wheelName}`, wheelName, stepping });
