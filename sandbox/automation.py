@@ -164,6 +164,16 @@ def drive_stepped(
             page.evaluate(STEP_JS, {"n": 0, "pad": pad_state(dict.fromkeys(KEYS, False))})
 
 
+def text_handed_over(page: Any, click: Any) -> str:
+    """Call ``click()`` (a click on a button that hands a recording to the browser as a
+    download) and return the text handed over. The page counts what it hands over, since
+    two drives can hand over the same text, so this waits for the count to move."""
+    page.evaluate("() => { window.__before = window.skidpad.downloads(); }")
+    click()
+    page.wait_for_function("window.skidpad.downloads() !== window.__before")
+    return page.evaluate("window.skidpad.lastDownload()")
+
+
 def drive_real_time(page: Any, preset: str, wall_s: float) -> None:
     """Drive with real keys against the clock for ``wall_s`` seconds of wall time (the page
     paces itself; under load it falls behind and the driver may leave the road: what holds

@@ -11,7 +11,17 @@ sets its fixtures up once; the sandbox server is one per worker session (ADR 024
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
 
 BROWSER_KINDS = ("chromium", "firefox", "webkit")
 
@@ -58,3 +68,50 @@ def sandbox_server():
     extra = physics_routes()  # what `skidpad sandbox` serves: the archived versions' zips
     with LoopbackServer(wheel, pyodide_dir(), WEB_DIR, WEB_FILES, extra=extra) as srv:
         yield srv
+
+
+def shared_dir(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """A folder every xdist worker of this run shares (the run's base temporary folder:
+    pytest keeps it with the run's other temporary folders, and removes old runs')."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the workers' own folders sit side by side in the run's
+    folder = root / name
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def verify_cli(tmp_path_factory):
+    """``skidpad verify NAME [extra...]`` in a CPython subprocess, run in ``folder`` with the
+    file written there as ``NAME``: (exit code, what it printed: stdout, or stderr for bad
+    input). The command is deterministic in its input, so each (bytes, name, options) is run
+    once per test run, by whichever worker asks first, and the others read its answer: the
+    browsers' verdict tests check the same files against the same command."""
+    cache = shared_dir(tmp_path_factory, "cli-verdicts")
+
+    def run(data: bytes, folder: Path, name: str, *extra: str) -> tuple[int, str]:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+        key = hashlib.sha256(json.dumps([name, *extra]).encode() + b"\0" + data).hexdigest()
+        answer = cache / f"{key}.json"
+        with open(cache / f"{key}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # a second asker waits for the first's answer
+            if answer.is_file():
+                rc, out = json.loads(answer.read_text(encoding="utf-8"))
+                return rc, out
+            done = subprocess.run(
+                [sys.executable, "-m", "skidpad", "verify", name, *extra],
+                cwd=folder,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            out = (done.stdout if done.stdout.strip() else done.stderr).strip()
+            partial = answer.with_suffix(".part")
+            partial.write_text(json.dumps([done.returncode, out]), encoding="utf-8")
+            os.replace(partial, answer)
+            return done.returncode, out
+
+    return run

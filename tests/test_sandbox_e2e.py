@@ -19,8 +19,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -33,6 +31,7 @@ from skidpad.sandbox.automation import (
     NoLap,
     drive_real_time,
     drive_stepped,
+    text_handed_over,
 )
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
@@ -117,26 +116,7 @@ def download(page) -> str:
         with page.expect_download() as info:
             page.click("#download")
         return Path(info.value.path()).read_text(encoding="utf-8")
-    page.evaluate("() => { window.__before = window.skidpad.downloads(); }")
-    page.click("#download")
-    page.wait_for_function("window.skidpad.downloads() !== window.__before")
-    return page.evaluate("window.skidpad.lastDownload()")
-
-
-def verify_cli(data: bytes, folder: Path, name: str, *extra: str) -> tuple[int, str]:
-    """``skidpad verify NAME`` in a CPython subprocess, run in ``folder``: the exit code and
-    what it printed (stdout, or stderr for bad input)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / name).write_bytes(data)
-    done = subprocess.run(
-        [sys.executable, "-m", "skidpad", "verify", name, *extra],
-        cwd=folder,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    return done.returncode, (done.stdout if done.stdout.strip() else done.stderr).strip()
+    return text_handed_over(page, lambda: page.click("#download"))
 
 
 # ----------------------------------------------------------------------------- laps, stepped
@@ -164,9 +144,32 @@ def test_multi_touch_holds_throttle_and_steering_at_once(stepped) -> None:
     assert view["throttle"] == 0.0 and view["steer"] == 0.0, view
 
 
+#: the frames drawn once two more animation frames have passed: every change made before
+#: the call has been drawn by then
+DRAWN_AFTER_TWO_FRAMES = """async () => {
+  const frame = () => new Promise((done) => requestAnimationFrame(() => done()));
+  await frame();
+  await frame();
+  return window.skidpad.framesDrawn();
+}"""
+
+
+def test_an_unchanged_picture_is_not_drawn_again(stepped) -> None:
+    """A page whose drive does not move draws nothing (a paused drive, a phone's battery, a
+    page waiting for its test); one host step later it draws the new picture."""
+    page = stepped
+    page.evaluate(f"window.skidpad.start({{preset: '{PRESET}'}})")
+    page.evaluate("window.skidpad.advance(1)")
+    drawn = page.evaluate(DRAWN_AFTER_TWO_FRAMES)
+    page.wait_for_timeout(1000)  # some 60 animation frames in which nothing changed
+    assert page.evaluate(DRAWN_AFTER_TWO_FRAMES) == drawn
+    page.evaluate("window.skidpad.advance(1)")
+    assert page.evaluate(DRAWN_AFTER_TWO_FRAMES) == drawn + 1
+
+
 @pytest.mark.parametrize("device", ["keyboard", "touch", "gamepad"])
 def test_a_full_valid_lap_in_stepping_mode_verifies_and_says_it_was_stepped(
-    stepped, device, tmp_path
+    stepped, device, tmp_path, verify_cli
 ) -> None:
     page = stepped
     page.evaluate(f"window.skidpad.start({{preset: '{PRESET}'}})")
@@ -237,7 +240,9 @@ EXPECTED_VERDICT = {
 }
 
 
-def test_the_visible_verdict_is_skidpad_verifys_for_every_file(stepped, tmp_path) -> None:
+def test_the_visible_verdict_is_skidpad_verifys_for_every_file(
+    stepped, tmp_path, verify_cli
+) -> None:
     """Each file loaded as a user picks it: the verdict box is visible, shows the command's
     output for that file word for word, is green exactly when the command exits 0, and
     carries nothing over from the file before (a red verdict then a green one)."""
@@ -294,7 +299,9 @@ def fresh(context, server):
     pg.close()
 
 
-def test_an_old_lap_runs_under_its_own_physics_fetched_when_loaded(fresh, tmp_path) -> None:
+def test_an_old_lap_runs_under_its_own_physics_fetched_when_loaded(
+    fresh, tmp_path, verify_cli
+) -> None:
     """An unstamped lap of physics 7 loaded as a user picks it: the page had fetched no
     archived physics before, fetches that one version (and no other) with its progress
     shown, and the visible verdict is `skidpad verify`'s for the same file name, word for
@@ -381,7 +388,7 @@ def test_the_bare_url_serves_the_page_with_the_servers_wheel(bare) -> None:
     )
 
 
-def test_a_real_time_drive_replays_to_what_the_page_showed(bare, tmp_path) -> None:
+def test_a_real_time_drive_replays_to_what_the_page_showed(bare, tmp_path, verify_cli) -> None:
     """The pacing itself: keys against the clock for 15 s of wall time, whatever the load;
     the recording (not stepped) verifies and replays to the page's laps and final hash."""
     page = bare
@@ -570,7 +577,7 @@ def webkit(server):
         xvfb.stop()
 
 
-def test_webkit_loads_drives_and_shows_the_verdict(webkit, tmp_path) -> None:
+def test_webkit_loads_drives_and_shows_the_verdict(webkit, tmp_path, verify_cli) -> None:
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys as SeleniumKeys

@@ -24,7 +24,6 @@ from tests.test_sandbox_e2e import (  # noqa: F401  (server: the fixture)
     assert_no_overlap,
     launch,
     server,
-    verify_cli,
 )
 
 PRESET = "openWheeler"
@@ -170,9 +169,9 @@ def test_r_during_a_lap_asks_first(page) -> None:
     expect(page.locator("#lap")).to_have_text("grid")
 
 
-def test_reload_keeps_the_best_lap_the_settings_and_the_ghost(page, tmp_path) -> None:
+def test_reload_keeps_the_best_lap_the_settings_and_the_ghost(page, tmp_path, verify_cli) -> None:
     from playwright.sync_api import expect
-    from skidpad.sandbox.automation import drive_stepped
+    from skidpad.sandbox.automation import drive_stepped, text_handed_over
 
     page.evaluate(f"window.skidpad.start({{preset: '{PRESET}'}})")
     page.focus("#view")
@@ -194,10 +193,7 @@ def test_reload_keeps_the_best_lap_the_settings_and_the_ghost(page, tmp_path) ->
     expect(page.locator("#ghost-label")).to_have_text(f"ghost: best lap {best:.3f}")
     expect(page.locator("#hint")).to_be_hidden()  # this browser has driven before
     # the kept recording is the drive that set the best lap: skidpad verify says so
-    page.evaluate("() => { window.__before = window.skidpad.downloads(); }")
-    page.locator("#kept-rows tr.current button").click()
-    page.wait_for_function("window.skidpad.downloads() !== window.__before")
-    text = page.evaluate("window.skidpad.lastDownload()")
+    text = text_handed_over(page, page.locator("#kept-rows tr.current button").click)
     rc, out = verify_cli(text.encode(), tmp_path, "kept.json", "--json")
     assert rc == 0, out
     (row,) = json.loads(out)["recordings"]
@@ -336,7 +332,7 @@ def test_a_kept_lap_of_an_older_physics_is_listed_and_replays_under_it(
 
 
 def test_an_old_lap_loaded_is_drawn_as_its_ghost_under_its_own_physics(
-    page, historic_poses, tmp_path
+    page, historic_poses, tmp_path, verify_cli
 ) -> None:
     """The historic lap loaded as a user picks it: the visible verdict is `skidpad
     verify`'s, word for word, and its ghost (labelled with its physics) is drawn where

@@ -48,6 +48,7 @@ let fileGhost = null;
 let bestGhost = null;
 let physics = null; // the physics version this page runs
 let kept = new Map(); // lapKey -> the kept best lap (keep.js)
+let keptChanges = 0; // kept laps set since the map was read (the HUD shows the best)
 let keepError = "";
 let seenLaps = 0;
 let hintDone = false;
@@ -531,6 +532,7 @@ function keepLaps(v) {
           ghost: { host_hz: ghost.host_hz, x: ghost.x, y: ghost.y, c: ghost.c, s: ghost.s, d: ghost.d },
         };
         kept.set(key, record);
+        keptChanges += 1;
         if (key === currentKey()) chooseBestGhost();
         showKept();
         await putLap(record);
@@ -746,6 +748,22 @@ function onView(v) {
   if (v.laps.length !== seenLaps) keepLaps(v);
 }
 
+// What a frame draws depends on these and nothing else (the camera eases over simulated
+// time, view.js), so a frame in which none changed draws nothing: a paused drive, a page
+// waiting for its test (stepping mode) or a parked car costs no CPU. Redrawing the same
+// picture 60 times a second took most of a core in a headless browser.
+let drawnFrom = [];
+function sceneChanged() {
+  const mini = $("minimap");
+  const now = [view, setup, fileGhost, fileGhost && fileGhost.startStep, bestGhost, rates,
+    pauses.size, kept, keptChanges, confirming, canvas.width, canvas.height,
+    mini.clientWidth, mini.clientHeight, self.devicePixelRatio];
+  const same = now.length === drawnFrom.length && now.every((x, i) => x === drawnFrom[i]);
+  drawnFrom = now;
+  return !same;
+}
+let framesDrawn = 0;
+
 function frame() {
   requestAnimationFrame(frame);
   if (!stepping) pollGamepad();
@@ -753,7 +771,8 @@ function frame() {
     canvas.width = canvas.clientWidth;
     canvas.height = canvas.clientHeight;
   }
-  if (!view || !setup) return;
+  if (!view || !setup || !sceneChanged()) return;
+  framesDrawn += 1;
   const w = canvas.width;
   const h = canvas.height;
   camera.follow(view, w, h);
@@ -812,6 +831,8 @@ window.skidpad = {
   bench: async (text) =>
     JSON.parse(await request({ type: "call", what: "bench", arg: { bytes: new TextEncoder().encode(text) } })),
   lastVerdict: () => lastVerdict,
+  // how many frames the page has drawn (it draws only when the picture changes)
+  framesDrawn: () => framesDrawn,
   // the text the download button last handed to the browser (for drivers without download
   // events, such as Firefox over WebDriver BiDi)
   lastDownload: () => lastDownload,

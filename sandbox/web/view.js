@@ -10,6 +10,8 @@ const SCALE_SLOW = 7;
 const SCALE_FAST = 5;
 const FAST_MPS = 40;
 const LOOK_AHEAD_S = 1.1;
+// the camera's easing time constant in simulated s (12 % of the way a frame at 60 frames/s)
+const EASE_S = 0.13;
 
 function strokePath(ctx, xs, ys, close) {
   ctx.beginPath();
@@ -23,59 +25,100 @@ function offsetLine(track, d) {
   return [track.x.map((x, i) => x + d * track.nx[i]), track.y.map((y, i) => y + d * track.ny[i])];
 }
 
-let grassPattern = null;
-function grass(ctx) {
-  if (!grassPattern) {
-    // mown stripes, 8 m wide in world units (the pattern is drawn under the world transform)
-    const c = document.createElement("canvas");
-    c.width = c.height = 16;
-    const g = c.getContext("2d");
-    g.fillStyle = GRASS;
-    g.fillRect(0, 0, 16, 16);
-    g.fillStyle = GRASS_STRIPE;
-    g.fillRect(0, 0, 8, 16);
-    grassPattern = ctx.createPattern(c, "repeat");
+// Mown stripes, 8 m wide, every 16 m along x in world units: a solid fill and a rectangle per
+// stripe on screen. (A repeating pattern under the world transform looked the same but cost
+// about 10 ms a frame to sample in a software-rendered canvas; these rectangles, under 1 ms.)
+const STRIPE_M = 8;
+function fillGrass(ctx, b) {
+  ctx.fillStyle = GRASS;
+  ctx.fillRect(b.x0, b.y0, b.x1 - b.x0, b.y1 - b.y0);
+  ctx.fillStyle = GRASS_STRIPE;
+  for (let x = Math.floor(b.x0 / (2 * STRIPE_M)) * 2 * STRIPE_M; x < b.x1; x += 2 * STRIPE_M) {
+    ctx.fillRect(x, b.y0, STRIPE_M, b.y1 - b.y0);
   }
-  return grassPattern;
+}
+
+// The circuit's lines cut into pieces of PIECE points, each with its bounding box, so a frame
+// strokes only the pieces on screen: stroking the whole 2,400-point circuit five times a
+// frame (the track, two edges, two dashed limits) cost about 30 ms a frame in a headless
+// browser, most of the page's CPU while a lap is driven.
+const PIECE = 48;
+
+function cutIntoPieces(xs, ys, pad) {
+  const n = xs.length;
+  const out = [];
+  let along = 0; // the length of the line before the piece: dashes continue across pieces
+  for (let i0 = 0; i0 < n; i0 += PIECE) {
+    const idx = [];
+    for (let i = i0; i <= Math.min(i0 + PIECE, n); i++) idx.push(i % n); // the last closes the loop
+    const px = idx.map((i) => xs[i]);
+    const py = idx.map((i) => ys[i]);
+    out.push({
+      xs: px, ys: py, along,
+      x0: Math.min(...px) - pad, x1: Math.max(...px) + pad,
+      y0: Math.min(...py) - pad, y1: Math.max(...py) + pad,
+    });
+    for (let k = 1; k < px.length; k++) along += Math.hypot(px[k] - px[k - 1], py[k] - py[k - 1]);
+  }
+  return out;
 }
 
 let edges = null;
 function trackEdges(track) {
   if (!edges || edges.track !== track) {
+    const pad = track.width; // covers the track's own width and the round caps
+    const cut = ([xs, ys]) => cutIntoPieces(xs, ys, pad);
     edges = {
       track,
-      left: offsetLine(track, track.width / 2),
-      right: offsetLine(track, -track.width / 2),
-      limitL: offsetLine(track, track.limit),
-      limitR: offsetLine(track, -track.limit),
+      centre: cut([track.x, track.y]),
+      left: cut(offsetLine(track, track.width / 2)),
+      right: cut(offsetLine(track, -track.width / 2)),
+      limitL: cut(offsetLine(track, track.limit)),
+      limitR: cut(offsetLine(track, -track.limit)),
     };
   }
   return edges;
+}
+
+function onScreen(p, b) {
+  return p.x1 >= b.x0 && p.x0 <= b.x1 && p.y1 >= b.y0 && p.y0 <= b.y1;
+}
+
+// the pieces of a line that the screen shows (round caps join them seamlessly; a dashed
+// line's dashes run on from one piece to the next)
+function strokePieces(ctx, pieces, bounds, dashed) {
+  for (const p of pieces) {
+    if (!onScreen(p, bounds)) continue;
+    if (dashed) ctx.lineDashOffset = p.along;
+    strokePath(ctx, p.xs, p.ys, false);
+  }
 }
 
 // The world behind the car: grass everywhere, the track over it, white edge lines, and the
 // track limit (where a wheel beyond it invalidates the lap) as a dashed red line on the grass.
 export function drawWorld(ctx, track, bounds) {
   const e = trackEdges(track);
-  ctx.fillStyle = grass(ctx);
-  ctx.fillRect(bounds.x0, bounds.y0, bounds.x1 - bounds.x0, bounds.y1 - bounds.y0);
+  fillGrass(ctx, bounds);
   ctx.lineJoin = "round";
+  ctx.lineCap = "round";
   ctx.strokeStyle = TRACK;
   ctx.lineWidth = track.width;
-  strokePath(ctx, track.x, track.y, true);
+  strokePieces(ctx, e.centre, bounds, false);
   ctx.strokeStyle = "#f2f2f2";
   ctx.lineWidth = 0.3;
-  strokePath(ctx, ...e.left, true);
-  strokePath(ctx, ...e.right, true);
+  strokePieces(ctx, e.left, bounds, false);
+  strokePieces(ctx, e.right, bounds, false);
   if (track.limit > track.width / 2) {
     ctx.save();
     ctx.strokeStyle = "rgba(230, 60, 60, 0.8)";
     ctx.lineWidth = 0.2;
+    ctx.lineCap = "butt";
     ctx.setLineDash([1.5, 1.5]);
-    strokePath(ctx, ...e.limitL, true);
-    strokePath(ctx, ...e.limitR, true);
+    strokePieces(ctx, e.limitL, bounds, true);
+    strokePieces(ctx, e.limitR, bounds, true);
     ctx.restore();
   }
+  ctx.lineCap = "butt";
   for (const line of track.lines) {
     const h = track.limit;
     ctx.strokeStyle = line.name === "finish" ? "#fff" : "#fc3";
@@ -155,11 +198,14 @@ export function drawCar(ctx, wheels, pose, wheelAngles, alpha, colour, marker = 
 }
 
 // The camera: it zooms out and looks ahead along the car's velocity as speed grows, eased
-// so a spin does not swing the view. State is kept between frames.
+// so a spin does not swing the view. It eases over simulated time, not frames: the same
+// drive is framed the same way at any frame rate, and a view that has not changed (a paused
+// drive, a page waiting for its test) leaves the camera, and so the picture, where it is.
 export class Camera {
   constructor() {
     this.x = null;
     this.y = null;
+    this.t = null; // the simulated time of the view followed last (s)
     this.scale = SCALE_SLOW;
   }
 
@@ -173,12 +219,14 @@ export class Camera {
     const dir = view.car && view.car.vx < 0 ? -1 : 1;
     const tx = view.x + dir * view.c * ahead;
     const ty = view.y + dir * view.s * ahead;
-    if (this.x === null || Math.hypot(tx - this.x, ty - this.y) > 200) {
-      this.x = tx;
+    const dt = this.t === null ? 0 : view.time_s - this.t;
+    this.t = view.time_s;
+    if (this.x === null || dt < 0 || Math.hypot(tx - this.x, ty - this.y) > 200) {
+      this.x = tx; // a new drive, or a jump: no easing across it
       this.y = ty;
       this.scale = scale;
     } else {
-      const ease = 0.12;
+      const ease = 1 - Math.exp(-dt / EASE_S);
       this.x += (tx - this.x) * ease;
       this.y += (ty - this.y) * ease;
       this.scale += (scale - this.scale) * ease;
@@ -220,25 +268,11 @@ export class Minimap {
     this.track = track;
   }
 
-  draw(track, car, ghostPose) {
-    const cv = this.canvas;
-    const dpr = self.devicePixelRatio || 1;
-    const w = Math.round(cv.clientWidth * dpr);
-    const h = Math.round(cv.clientHeight * dpr);
-    if (!w || !h) return;
-    if (cv.width !== w || cv.height !== h) {
-      cv.width = w;
-      cv.height = h;
-    }
-    if (this.track !== track) this.fit(track);
-    const ctx = this.ctx;
-    const b = this.box;
-    const pad = 6 * dpr;
-    const k = Math.min((w - 2 * pad) / (b.x1 - b.x0), (h - 2 * pad) / (b.y1 - b.y0));
-    const ox = (w - k * (b.x1 - b.x0)) / 2 - k * b.x0;
-    const oy = (h + k * (b.y1 - b.y0)) / 2 + k * b.y0;
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.clearRect(0, 0, w, h);
+  drawCircuit(track, w, h, k, ox, oy, dpr) {
+    const image = document.createElement("canvas");
+    image.width = w;
+    image.height = h;
+    const ctx = image.getContext("2d");
     ctx.setTransform(k, 0, 0, -k, ox, oy);
     ctx.lineJoin = "round";
     ctx.strokeStyle = "#8a8a90";
@@ -254,6 +288,34 @@ export class Minimap {
       ctx.lineTo(fin.x - fin.ty * hl, fin.y + fin.tx * hl);
       ctx.stroke();
     }
+    return image;
+  }
+
+  draw(track, car, ghostPose) {
+    const cv = this.canvas;
+    const dpr = self.devicePixelRatio || 1;
+    const w = Math.round(cv.clientWidth * dpr);
+    const h = Math.round(cv.clientHeight * dpr);
+    if (!w || !h) return;
+    if (cv.width !== w || cv.height !== h) {
+      cv.width = w;
+      cv.height = h;
+    }
+    if (this.track !== track) this.fit(track);
+    const b = this.box;
+    const pad = 6 * dpr;
+    const k = Math.min((w - 2 * pad) / (b.x1 - b.x0), (h - 2 * pad) / (b.y1 - b.y0));
+    const ox = (w - k * (b.x1 - b.x0)) / 2 - k * b.x0;
+    const oy = (h + k * (b.y1 - b.y0)) / 2 + k * b.y0;
+    // the circuit does not move: drawn once per size into a canvas of its own, then copied
+    if (!this.circuit || this.circuit.track !== track || this.circuit.w !== w || this.circuit.h !== h) {
+      this.circuit = { track, w, h, image: this.drawCircuit(track, w, h, k, ox, oy, dpr) };
+    }
+    const ctx = this.ctx;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    ctx.drawImage(this.circuit.image, 0, 0);
+    ctx.setTransform(k, 0, 0, -k, ox, oy);
     const dot = (pose, colour, r) => {
       ctx.fillStyle = colour;
       ctx.beginPath();
