@@ -109,6 +109,15 @@ def pad_state(want: dict) -> dict:
     return {"axes": [-steer, 0.0, 0.0, 0.0], "buttons": buttons}
 
 
+def click(page: Any, x: float, y: float) -> None:
+    """A click as its three real events: the pointer moves there, presses, releases.
+    (Playwright's ``mouse.click`` does the same, but over WebDriver BiDi in Firefox it took
+    49 ms a click against 13 ms for the three events sent one by one.)"""
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.up()
+
+
 def drive_stepped(
     page: Any, preset: str, device: str = "keyboard", every: int = 10, max_sim_s: float = 240.0
 ) -> int:
@@ -124,7 +133,7 @@ def drive_stepped(
     # touch input (Firefox over WebDriver BiDi reports navigator.maxTouchPoints 0)
     press = page.touchscreen.tap
     if device == "touch" and not page.evaluate("navigator.maxTouchPoints > 0"):
-        press = page.mouse.click
+        press = lambda x, y: click(page, x, y)  # noqa: E731
     if device == "touch":
         for name in KEYS:
             box = page.locator(f'#touch [data-input="{name}"]').bounding_box()
