@@ -39,9 +39,8 @@ function fillGrass(ctx, b) {
 }
 
 // The circuit's lines cut into pieces of PIECE points, each with its bounding box, so a frame
-// strokes only the pieces on screen: stroking the whole 2,400-point circuit five times a
-// frame (the track, two edges, two dashed limits) cost about 30 ms a frame in a headless
-// browser, most of the page's CPU while a lap is driven.
+// strokes only the pieces on screen, not the whole 2,400-point circuit five times (the
+// track, two edges, two dashed limits), most of it off screen.
 const PIECE = 48;
 
 function cutIntoPieces(xs, ys, pad) {
