@@ -67,12 +67,25 @@ def advance_until(page, condition: str, n: int = 10, limit: int = 3000) -> dict:
     pytest.fail(f"{page.browser_name}: not within {limit} host steps: {condition}")
 
 
-def to_the_line(page) -> dict:
-    """From the grid, throttle held with a real key until the car crosses the start line."""
+def to_the_line(page, limit: int = 3000) -> dict:
+    """From the grid, throttle held with a real key until the car crosses the start line.
+
+    A window that loses focus lets go of every held key (the page releases them on
+    ``blur``, as it must: the key-up would never come). Firefox takes the focus from the
+    window for a download, and delivers that ``blur`` when it gets to it: under load, after
+    the test has pressed the key. So a throttle the page no longer applies is pressed
+    again, as a person would."""
     page.focus("#view")
     page.keyboard.down("ArrowUp")
     try:
-        return advance_until(page, "v.lap > 0")
+        for _ in range(0, limit, 10):
+            v = page.evaluate("window.skidpad.advance(10)")
+            if v["lap"] > 0:
+                return v
+            if v["throttle"] == 0.0:
+                page.keyboard.up("ArrowUp")
+                page.keyboard.down("ArrowUp")
+        pytest.fail(f"{page.browser_name}: not at the line within {limit} host steps")
     finally:
         page.keyboard.up("ArrowUp")
 
