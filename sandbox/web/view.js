@@ -220,8 +220,13 @@ export class Camera {
     const ty = view.y + dir * view.s * ahead;
     const dt = this.t === null ? 0 : view.time_s - this.t;
     this.t = view.time_s;
-    if (this.x === null || dt < 0 || Math.hypot(tx - this.x, ty - this.y) > 200) {
-      this.x = tx; // a new drive, or a jump: no easing across it
+    const resized = width !== this.width || height !== this.height;
+    this.width = width;
+    this.height = height;
+    if (this.x === null || dt < 0 || resized || Math.hypot(tx - this.x, ty - this.y) > 200) {
+      // a new drive, a jump, or a new window size (whose look-ahead differs, and no
+      // simulated time may pass to ease into it): no easing across it
+      this.x = tx;
       this.y = ty;
       this.scale = scale;
     } else {
