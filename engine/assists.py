@@ -312,6 +312,16 @@ def steer_scale(wheelbase: float, a_lim: float, delta: float, speed: float) -> f
     return 1.0 if cap >= ad else cap / ad
 
 
+def assisted_steer(
+    wheelbase: float, a_lim: float, max_angle: float, steer: float, vx: float, vy: float
+) -> tuple[float, float]:
+    """(the steering assist's factor, the steer fraction it leaves) for the steer input
+    ``steer`` at body velocity (vx, vy): :func:`steer_scale` of the reference angle
+    ``steer·max_angle`` at the speed ``√(vx² + vy²)``."""
+    sa = steer_scale(wheelbase, a_lim, steer * max_angle, sqrt(vx * vx + vy * vy))
+    return sa, steer * sa
+
+
 IDLE_ABS = (1.0, 1.0, 1.0, 1.0)
 
 

@@ -29,15 +29,18 @@ lint (ADR 0130).
 
 from __future__ import annotations
 
+import builtins
 import keyword
 import re
 from collections.abc import Callable
 from math import ceil, isfinite, sqrt
 
 from skidpad.engine import (
+    aero,
     assists,
     differential,
     gearbox,
+    load_transfer,
     powertrain,
     steering,
     suspension,
@@ -164,62 +167,20 @@ def run(sim, host, n{probe_param}):
         for _ in range(n):
 """
 
+# The steering stage: the assist's factor and the compliance rotation are derived (below);
+# what is left is the host step's geometry, recomputed by the simulation when the assisted
+# steer fraction differs from the one it was computed for, and unpacked into locals.
 STEERING = """\
 # steering
 if sa_on:
-    delta = steer_in * {max_angle}
-    ad = delta if delta >= 0.0 else -delta
-    if ad == 0.0:
-        sa = 1.0
-    else:
-        v = sqrt(vx * vx + vy * vy)
-        v = v if v > {v_min} else {v_min}
-        v = ceil(v / {v_step}) * {v_step}
-        cap_sa = {wb_lat} / (v * v)
-        sa = 1.0 if cap_sa >= ad else cap_sa / ad
-    if steer_in * sa != geo_steer:
-        geo = sim.steer_to(steer_in * sa)
+{assist}    if steer_sa != geo_steer:
+        geo = sim.steer_to(steer_sa)
         geo_steer = geo.steer
         (d_fl, c_fl, s_fl), (d_fr, c_fr, s_fr), (d_rl, c2, s2), (d_rr, c3, s3) = geo.angles
         jack = geo.jack
         tan_d_l = geo.tan_delta_over_l
-d2 = dc_fl * dc_fl
-cd = 1.0 - d2 * (0.5 - d2 * (1.0 / 24.0))
-sd = dc_fl * (1.0 - d2 * (1.0 / 6.0 - d2 * (1.0 / 120.0)))
-c0 = c_fl * cd - s_fl * sd
-s0 = s_fl * cd + c_fl * sd
-d2 = dc_fr * dc_fr
-cd = 1.0 - d2 * (0.5 - d2 * (1.0 / 24.0))
-sd = dc_fr * (1.0 - d2 * (1.0 / 6.0 - d2 * (1.0 / 120.0)))
-c1 = c_fr * cd - s_fr * sd
-s1 = s_fr * cd + c_fr * sd
-"""
+{frames}"""
 
-LOAD_TRANSFER = """\
-# load_transfer
-v2 = vx * vx
-drag = {neg_drag} * vx * abs(vx)
-down_f = {down_f} * v2
-down_r = {down_r} * v2
-long_k = {neg_long_b} if ax < 0.0 else {neg_long_d}
-d_long = 0.5 * (long_k * ax + {k3} * pitch + {k4} * pitch_rate)
-d_f = {k5} * ay + {k6} * roll + {k7} * roll_rate
-d_r = {k8} * ay + {k9} * roll + {k10} * roll_rate
-base_f = {s_f} + d_long + 0.5 * down_f
-base_r = {s_r} - d_long + 0.5 * down_r
-fz0 = base_f - d_f + jack
-if fz0 < 0.0:
-    fz0 = 0.0
-fz1 = base_f + d_f - jack
-if fz1 < 0.0:
-    fz1 = 0.0
-fz2 = base_r - d_r - jack
-if fz2 < 0.0:
-    fz2 = 0.0
-fz3 = base_r + d_r + jack
-if fz3 < 0.0:
-    fz3 = 0.0
-"""
 
 TIRE = """\
 # tire_forces, wheel {i}
@@ -305,6 +266,40 @@ def _suspension_of(
     return roll
 
 
+def _loads_of(
+    lk: object, ak: object, s_f: float, s_r: float, vx: float, ax: float, ay: float,
+    roll: float, roll_rate: float, pitch: float, pitch_rate: float, jack: float,
+) -> float:  # fmt: skip
+    loads = load_transfer.loads(
+        lk, ak, s_f, s_r, vx, ax, ay, roll, roll_rate, pitch, pitch_rate, jack
+    )
+    fz0, fz1, fz2, fz3 = loads.fz
+    drag = loads.drag
+    return drag
+
+
+def _assist_of(
+    wheelbase: float, a_lim: float, max_angle: float, steer_in: float, vx: float, vy: float
+) -> float:
+    sa, steer_sa = assists.assisted_steer(wheelbase, a_lim, max_angle, steer_in, vx, vy)
+    return sa
+
+
+def _frames_of(
+    d_fl: float, c_fl: float, s_fl: float, d_fr: float, c_fr: float, s_fr: float,
+    d_rl: float, c2: float, s2: float, d_rr: float, c3: float, s3: float,
+    dc_fl: float, dc_fr: float,
+) -> float:  # fmt: skip
+    fl = steering.WheelAngle(d_fl, c_fl, s_fl)
+    fr = steering.WheelAngle(d_fr, c_fr, s_fr)
+    rl = steering.WheelAngle(d_rl, c2, s2)
+    rr = steering.WheelAngle(d_rr, c3, s3)
+    f = steering.wheel_frames((fl, fr, rl, rr), dc_fl, dc_fr)
+    c0, c1, c2, c3 = f.cos
+    s0, s1, s2, s3 = f.sin
+    return c0
+
+
 def _compliance_of(
     k: object, h: float, dc_fl: float, dc_fr: float, mz0: float, mz1: float
 ) -> float:
@@ -313,12 +308,17 @@ def _compliance_of(
     return dc_fl
 
 
-def _derived(wrapper: Callable, bound: dict, stage: Callable) -> str:
-    """The text of ``wrapper``'s body with ``stage`` inlined and ``bound`` folded."""
-    plan = Plan(inline=frozenset({stage}), fold=frozenset())
+def _derived(wrapper: Callable, bound: dict, *functions: Callable) -> str:
+    """The text of ``wrapper``'s body with ``functions`` inlined and ``bound`` folded."""
+    plan = Plan(inline=frozenset(functions), fold=frozenset())
     spec = specialise(wrapper, bound, plan)
-    if spec.namespace:  # a derived stage names nothing beyond the fast path's own locals
-        raise Unsupported(f"{wrapper.__name__}: needs the names {sorted(spec.namespace)}")
+    # a derived stage names nothing beyond the fast path's own locals and the built-ins
+    known = namespace()
+    foreign = sorted(
+        k for k, v in spec.namespace.items() if v is not getattr(builtins, k, known.get(k))
+    )
+    if foreign:
+        raise Unsupported(f"{wrapper.__name__}: needs the names {foreign}")
     return spec.body_text()
 
 
@@ -983,30 +983,17 @@ def source(sim: object, probed: bool = False) -> str:
     gk = dk.gearbox
     weights = dk.layout.weights
     wheel_k = [_wheel_constants(sim, i) for i in WHEELS]
+    assist = {"wheelbase": sim.wheelbase, "a_lim": ak.steer_lat_accel, "max_angle": stk.max_angle}
     sub = STEERING.format(
-        v_min=num(assists.V_STEER_MIN),
-        v_step=num(assists.V_STEER_STEP),
-        wb_lat=num(sim.wheelbase * ak.steer_lat_accel),
-        max_angle=num(stk.max_angle),
+        assist=_indent(_derived(_assist_of, assist, assists.assisted_steer, assists.steer_scale), 4),
+        frames=_derived(_frames_of, {}, steering.wheel_frames, steering.small_rotation),
     )
     sub += tap(PROBE_STEERING)
-    sub += LOAD_TRANSFER.format(
-        neg_drag=num(-sim.aero_k.drag),
-        down_f=num(sim.aero_k.down_front),
-        down_r=num(sim.aero_k.down_rear),
-        neg_long_b=num(-(lk.long_braking + lk.long_unsprung)),
-        neg_long_d=num(-(lk.long_driving + lk.long_unsprung)),
-        k3=num(lk.pitch_stiffness),
-        k4=num(lk.pitch_damping),
-        k5=num(lk.lat_front),
-        k6=num(lk.roll_stiffness_front),
-        k7=num(lk.roll_damping_front),
-        k8=num(lk.lat_rear),
-        k9=num(lk.roll_stiffness_rear),
-        k10=num(lk.roll_damping_rear),
-        s_f=num(sim.static_loads[0]),
-        s_r=num(sim.static_loads[2]),
-    )
+    sub += "# load_transfer\n" + _derived(
+        _loads_of,
+        {"lk": lk, "ak": sim.aero_k, "s_f": sim.static_loads[0], "s_r": sim.static_loads[2]},
+        load_transfer.loads, load_transfer.wheel_loads, aero.forces,
+    )  # fmt: skip
     sub += tap(PROBE_LOADS)
     # r·y and r·x once per distinct lever (the axles share x, the sides often share y)
     levers: dict = {}

@@ -54,7 +54,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from math import sqrt
 from typing import NamedTuple
 
 from skidpad.engine import (
@@ -407,15 +406,13 @@ class Simulation:
         L·a_lim/V² (the geometry is recomputed when it acts)."""
         host = self.host
         if host.steer_assist_on and host.steer != 0.0:
-            sa = assists.steer_scale(
-                self.wheelbase,
-                self.assist_k.steer_lat_accel,
-                host.steer * self.steer_k.max_angle,
-                sqrt(vx * vx + vy * vy),
-            )
+            sa, steer = assists.assisted_steer(
+                self.wheelbase, self.assist_k.steer_lat_accel, self.steer_k.max_angle,
+                host.steer, vx, vy,
+            )  # fmt: skip
             self.steer_assist_scale = sa
-            if host.steer * sa != self.geometry.steer:
-                return self.steer_to(host.steer * sa)
+            if steer != self.geometry.steer:
+                return self.steer_to(steer)
         return self.geometry
 
     def substeps_in(self, k: int) -> int:

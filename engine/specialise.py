@@ -87,6 +87,21 @@ class K(NamedTuple):
     hint: str = ""
 
 
+class Agg(NamedTuple):
+    """A record or tuple whose fields are values of the generated code (records as values):
+    ``cls`` is a ``NamedTuple`` class, or ``None`` for a plain tuple; each item a :class:`K`,
+    an :class:`Agg` or an expression. Bound to a local, its items are *settled* (each
+    expression assigned once to a name of its own) and the local stands for them: a field
+    read is a name read, and no record is built unless something needs the object."""
+
+    cls: type | None
+    items: tuple
+
+
+def _is_record_class(value: object) -> bool:
+    return isinstance(value, type) and issubclass(value, tuple) and hasattr(value, "_fields")
+
+
 class Plan(NamedTuple):
     """What to do with one readable function."""
 
@@ -191,6 +206,21 @@ class _Unit:
         self.keep: list = []  # the objects named, kept alive (by_id is keyed by identity)
         self.count = 0
         self.sides: dict = {}  # (kernel side, depth, results) -> its inlined body, with holes
+        #: names assigned once in the whole generated body: a record's field may stand for one
+        #: without a copy (the settled fields, the unassigned parameters of the function)
+        self.stable: set[str] = set()
+        self.result_record: Agg | None = None  # what the last inlined call returned, if a record
+
+    def field_name(self, hint: str) -> str:
+        """A name for one settled field of a record, unique in the generated function."""
+        self.count += 1
+        name = f"_{hint.strip('_') or 'f'}_r{self.count}"
+        while name in self.used:
+            self.count += 1
+            name = f"_{hint.strip('_') or 'f'}_r{self.count}"
+        self.used.add(name)
+        self.stable.add(name)
+        return name
 
     def fresh(self, base: str) -> str:
         base = base.strip("_") or "t"
@@ -244,6 +274,9 @@ class _Scope:
         self.parsed = parsed
         self.globals = fn.__globals__
         self.env: dict[str, K] = {}  # locals whose value is known here
+        self.records: dict[str, Agg] = {}  # locals that stand for a settled record or tuple
+        #: the result may stay a record (a call assigned to one name, not one in an expression)
+        self.result_may_be_record = False
         self.names: dict[str, str] = {}  # local -> its name in the generated text
         self.depth = 0  # inside branches whose test is not constant
         self.pending: list = []  # statements a call inlined from the current statement needs
@@ -291,6 +324,9 @@ class _Scope:
         got = self.env.get(name)
         if got is not None:
             return got
+        record = self.records.get(name)
+        if record is not None:
+            return record
         if name in self.parsed.assigned:
             return ast.Name(self.name_of(name), ast.Load())
         if name in self.globals:
@@ -304,13 +340,28 @@ class _Scope:
         if isinstance(base, K):
             obj, attr = base.value, node.attr
             return K(getattr(obj, attr), attr)
+        if isinstance(base, Agg):
+            if base.cls is None or node.attr not in base.cls._fields:
+                raise Unsupported(f"{self.fn.__qualname__}: field {node.attr} of a record")
+            return self._field(base, base.cls._fields.index(node.attr))
         return ast.Attribute(base, node.attr, ast.Load())
+
+    def _field(self, record: Agg, index: int) -> K | Agg | ast.expr:
+        """One field of a record value; the others are dropped, which is only allowed when
+        dropping them drops no call."""
+        for i, item in enumerate(record.items):
+            if i != index and not isinstance(item, K | Agg) and _calls(item):
+                raise Unsupported(f"{self.fn.__qualname__}: a field read drops a call")
+        item = record.items[index]
+        return ast.Name(item.id, ast.Load()) if isinstance(item, ast.Name) else item
 
     def _subscript(self, node: ast.Subscript, hoist: bool) -> K | ast.expr:
         base = self.value(node.value, hoist)
         index = self.value(node.slice, hoist)
         if isinstance(base, K) and isinstance(index, K):
             return K(base.value[index.value])
+        if isinstance(base, Agg) and isinstance(index, K) and isinstance(index.value, int):
+            return self._field(base, index.value)
         return ast.Subscript(self.expr(base, "c"), self.expr(index, "i"), ast.Load())
 
     def _binop(self, node: ast.BinOp, hoist: bool) -> K | ast.expr:
@@ -356,6 +407,8 @@ class _Scope:
         items = [self.value(e, hoist) for e in node.elts]
         if isinstance(node, ast.Tuple) and all(isinstance(i, K) for i in items):
             return K(tuple(i.value for i in items))
+        if isinstance(node, ast.Tuple):
+            return Agg(None, tuple(items))
         cls = ast.Tuple if isinstance(node, ast.Tuple) else ast.List
         return cls([self.expr(i, "c") for i in items], ast.Load())
 
@@ -376,13 +429,21 @@ class _Scope:
                         return v
                     kept.append(self.expr(v, "c"))
                 continue  # a neutral operand
-            kept.append(v)
+            kept.append(self.expr(v, "c"))
         if len(kept) == 1:
             return kept[0]
         return ast.BoolOp(node.op, kept)
 
-    def expr(self, v: K | ast.expr, hint: str) -> ast.expr:
-        return literal(v.value, self.unit, v.hint or hint) if isinstance(v, K) else v
+    def expr(self, v: K | Agg | ast.expr, hint: str) -> ast.expr:
+        """``v`` as an expression (a record value builds its object here)."""
+        if isinstance(v, K):
+            return literal(v.value, self.unit, v.hint or hint)
+        if isinstance(v, Agg):
+            items = [self.expr(i, hint) for i in v.items]
+            if v.cls is None:
+                return ast.Tuple(items, ast.Load())
+            return ast.Call(literal(v.cls, self.unit, v.cls.__name__), items, [])
+        return v
 
     def _call(self, node: ast.Call, hoist: bool) -> K | ast.expr:
         func = self.value(node.func, hoist)
@@ -392,6 +453,10 @@ class _Scope:
         if isinstance(func, K):
             fn = func.value
             plan = self.unit.plan
+            if _is_record_class(fn):  # a record is a value: built only if something needs it
+                if all(isinstance(a, K) for a in args):
+                    return K(fn(*(a.value for a in args)))
+                return Agg(fn, tuple(args))
             if all(isinstance(a, K) for a in args) and (fn in plan.fold or fn in PURE_BUILTINS):
                 return K(fn(*(a.value for a in args)))
             if hoist and self.inlines(fn):
@@ -415,7 +480,12 @@ class _Scope:
         )
 
     def inline_call(
-        self, fn: Callable, args: list, targets: list[str], nonneg: bool = False
+        self,
+        fn: Callable,
+        args: list,
+        targets: list[str],
+        nonneg: bool = False,
+        record_ok: bool = False,
     ) -> list:
         """The statements of ``targets = fn(*args)`` with ``fn``'s body inlined (``targets``
         one name, or several for a function returning a tuple; ``nonneg``: a kernel's argument
@@ -454,11 +524,15 @@ class _Scope:
                 scope.env[param] = arg
             elif isinstance(arg, ast.Name) and param not in parsed.reassigned:
                 scope.names[param] = arg.id
+            elif isinstance(arg, Agg) and param not in parsed.reassigned:
+                made, scope.records[param] = self._settle(arg, param)
+                out += made
             else:
                 name = scope.name_of(param)
                 out.append(_assign(name, arg))
         if len(targets) == 1:
             scope.names[RESULT] = targets[0]
+            scope.result_may_be_record = record_ok
             return out + scope.block(parsed.body)
         scope.tuple_result = targets
         return out + scope.block(parsed.body)
@@ -538,14 +612,15 @@ class _Scope:
                     for local in locals_:
                         self._forget(local)
                     targets = [self.name_of(local) for local in locals_]
-                read = {
-                    n.id
-                    for a in args
-                    if not isinstance(a, K)
-                    for n in ast.walk(a)
-                    if isinstance(n, ast.Name)
-                }
+                read = set().union(*(_names_read(a) for a in args))
                 nonneg = self._nonneg(value.args)
+                if len(locals_) == 1 and not read & set(targets):
+                    # one name: what the call returns may stay a record (its fields settled)
+                    out = self.inline_call(fn, args, targets, nonneg, record_ok=True)
+                    record, self.unit.result_record = self.unit.result_record, None
+                    if record is None:
+                        return out
+                    return out + self._bind(names[0], record)
                 if not read & set(targets):
                     return self.inline_call(fn, args, targets, nonneg)
                 temps = [self.unit.fresh(t) for t in targets]
@@ -555,19 +630,31 @@ class _Scope:
                 ]  # noqa: E501
         return self._bind(target, self.value(value))
 
-    def _bind(self, target: ast.expr, v: K | ast.expr) -> list:
+    def _bind(self, target: ast.expr, v: K | Agg | ast.expr) -> list:
         if isinstance(target, ast.Name):
             if target.id == RESULT and self.tuple_result is not None:
                 return self._bind_tuple_result(v)
             if isinstance(v, K) and self.depth == 0 and target.id != RESULT:
                 self.env[target.id] = v
                 return []
+            if isinstance(v, Agg) and self.depth == 0:
+                return self._bind_record(target.id, v)
             self._forget(target.id)
             return [_assign(self.name_of(target.id), self.expr(v, target.id))]
         if isinstance(target, ast.Tuple) and isinstance(v, K):
             out = []
             for e, item in zip(target.elts, v.value, strict=True):
                 out += self._bind(e, K(item))
+            return out
+        if isinstance(target, ast.Tuple) and isinstance(v, Agg):
+            if len(v.items) != len(target.elts):
+                raise Unsupported(f"{self.fn.__qualname__}: unpacking {len(v.items)} values")
+            out = []
+            stored = {self.name_of(n.id) for n in ast.walk(target) if isinstance(n, ast.Name)}
+            if stored & _names_read(v):  # a, b = b, a: every value read before any store
+                out, v = self._settle(v, "t", copy_all=True)
+            for e, item in zip(target.elts, v.items, strict=True):
+                out += self._bind(e, item)
             return out
         if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
             for e in target.elts:
@@ -576,8 +663,46 @@ class _Scope:
             return [ast.Assign([ast.Tuple(elts, ast.Store())], self.expr(v, "t"))]
         raise Unsupported(f"{self.fn.__qualname__}: assignment to {ast.dump(target)[:40]}")
 
-    def _bind_tuple_result(self, v: K | ast.expr) -> list:
+    def _bind_record(self, local: str, v: Agg) -> list:
+        """``local = v`` for a record value: its fields settled, ``local`` stands for them
+        (the result of an inlined call assigned to one name hands them to the caller)."""
+        out, settled = self._settle(v, self.name_of(local) if local == RESULT else local)
+        if local == RESULT:
+            if not self.result_may_be_record:
+                return out + [_assign(self.name_of(RESULT), self.expr(settled, RESULT))]
+            self.unit.result_record = settled
+            return out
+        self._forget(local)
+        self.records[local] = settled
+        return out
+
+    def _settle(self, v: Agg, hint: str, copy_all: bool = False) -> tuple[list, Agg]:
+        """Statements giving each field of ``v`` a name assigned once (a constant stays one; a
+        name assigned once already is kept unless ``copy_all``), and the settled record."""
+        out: list = []
+        items: list = []
+        fields = v.cls._fields if v.cls is not None else range(len(v.items))
+        for field, item in zip(fields, v.items, strict=True):
+            if isinstance(item, K):
+                items.append(item)
+            elif isinstance(item, Agg):
+                made, sub = self._settle(item, f"{hint}_{field}", copy_all)
+                out += made
+                items.append(sub)
+            elif isinstance(item, ast.Name) and item.id in self.unit.stable and not copy_all:
+                items.append(item)
+            else:
+                name = self.unit.field_name(f"{hint}_{field}")
+                out.append(_assign(name, item))
+                items.append(ast.Name(name, ast.Load()))
+        return out, Agg(v.cls, tuple(items))
+
+    def _bind_tuple_result(self, v: K | Agg | ast.expr) -> list:
         targets = self.tuple_result
+        if isinstance(v, Agg):
+            if len(v.items) != len(targets):
+                raise Unsupported(f"{self.fn.__qualname__}: returns no tuple of {len(targets)}")
+            v = ast.Tuple([self.expr(i, "t") for i in v.items], ast.Load())
         if isinstance(v, K):
             return [
                 _assign(t, literal(x, self.unit, t)) for t, x in zip(targets, v.value, strict=True)
@@ -592,12 +717,13 @@ class _Scope:
 
     def _forget(self, local: str) -> None:
         self.env.pop(local, None)
+        self.records.pop(local, None)
 
     def _materialise(self, stmts: list) -> list:
         """Assignments of the known locals that ``stmts`` (a branch or a loop body) assign:
         after a branch whose test is not known, they are ordinary variables."""
         out: list = []
-        if not self.env:
+        if not self.env and not self.records:
             return out
         assigned: set = set()
         for s in stmts:
@@ -605,6 +731,9 @@ class _Scope:
         for local in sorted(assigned & set(self.env)):
             v = self.env.pop(local)
             out.append(_assign(self.name_of(local), literal(v.value, self.unit, local)))
+        for local in sorted(assigned & set(self.records)):  # the record object, built now
+            record = self.records.pop(local)
+            out.append(_assign(self.name_of(local), self.expr(record, local)))
         return out
 
     def _augassign(self, s: ast.AugAssign) -> list:
@@ -703,6 +832,82 @@ def _fold(op: Callable, a: object, b: object) -> K | None:
     return K(v)
 
 
+def _tidy(body: list, unit: _Unit) -> list:
+    """``body`` after :func:`_forward_fields`, without the moves of a name to itself and the
+    settled fields nothing reads (a field of a record no one asked for: its value computed
+    for nothing, dropped when it calls nothing)."""
+    while True:
+        body = _forward_fields(body, unit)
+        uses: dict[str, int] = {}
+        for node in body:
+            for n in ast.walk(node):
+                if isinstance(n, ast.Name):
+                    uses[n.id] = uses.get(n.id, 0) + 1
+        kept = [s for s in body if not _idle(s, unit, uses)]
+        if len(kept) == len(body):
+            return kept
+        body = kept
+
+
+def _idle(stmt: ast.stmt, unit: _Unit, uses: dict) -> bool:
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return False
+    target, value = stmt.targets[0], stmt.value
+    if not isinstance(target, ast.Name):
+        return False
+    if isinstance(value, ast.Name) and value.id == target.id:
+        return True  # x = x
+    return target.id in unit.stable and uses.get(target.id) == 1 and not _calls(value)
+
+
+def _forward_fields(body: list, unit: _Unit) -> list:
+    """``body`` with each copy ``x = f`` of a settled field ``f`` read nowhere else folded
+    into the assignment that made ``f`` (``x = value``), when nothing between the two names
+    ``x``: the same value stored under its final name, one move fewer."""
+    uses: dict[str, int] = {}
+    for node in body:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name):
+                uses[n.id] = uses.get(n.id, 0) + 1
+    made: dict[str, int] = {}  # settled field -> index of the statement that assigns it
+    out = list(body)
+    for i, stmt in enumerate(out):
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+            continue
+        target = stmt.targets[0]
+        if not isinstance(target, ast.Name):
+            continue
+        value = stmt.value
+        if isinstance(value, ast.Name) and value.id in made and uses.get(value.id) == 2:
+            j = made.pop(value.id)
+            between = out[j + 1 : i]
+            if not any(
+                isinstance(n, ast.Name) and n.id == target.id
+                for s in between
+                if s is not None
+                for n in ast.walk(s)
+            ):
+                out[j] = _assign(target.id, out[j].value)
+                out[i] = None
+                continue
+        if target.id in unit.stable and target.id not in made:
+            made[target.id] = i
+    return [s for s in out if s is not None]
+
+
+def _names_read(v: object) -> set[str]:
+    """The names a value (an expression, a record value or a constant) reads."""
+    if isinstance(v, K):
+        return set()
+    if isinstance(v, Agg):
+        return set().union(*(_names_read(i) for i in v.items))
+    return {n.id for n in ast.walk(v) if isinstance(n, ast.Name)}
+
+
+def _calls(node: ast.expr) -> bool:
+    return any(isinstance(n, ast.Call) for n in ast.walk(node))
+
+
 def _assign(name: str, value: ast.expr) -> ast.Assign:
     return ast.Assign([ast.Name(name, ast.Store())], value)
 
@@ -755,7 +960,8 @@ def specialise(
             scope.names[p] = p
     for local in parsed.assigned:
         scope.names.setdefault(local, local)
-    body = scope.block(parsed.body)
+    unit.stable.update(p.arg for p in params if p.arg not in parsed.reassigned)
+    body = _tidy(scope.block(parsed.body), unit)
     if doc:
         body.insert(0, ast.Expr(ast.Constant(doc)))
     fdef = ast.FunctionDef(
@@ -831,6 +1037,7 @@ def compile_specialised(spec: Specialised, text: str | None = None, label: str =
 
 
 __all__ = [
+    "Agg",
     "K",
     "Plan",
     "Specialised",

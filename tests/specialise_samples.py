@@ -40,3 +40,30 @@ def unsupported(x: float) -> float:
     while x > 1.0:
         x = x * 0.5
     return x
+
+
+class Pair(NamedTuple):
+    sum: float
+    parts: tuple
+
+
+def make_pair(a: float, b: float) -> Pair:
+    s = a + b
+    return Pair(s, (a * 0.5, b - s))
+
+
+def uses_records(x: float, y: float) -> float:
+    p = make_pair(x, y)
+    q = Pair(p.sum * 2.0, p.parts)
+    lo, hi = q.parts
+    hi, lo = lo, hi  # a swap: both read before either is stored
+    r = Pair(x, (y, y))
+    x = 3.0  # a parameter reassigned after a record captured it: the record keeps the old
+    return q.sum - lo * hi + p.parts[1] * x + r.sum
+
+
+def record_in_a_branch(x: float, y: float) -> float:
+    p = make_pair(x, y)
+    if x > y:
+        p = Pair(x, (y, y))
+    return p.sum + p.parts[0]

@@ -138,7 +138,7 @@ def plant(text: str, target: str) -> str:
 # One line of each stage of the generated substep (the stage names of STAGES).
 PLANTS = {
     "steering": "c0",
-    "load_transfer": "base_f",
+    "load_transfer": "fz1",
     "tire_forces": "v_x0",
     "assists": "cap0",
     "drivetrain": "theta_n",

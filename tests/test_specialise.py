@@ -8,7 +8,17 @@ import re
 
 import pytest
 from skidpad.engine import specialise
-from specialise_samples import Consts, caller, corners, helper, scaled, unsupported
+from specialise_samples import (
+    Consts,
+    caller,
+    corners,
+    helper,
+    make_pair,
+    record_in_a_branch,
+    scaled,
+    unsupported,
+    uses_records,
+)
 
 K = Consts(1.0 / 3.0, (0.1, -0.2, 0.30000000000000004, 7.0), "plain")
 NO_INLINE = specialise.Plan(inline=frozenset(), fold=frozenset())
@@ -49,6 +59,23 @@ def test_calls_inline_with_renamed_locals_in_evaluation_order() -> None:
     for _ in range(200):
         x, y = rng.uniform(-5, 5), rng.uniform(-5, 5)
         assert fast(x, y) == caller(x, y)
+
+
+def test_records_are_values_their_fields_settled_once() -> None:
+    # a record returned by an inlined call, rebuilt, unpacked and swapped: no record object
+    # is built (the fields are locals), and every result is the readable function's bits
+    plan = specialise.Plan(inline=frozenset({make_pair}), fold=frozenset())
+    spec, fast = build(uses_records, {}, plan)
+    assert "Pair" not in spec.text and "Pair" not in spec.namespace
+    assert not re.search(r"\bmake_pair\(", spec.text)
+    rng = random.Random(2)
+    for _ in range(200):
+        x, y = rng.uniform(-5, 5), rng.uniform(-5, 5)
+        assert fast(x, y) == uses_records(x, y)
+    # a record assigned in a branch whose test is not known is a real object after it
+    spec2, fast2 = build(record_in_a_branch, {}, plan)
+    for x, y in ((1.0, 2.0), (2.0, 1.0), (-0.5, -0.25)):
+        assert fast2(x, y) == record_in_a_branch(x, y)
 
 
 def test_an_unsupported_construct_is_refused_not_skipped() -> None:
