@@ -29,7 +29,6 @@ lint (ADR 0130).
 
 from __future__ import annotations
 
-import builtins
 import keyword
 import re
 from collections.abc import Callable
@@ -38,6 +37,7 @@ from math import ceil, isfinite, sqrt
 from skidpad.engine import (
     aero,
     assists,
+    body,
     differential,
     gearbox,
     load_transfer,
@@ -48,6 +48,7 @@ from skidpad.engine import (
 )
 from skidpad.engine.floatbits import float_bits
 from skidpad.engine.specialise import (  # noqa: F401  (Unfoldable: re-exported)
+    BUILTINS,
     Plan,
     Specialised,
     Unfoldable,
@@ -300,6 +301,35 @@ def _frames_of(
     return c0
 
 
+def _body_of(
+    wheels: tuple, g_world: tuple, inv_m: float, inv_iz: float, h: float,
+    c0: float, c1: float, c2: float, c3: float, s0: float, s1: float, s2: float, s3: float,
+    fx0: float, fx1: float, fx2: float, fx3: float, fy0: float, fy1: float, fy2: float,
+    fy3: float, mz0: float, mz1: float, mz2: float, mz3: float, drag: float,
+    x: float, y: float, yaw: float, hc: float, hs: float, vx: float, vy: float, r: float,
+) -> tuple:  # fmt: skip
+    bd = body.integrate(
+        wheels, (c0, c1, c2, c3), (s0, s1, s2, s3), (fx0, fx1, fx2, fx3),
+        (fy0, fy1, fy2, fy3), (mz0, mz1, mz2, mz3), drag, g_world, inv_m, inv_iz, h,
+        (x, y, yaw, hc, hs), vx, vy, r,
+    )  # fmt: skip
+    x = bd.x
+    y = bd.y
+    yaw = bd.yaw
+    hc = bd.heading_c
+    hs = bd.heading_s
+    vx_n = bd.vx
+    vy_n = bd.vy
+    r_n = bd.yaw_rate
+    fxs = bd.ax
+    fys = bd.ay
+    dvx = bd.dvx
+    dvy = bd.dvy
+    dr = bd.dr
+    # the names the rest of the substep reads (the final return is not part of the text)
+    return (x, y, yaw, hc, hs, vx_n, vy_n, r_n, fxs, fys, dvx, dvy, dr)
+
+
 def _compliance_of(
     k: object, h: float, dc_fl: float, dc_fr: float, mz0: float, mz1: float
 ) -> float:
@@ -313,10 +343,8 @@ def _derived(wrapper: Callable, bound: dict, *functions: Callable) -> str:
     plan = Plan(inline=frozenset(functions), fold=frozenset())
     spec = specialise(wrapper, bound, plan)
     # a derived stage names nothing beyond the fast path's own locals and the built-ins
-    known = namespace()
-    foreign = sorted(
-        k for k, v in spec.namespace.items() if v is not getattr(builtins, k, known.get(k))
-    )
+    known = {**BUILTINS, **namespace()}  # the built-ins a readable function may name
+    foreign = sorted(k for k, v in spec.namespace.items() if v is not known.get(k))
     if foreign:
         raise Unsupported(f"{wrapper.__name__}: needs the names {foreign}")
     return spec.body_text()
@@ -770,39 +798,11 @@ if slid{i} and (cxd{i} != 0.0 or cyd{i} != 0.0):
     redo = True
 """
 
+# The body stage is derived (body.integrate); what is left moves the substep's new values
+# into the state's locals and checks them (the sum of the float slots, named by the layout:
+# a non-finite value or an overflowing sum sends the state to the layout's own check).
 BODY = """\
-# body_integration
-fbx0 = fx0 * c0 - fy0 * s0
-fby0 = fx0 * s0 + fy0 * c0
-fbx1 = fx1 * c1 - fy1 * s1
-fby1 = fx1 * s1 + fy1 * c1
-fbx2 = fx2 * c2 - fy2 * s2
-fby2 = fx2 * s2 + fy2 * c2
-fbx3 = fx3 * c3 - fy3 * s3
-fby3 = fx3 * s3 + fy3 * c3
-m_z = 0.0 + ({x0} * fby0 - {y0} * fbx0 + mz0) + ({x1} * fby1 - {y1} * fbx1 + mz1)
-m_z = m_z + ({x2} * fby2 - {y2} * fbx2 + mz2) + ({x3} * fby3 - {y3} * fbx3 + mz3)
-fxs = (drag + fbx0 + fbx1 + fbx2 + fbx3) * {inv_m}
-fys = (0.0 + fby0 + fby1 + fby2 + fby3) * {inv_m}
-dvx = fxs + ({gx} * hc + {gy} * hs) + r * vy
-dvy = fys + ({gy} * hc - {gx} * hs) - r * vx
-dr = m_z * {inv_iz}
-vx_n = vx + {h} * dvx
-vy_n = vy + {h} * dvy
-r_n = r + {h} * dr
-d = {h} * r_n
-d2 = d * d
-cd = 1.0 - d2 * (0.5 - d2 * (1.0 / 24.0 - d2 * (1.0 / 720.0)))
-sd = d * (1.0 - d2 * (1.0 / 6.0 - d2 * (1.0 / 120.0 - d2 * (1.0 / 5040.0))))
-nc = hc * cd - hs * sd
-ns = hs * cd + hc * sd
-inv = 1.0 / sqrt(nc * nc + ns * ns)
-hc = nc * inv
-hs = ns * inv
-{suspension}x = x + {h} * (vx_n * hc - vy_n * hs)
-y = y + {h} * (vx_n * hs + vy_n * hc)
-yaw = yaw + {h} * r_n
-{compliance}{probe_late}vx = vx_n
+{body}{suspension}{compliance}{probe_late}vx = vx_n
 vy = vy_n
 r = r_n
 ax = fxs
@@ -815,11 +815,7 @@ theta = theta_n
 w_e = w_e_n
 gear, shift, shift_up, last_req = gear_n, shift_n, shift_up_n, last_req_n
 tick += 1
-if not isfinite(
-    x + y + yaw + hc + hs + vx + vy + r + ax + ay + roll + roll_rate + pitch + pitch_rate
-    + dc_fl + dc_fr + w0 + ux0 + uy0 + w1 + ux1 + uy1 + w2 + ux2 + uy2 + w3 + ux3 + uy3
-    + theta + w_e
-):
+if not isfinite({float_sum}):
     # a non-finite value (or a sum that overflowed): the state as it is, named if it is bad
 {store}
     sim.tick = tick
@@ -984,8 +980,9 @@ def source(sim: object, probed: bool = False) -> str:
     weights = dk.layout.weights
     wheel_k = [_wheel_constants(sim, i) for i in WHEELS]
     assist = {"wheelbase": sim.wheelbase, "a_lim": ak.steer_lat_accel, "max_angle": stk.max_angle}
+    assisted = _derived(_assist_of, assist, assists.assisted_steer, assists.steer_scale)
     sub = STEERING.format(
-        assist=_indent(_derived(_assist_of, assist, assists.assisted_steer, assists.steer_scale), 4),
+        assist=_indent(assisted, 4),
         frames=_derived(_frames_of, {}, steering.wheel_frames, steering.small_rotation),
     )
     sub += tap(PROBE_STEERING)
@@ -1080,16 +1077,17 @@ def source(sim: object, probed: bool = False) -> str:
     sub += tap(PROBE_WHEELS)
     store = "".join(f"st[{index}] = {name}\n" for name, index in SLOTS).rstrip("\n")
     reload = "".join(f"{name} = st[{index}]\n" for name, index in SLOTS).rstrip("\n")
+    body_k = {
+        "wheels": sim.wheels, "g_world": sim.g_world, "inv_m": sim.inv_m, "inv_iz": sim.inv_iz,
+        "h": h,
+    }  # fmt: skip
     sub += BODY.format(
+        body="# body_integration\n"
+        + _derived(_body_of, body_k, body.integrate, body.rotate_heading),
+        float_sum=" + ".join(name for name, _ in SLOTS if name not in INT_SLOTS),
         store=_indent(store, 4),
         probe_late=tap(PROBE_LATE),
         probe_substep=tap(_probe_substep(store, reload)),
-        **{f"{axis}{i}": wheel_k[i][axis] for i in WHEELS for axis in ("x", "y")},
-        inv_m=num(sim.inv_m),
-        inv_iz=num(sim.inv_iz),
-        gx=num(sim.g_world[0]),
-        gy=num(sim.g_world[1]),
-        h=num(h),
         suspension=_derived(_suspension_of, {"k": sk, "h": h}, suspension.step),
         compliance=_derived(_compliance_of, {"k": stk, "h": h}, steering.update_compliance),
     )

@@ -359,7 +359,10 @@ class _Scope:
         base = self.value(node.value, hoist)
         index = self.value(node.slice, hoist)
         if isinstance(base, K) and isinstance(index, K):
-            return K(base.value[index.value])
+            try:
+                return K(base.value[index.value])
+            except LookupError:  # raised when it runs, as the readable function raises it
+                pass
         if isinstance(base, Agg) and isinstance(index, K) and isinstance(index.value, int):
             return self._field(base, index.value)
         return ast.Subscript(self.expr(base, "c"), self.expr(index, "i"), ast.Load())

@@ -5,8 +5,10 @@ bits (ADR 0230).
 
 Families: the CommonRoad tire (``tire.combined_forces`` and ``shift_weight``), the MB
 derivative (``mb.derivatives_ext``, its slips and the input constraints, with the tire
-inlined) and the four-wheel fast path's derived part, its tire shape (``engine.tire.shape``,
-checked through whole fast-path substeps against the readable stages; ADR 0231). Each
+inlined) and the four-wheel fast path's derived part: its tire shape (``engine.tire.shape``,
+ADR 0231) and the functions of the stages it derives whole (steering, load transfer, body,
+suspension, compliance; ADR 0232), each checked through whole fast-path host steps against
+the readable stages. Each
 mutation is drawn from every float operation of one function, with a fixed seed, the
 families in turn. The suite runs a sample (``SUITE_SAMPLE`` mutations);
 ``SKIDPAD_MUTATIONS=all`` (``nox -s mutations``) runs ``FULL_SAMPLE``.
@@ -20,16 +22,26 @@ import math
 import os
 import random
 import struct
+import sys
 import textwrap
 
 import pytest
-from skidpad.engine import fastpath, specialise
+from skidpad.engine import (
+    aero,
+    assists,
+    body,
+    fastpath,
+    load_transfer,
+    specialise,
+    steering,
+    suspension,
+)
 from skidpad.engine import tire as fw_tire
 from skidpad.engine.commonroad import constraints, mb, mb_fast, tire, tire_fast
 from skidpad.engine.commonroad.params import load_vehicle
 from test_commonroad_mb_fast import mb_input, mb_state
 
-SUITE_SAMPLE = 16
+SUITE_SAMPLE = 20
 FULL_SAMPLE = 64
 SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult}
 
@@ -74,7 +86,7 @@ def bits(values) -> tuple:
 def outcome(call) -> object:
     try:
         return bits(call())
-    except (ValueError, ZeroDivisionError, OverflowError) as exc:
+    except (ValueError, ArithmeticError, LookupError) as exc:  # a mutant may index past the end
         return ("raised", type(exc).__name__)
 
 
@@ -187,6 +199,40 @@ def fourwheel_family(target, site, rng: random.Random) -> tuple[int, int]:
     return differ, int(moved)
 
 
+def stage_family(target, site, rng: random.Random) -> tuple[int, int]:
+    """As ``fourwheel_family``, for one mutation of a function of a four-wheel stage the
+    fast path derives whole (steering, load transfer, body, suspension, compliance): the
+    mutant in place of the function in its module, where both paths find it."""
+    from skidpad.engine.definition import load_preset
+    from skidpad.engine.errors import SkidpadError
+    from skidpad.engine.simulation import Simulation
+
+    d = load_preset(rng.choice(FW_PRESETS))
+    module = sys.modules[target.__module__]
+    new = mutant(target, mutated_text(target, site), dict(vars(module)))
+
+    def drive(fn, path: str) -> list:
+        setattr(module, target.__name__, fn)
+        try:
+            sim = Simulation(d, initial={"speed_mps": 14.0}, path=path)
+            out = []
+            for values in FW_FRAMES:
+                try:
+                    sim.step(values)
+                except (SkidpadError, ArithmeticError) as exc:  # a broken run, on both paths
+                    return [*out, ("raised", type(exc).__name__)]
+                out.append(bits([float(v) for v in sim.state]))
+            return out
+        finally:
+            setattr(module, target.__name__, target)
+
+    want = drive(new, "readable")
+    got = drive(new, "fast")
+    differ = sum(a != b for a, b in zip(want, got, strict=False)) + abs(len(want) - len(got))
+    moved = want != drive(target, "readable")
+    return differ, int(moved)
+
+
 FAMILIES = {
     "tire": (tire_family, (tire.combined_forces, tire.shift_weight)),
     "mb": (
@@ -194,6 +240,21 @@ FAMILIES = {
         (mb.derivatives_ext, mb._slip, constraints.steering_constraints),
     ),
     "fourwheel": (fourwheel_family, (fw_tire.shape,)),
+    "stages": (
+        stage_family,
+        (
+            steering.small_rotation,
+            steering.wheel_frames,
+            assists.steer_scale,
+            assists.assisted_steer,
+            aero.forces,
+            load_transfer.wheel_loads,
+            body.integrate,
+            body.rotate_heading,
+            suspension.step,
+            steering.update_compliance,
+        ),
+    ),
 }
 
 
