@@ -274,7 +274,8 @@ class _Scope:
         self.parsed = parsed
         self.globals = fn.__globals__
         self.env: dict[str, K] = {}  # locals whose value is known here
-        self.records: dict[str, Agg] = {}  # locals that stand for a settled record or tuple
+        #: locals that stand for a settled record or tuple, or for a name assigned once
+        self.records: dict[str, Agg | ast.Name] = {}
         #: the result may stay a record (a call assigned to one name, not one in an expression)
         self.result_may_be_record = False
         self.names: dict[str, str] = {}  # local -> its name in the generated text
@@ -325,6 +326,8 @@ class _Scope:
         if got is not None:
             return got
         record = self.records.get(name)
+        if isinstance(record, ast.Name):
+            return ast.Name(record.id, ast.Load())
         if record is not None:
             return record
         if name in self.parsed.assigned:
@@ -462,6 +465,8 @@ class _Scope:
                 return Agg(fn, tuple(args))
             if all(isinstance(a, K) for a in args) and (fn in plan.fold or fn in PURE_BUILTINS):
                 return K(fn(*(a.value for a in args)))
+            if (fn is max or fn is min) and len(args) == 2 and hoist:
+                return self._extremum(fn, args)
             if hoist and self.inlines(fn):
                 # the result lives until the statement has run: a name of this depth
                 self.calls += 1
@@ -472,6 +477,23 @@ class _Scope:
                 return ast.Name(result, ast.Load())
             func = literal(fn, self.unit, func.hint or "f")
         return ast.Call(func, [self.expr(a, "c") for a in args], [])
+
+    def _extremum(self, fn: Callable, args: list) -> ast.expr:
+        """``max(a, b)`` as CPython computes it, ``b if b > a else a`` (``min``: ``<``): the
+        first argument unless the second compares greater (less), so a tie, a signed zero or
+        a nan gives what the call gives. Each argument is evaluated once, in order."""
+        a, b = (self._operand(x) for x in args)
+        op = ast.Gt() if fn is max else ast.Lt()
+        return ast.IfExp(ast.Compare(b, [op], [a]), b, a)
+
+    def _operand(self, v: K | Agg | ast.expr) -> ast.expr:
+        """``v`` as a literal or a name (a computed value assigned, before the statement, to a
+        name of its own)."""
+        if isinstance(v, K | ast.Name):
+            return self.expr(v, "m")
+        name = self.unit.field_name("m")
+        self.pending.append(_assign(name, self.expr(v, "m")))
+        return ast.Name(name, ast.Load())
 
     # ------------------------------------------------------------------ inlining
     def _nonneg(self, args: list) -> bool:
@@ -642,6 +664,17 @@ class _Scope:
                 return []
             if isinstance(v, Agg) and self.depth == 0:
                 return self._bind_record(target.id, v)
+            if (
+                isinstance(v, ast.Name)
+                and v.id in self.unit.stable
+                and self.depth == 0
+                and self.level > 0
+                and target.id != RESULT
+            ):  # in an inlined call, a second name for a value assigned once: no move (the
+                # specialised function's own locals are what its caller reads: assigned)
+                self._forget(target.id)
+                self.records[target.id] = v
+                return []
             self._forget(target.id)
             return [_assign(self.name_of(target.id), self.expr(v, target.id))]
         if isinstance(target, ast.Tuple) and isinstance(v, K):
@@ -840,6 +873,7 @@ def _tidy(body: list, unit: _Unit) -> list:
     settled fields nothing reads (a field of a record no one asked for: its value computed
     for nothing, dropped when it calls nothing)."""
     while True:
+        before = len(body)
         body = _forward_fields(body, unit)
         uses: dict[str, int] = {}
         for node in body:
@@ -847,7 +881,7 @@ def _tidy(body: list, unit: _Unit) -> list:
                 if isinstance(n, ast.Name):
                     uses[n.id] = uses.get(n.id, 0) + 1
         kept = [s for s in body if not _idle(s, unit, uses)]
-        if len(kept) == len(body):
+        if len(kept) == before:
             return kept
         body = kept
 
@@ -864,9 +898,9 @@ def _idle(stmt: ast.stmt, unit: _Unit, uses: dict) -> bool:
 
 
 def _forward_fields(body: list, unit: _Unit) -> list:
-    """``body`` with each copy ``x = f`` of a settled field ``f`` read nowhere else folded
-    into the assignment that made ``f`` (``x = value``), when nothing between the two names
-    ``x``: the same value stored under its final name, one move fewer."""
+    """``body`` with each copy ``x = f`` of a name ``f`` assigned once and read nowhere
+    else folded into the assignment that made ``f`` (``x = value``), when nothing between
+    the two names ``x``: the same value stored under its final name, one move fewer."""
     uses: dict[str, int] = {}
     for node in body:
         for n in ast.walk(node):
@@ -892,9 +926,9 @@ def _forward_fields(body: list, unit: _Unit) -> list:
             ):
                 out[j] = _assign(target.id, out[j].value)
                 out[i] = None
+                made[target.id] = j  # a chain of copies folds in one pass
                 continue
-        if target.id in unit.stable and target.id not in made:
-            made[target.id] = i
+        made[target.id] = i
     return [s for s in out if s is not None]
 
 
