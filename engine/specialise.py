@@ -872,18 +872,51 @@ def _tidy(body: list, unit: _Unit) -> list:
     """``body`` after :func:`_forward_fields`, without the moves of a name to itself and the
     settled fields nothing reads (a field of a record no one asked for: its value computed
     for nothing, dropped when it calls nothing)."""
+    names: dict[int, list[str]] = {}  # id of a statement -> the names in it, in order
+    if not any(_candidate(s, unit) for s in body):
+        return body  # no copy and no settled field: nothing to walk for
     while True:
         before = len(body)
-        body = _forward_fields(body, unit)
+        body = _forward_fields(body, names)
         uses: dict[str, int] = {}
-        for node in body:
-            for n in ast.walk(node):
-                if isinstance(n, ast.Name):
-                    uses[n.id] = uses.get(n.id, 0) + 1
+        for stmt in body:
+            for name in _names_in(stmt, names):
+                uses[name] = uses.get(name, 0) + 1
         kept = [s for s in body if not _idle(s, unit, uses)]
         if len(kept) == before:
             return kept
         body = kept
+
+
+def _candidate(stmt: ast.stmt, unit: _Unit) -> bool:
+    """Whether ``stmt`` is a move of a name or assigns a settled field (what tidying acts on)."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return False
+    target = stmt.targets[0]
+    return isinstance(target, ast.Name) and (
+        isinstance(stmt.value, ast.Name) or target.id in unit.stable
+    )
+
+
+def _names_in(stmt: ast.stmt, cache: dict) -> list[str]:
+    """The names ``stmt`` (a statement of the body being tidied) reads or assigns."""
+    key = id(stmt)  # strict: allow hash-id -- the statements live in the body being tidied
+    got = cache.get(key)
+    if got is None:
+        got = cache[key] = []
+        stack = [stmt]
+        while stack:  # ast.walk, without what it does besides finding the names
+            node = stack.pop()
+            if type(node) is ast.Name:
+                got.append(node.id)
+                continue
+            for field in node._fields:
+                v = getattr(node, field, None)
+                if type(v) is list:
+                    stack += [x for x in v if isinstance(x, ast.AST)]
+                elif isinstance(v, ast.AST) and v._fields:
+                    stack.append(v)
+    return got
 
 
 def _idle(stmt: ast.stmt, unit: _Unit, uses: dict) -> bool:
@@ -897,38 +930,33 @@ def _idle(stmt: ast.stmt, unit: _Unit, uses: dict) -> bool:
     return target.id in unit.stable and uses.get(target.id) == 1 and not _calls(value)
 
 
-def _forward_fields(body: list, unit: _Unit) -> list:
+def _forward_fields(body: list, cache: dict) -> list:
     """``body`` with each copy ``x = f`` of a name ``f`` assigned once and read nowhere
     else folded into the assignment that made ``f`` (``x = value``), when nothing between
     the two names ``x``: the same value stored under its final name, one move fewer."""
     uses: dict[str, int] = {}
-    for node in body:
-        for n in ast.walk(node):
-            if isinstance(n, ast.Name):
-                uses[n.id] = uses.get(n.id, 0) + 1
-    made: dict[str, int] = {}  # settled field -> index of the statement that assigns it
+    for stmt in body:
+        for name in _names_in(stmt, cache):
+            uses[name] = uses.get(name, 0) + 1
+    made: dict[str, int] = {}  # name -> index of the statement that last assigned it
+    seen: dict[str, int] = {}  # name -> index of the last statement that named it
     out = list(body)
     for i, stmt in enumerate(out):
-        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
-            continue
-        target = stmt.targets[0]
-        if not isinstance(target, ast.Name):
-            continue
-        value = stmt.value
-        if isinstance(value, ast.Name) and value.id in made and uses.get(value.id) == 2:
-            j = made.pop(value.id)
-            between = out[j + 1 : i]
-            if not any(
-                isinstance(n, ast.Name) and n.id == target.id
-                for s in between
-                if s is not None
-                for n in ast.walk(s)
-            ):
+        value = stmt.value if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+        target = stmt.targets[0] if value is not None else None
+        if isinstance(target, ast.Name) and isinstance(value, ast.Name):
+            j = made.get(value.id)
+            if j is not None and uses.get(value.id) == 2 and seen.get(target.id, -1) <= j:
                 out[j] = _assign(target.id, out[j].value)
                 out[i] = None
+                del made[value.id]
                 made[target.id] = j  # a chain of copies folds in one pass
+                seen[target.id] = j
                 continue
-        made[target.id] = i
+        for name in _names_in(stmt, cache):
+            seen[name] = i
+        if isinstance(target, ast.Name):
+            made[target.id] = i
     return [s for s in out if s is not None]
 
 
