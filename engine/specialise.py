@@ -354,7 +354,7 @@ class _Scope:
         dropping them drops no call."""
         for i, item in enumerate(record.items):
             if i != index and not isinstance(item, K | Agg) and _calls(item):
-                raise Unsupported(f"{self.fn.__qualname__}: a field read drops a call")
+                raise Unsupported(f"{self.fn.__qualname__}: a field read drops a call or a divide")
         item = record.items[index]
         return ast.Name(item.id, ast.Load()) if isinstance(item, ast.Name) else item
 
@@ -969,8 +969,16 @@ def _names_read(v: object) -> set[str]:
     return {n.id for n in ast.walk(v) if isinstance(n, ast.Name)}
 
 
+_RAISING_OPS = (ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+
+
 def _calls(node: ast.expr) -> bool:
-    return any(isinstance(n, ast.Call) for n in ast.walk(node))
+    """Whether evaluating ``node`` may do more than compute a number: call something, or
+    raise (a division by zero, an overflowing power), which the readable code would do."""
+    return any(
+        isinstance(n, ast.Call) or (isinstance(n, ast.BinOp) and isinstance(n.op, _RAISING_OPS))
+        for n in ast.walk(node)
+    )
 
 
 def _assign(name: str, value: ast.expr) -> ast.Assign:

@@ -67,3 +67,8 @@ def record_in_a_branch(x: float, y: float) -> float:
     if x > y:
         p = Pair(x, (y, y))
     return p.sum + p.parts[0]
+
+
+def unread_division(x: float, y: float) -> float:
+    p = Pair(x / y, (x, y))  # the sum is never read, but dividing by zero raises
+    return p.parts[0] * 2.0

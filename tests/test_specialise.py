@@ -16,6 +16,7 @@ from specialise_samples import (
     make_pair,
     record_in_a_branch,
     scaled,
+    unread_division,
     unsupported,
     uses_records,
 )
@@ -76,6 +77,15 @@ def test_records_are_values_their_fields_settled_once() -> None:
     spec2, fast2 = build(record_in_a_branch, {}, plan)
     for x, y in ((1.0, 2.0), (2.0, 1.0), (-0.5, -0.25)):
         assert fast2(x, y) == record_in_a_branch(x, y)
+
+
+def test_a_field_nothing_reads_is_dropped_only_if_it_cannot_raise() -> None:
+    spec, fast = build(unread_division, {})
+    assert "/" in spec.text  # kept: the readable function raises when y is zero
+    assert fast(3.0, 2.0) == unread_division(3.0, 2.0)
+    for f in (fast, unread_division):
+        with pytest.raises(ZeroDivisionError):
+            f(3.0, 0.0)
 
 
 def test_an_unsupported_construct_is_refused_not_skipped() -> None:
