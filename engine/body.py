@@ -65,6 +65,37 @@ def rotate_heading(c: float, s: float, d: float) -> tuple[float, float]:
     return nc * inv, ns * inv
 
 
+class BodyConstants(NamedTuple):
+    """What a definition fixes for :func:`integrate`."""
+
+    wheels: tuple  # WheelConstants FL, FR, RL, RR (the patch positions x, y, m)
+    g_world: tuple  # gravity along the road plane, world X and Y (m/s²)
+    inv_m: float  # 1/m (1/kg)
+    inv_iz: float  # 1/I_z (1/(kg·m²))
+    h: float  # substep (s)
+
+
+class BodyState(NamedTuple):
+    """The body at a substep's start: pose (m, rad, unit heading) and velocities (body frame)."""
+
+    x: float
+    y: float
+    yaw: float
+    heading_c: float
+    heading_s: float
+    vx: float
+    vy: float
+    r: float  # yaw rate (rad/s)
+
+
+class PatchForces(NamedTuple):
+    """Each wheel's patch forces in its wheel frame (N) and aligning torque (N·m), FL FR RL RR."""
+
+    fx: tuple
+    fy: tuple
+    mz: tuple
+
+
 class BodyUpdate(NamedTuple):
     """The rigid body after one substep, and its accelerations over it."""
 
@@ -84,24 +115,17 @@ class BodyUpdate(NamedTuple):
 
 
 def integrate(
-    wheels: tuple,
+    k: BodyConstants,
     cos_w: tuple,
     sin_w: tuple,
-    fx: tuple,
-    fy: tuple,
-    mz: tuple,
+    patch: PatchForces,
     drag: float,
-    g_world: tuple,
-    inv_m: float,
-    inv_iz: float,
-    h: float,
-    pose: tuple,
-    vx: float,
-    vy: float,
-    r: float,
+    body: BodyState,
 ) -> BodyUpdate:
-    """Newton–Euler over one substep: wheel-frame tire forces rotated into the body frame and
-    summed at the patches, then semi-implicit Euler. ``pose`` is (x, y, yaw, c, s)."""
+    """Newton–Euler over one substep: wheel-frame tire forces (wheel frames at angles whose
+    cosines and sines are ``cos_w``, ``sin_w``) rotated into the body frame and summed at the
+    patches, plus the aero ``drag`` (N), then semi-implicit Euler."""
+    wheels, fx, fy, mz, h = k.wheels, patch.fx, patch.fy, patch.mz, k.h
     fx_tot = drag
     fy_tot = 0.0
     m_z = 0.0
@@ -113,19 +137,20 @@ def integrate(
         fx_tot += fbx
         fy_tot += fby
         m_z += wheels[i].x * fby - wheels[i].y * fbx + mz[i]
-    x, y, yaw, hc, hs = pose
-    gx, gy = g_world
+    hc, hs, vx, vy, r = body.heading_c, body.heading_s, body.vx, body.vy, body.r
+    gx, gy = k.g_world
     gxb = gx * hc + gy * hs
     gyb = gy * hc - gx * hs
-    fxs = fx_tot * inv_m
-    fys = fy_tot * inv_m
+    fxs = fx_tot * k.inv_m
+    fys = fy_tot * k.inv_m
     dvx = fxs + gxb + r * vy
     dvy = fys + gyb - r * vx
-    dr = m_z * inv_iz
+    dr = m_z * k.inv_iz
     vx_n = vx + h * dvx
     vy_n = vy + h * dvy
     r_n = r + h * dr
     hc_n, hs_n = rotate_heading(hc, hs, h * r_n)
-    x_n = x + h * (vx_n * hc_n - vy_n * hs_n)
-    y_n = y + h * (vx_n * hs_n + vy_n * hc_n)
-    return BodyUpdate(x_n, y_n, yaw + h * r_n, hc_n, hs_n, vx_n, vy_n, r_n, fxs, fys, dvx, dvy, dr)
+    x_n = body.x + h * (vx_n * hc_n - vy_n * hs_n)
+    y_n = body.y + h * (vx_n * hs_n + vy_n * hc_n)
+    yaw_n = body.yaw + h * r_n
+    return BodyUpdate(x_n, y_n, yaw_n, hc_n, hs_n, vx_n, vy_n, r_n, fxs, fys, dvx, dvy, dr)

@@ -302,17 +302,14 @@ def _frames_of(
 
 
 def _body_of(
-    wheels: tuple, g_world: tuple, inv_m: float, inv_iz: float, h: float,
-    c0: float, c1: float, c2: float, c3: float, s0: float, s1: float, s2: float, s3: float,
-    fx0: float, fx1: float, fx2: float, fx3: float, fy0: float, fy1: float, fy2: float,
-    fy3: float, mz0: float, mz1: float, mz2: float, mz3: float, drag: float,
+    k: object, c0: float, c1: float, c2: float, c3: float, s0: float, s1: float, s2: float,
+    s3: float, fx0: float, fx1: float, fx2: float, fx3: float, fy0: float, fy1: float,
+    fy2: float, fy3: float, mz0: float, mz1: float, mz2: float, mz3: float, drag: float,
     x: float, y: float, yaw: float, hc: float, hs: float, vx: float, vy: float, r: float,
 ) -> tuple:  # fmt: skip
-    bd = body.integrate(
-        wheels, (c0, c1, c2, c3), (s0, s1, s2, s3), (fx0, fx1, fx2, fx3),
-        (fy0, fy1, fy2, fy3), (mz0, mz1, mz2, mz3), drag, g_world, inv_m, inv_iz, h,
-        (x, y, yaw, hc, hs), vx, vy, r,
-    )  # fmt: skip
+    patch = body.PatchForces((fx0, fx1, fx2, fx3), (fy0, fy1, fy2, fy3), (mz0, mz1, mz2, mz3))
+    state = body.BodyState(x, y, yaw, hc, hs, vx, vy, r)
+    bd = body.integrate(k, (c0, c1, c2, c3), (s0, s1, s2, s3), patch, drag, state)
     x = bd.x
     y = bd.y
     yaw = bd.yaw
@@ -1077,13 +1074,9 @@ def source(sim: object, probed: bool = False) -> str:
     sub += tap(PROBE_WHEELS)
     store = "".join(f"st[{index}] = {name}\n" for name, index in SLOTS).rstrip("\n")
     reload = "".join(f"{name} = st[{index}]\n" for name, index in SLOTS).rstrip("\n")
-    body_k = {
-        "wheels": sim.wheels, "g_world": sim.g_world, "inv_m": sim.inv_m, "inv_iz": sim.inv_iz,
-        "h": h,
-    }  # fmt: skip
     sub += BODY.format(
         body="# body_integration\n"
-        + _derived(_body_of, body_k, body.integrate, body.rotate_heading),
+        + _derived(_body_of, {"k": sim.body_k}, body.integrate, body.rotate_heading),
         float_sum=" + ".join(name for name, _ in SLOTS if name not in INT_SLOTS),
         store=_indent(store, 4),
         probe_late=tap(PROBE_LATE),

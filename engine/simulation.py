@@ -335,6 +335,7 @@ class Simulation:
             wheel.constants(-b, -htr, kr, inertia_r, h),
         )
         self.radii = tuple(w.radius for w in self.wheels)
+        self.body_k = body.BodyConstants(self.wheels, self.g_world, self.inv_m, self.inv_iz, h)
         self.brake_k = brakes.constants(d["brakes"])
         self.aero_k = aero.constants(d["aero"])
         self.drive_k = drive.constants(d["drivetrain"], self.substep_hz)
@@ -709,11 +710,9 @@ def _steering_compliance(sim: Simulation, s: SubstepStart, out: Produced) -> tup
 def _body_integration(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
     """Newton-Euler for the body, semi-implicit Euler (:mod:`engine.body`)."""
     f, ws = out.frames, out.ws
-    pose = (s.x, s.y, s.yaw, s.heading_c, s.heading_s)
-    bd = out.bd = body.integrate(
-        sim.wheels, f.cos, f.sin, ws.fx, ws.fy, ws.mz, out.loads.drag, sim.g_world, sim.inv_m,
-        sim.inv_iz, sim.h, pose, s.vx, s.vy, s.r,
-    )  # fmt: skip
+    state = body.BodyState(s.x, s.y, s.yaw, s.heading_c, s.heading_s, s.vx, s.vy, s.r)
+    patch = body.PatchForces(ws.fx, ws.fy, ws.mz)
+    bd = out.bd = body.integrate(sim.body_k, f.cos, f.sin, patch, out.loads.drag, state)
     return (bd.ax, bd.ay, bd.dr)
 
 
