@@ -22,14 +22,14 @@ Methods other than GET and HEAD get 405. Requests are kept in
 report; nothing is printed.
 
 The server is bounded against a hostile or broken client (ADR 0210): every read of
-a connection times out after :data:`READ_TIMEOUT_S` (a half-sent request or an idle
-kept-alive connection is closed then); at most :data:`MAX_CONNECTIONS` connections are
-served at once (one more is answered 503 and closed at once); the request log keeps the
-last :data:`LOG_KEPT` requests, each path cut to :data:`LOG_PATH_CHARS` characters; a
-request that is not HTTP/1.x (HTTP/0.9's ``GET /``) gets 400 and is closed; and the
-``Host`` header must name the address served, ``127.0.0.1:PORT`` or ``localhost:PORT``
-(403 otherwise), so a page elsewhere that reaches the port through DNS rebinding gets
-nothing.
+a connection times out after :data:`READ_TIMEOUT_S` (or the ``read_timeout`` it was built
+with; a half-sent request or an idle kept-alive connection is closed then); at most
+:data:`MAX_CONNECTIONS` connections are served at once (one more is answered 503 and closed
+at once); the request log keeps the last :data:`LOG_KEPT` requests, each path cut to
+:data:`LOG_PATH_CHARS` characters; a request that is not HTTP/1.x (HTTP/0.9's ``GET /``)
+gets 400 and is closed; and the ``Host`` header must name the address served,
+``127.0.0.1:PORT`` or ``localhost:PORT`` (403 otherwise), so a page elsewhere that reaches
+the port through DNS rebinding gets nothing.
 """
 
 from __future__ import annotations
@@ -68,6 +68,10 @@ WEB_FILES = ("index.html", "harness.js", "worker.js", "console-mirror.js")
 #: Seconds a connection may take to send the next piece of a request, or stay idle between
 #: requests, before it is closed.
 READ_TIMEOUT_S = 5.0
+#: How often the serving thread looks for a stop request: :meth:`LoopbackServer.stop` waits
+#: up to this long (socketserver's default, 0.5 s, made every stop of the server a half-second
+#: wait; an idle wake-up 20 times a second costs nothing that shows).
+POLL_INTERVAL_S = 0.05
 #: Connections served at the same time (one thread each); more are answered 503 at once.
 MAX_CONNECTIONS = 256
 #: Requests kept in the log (the oldest dropped first), and the characters of a path kept.
@@ -124,7 +128,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     server_version = "skidpad-parity"
     sys_version = ""
     protocol_version = "HTTP/1.1"
-    timeout = READ_TIMEOUT_S  # every read of the socket: a half-sent request is closed
+    # A response is two writes (the headers, then the body): with Nagle's algorithm on, a small
+    # body waits for the client's delayed ACK of the headers (40 ms on Linux) on every request
+    # of a kept-alive connection after its first few.
+    disable_nagle_algorithm = True
+
+    def setup(self) -> None:
+        # every read of the socket times out (a half-sent request is closed): the server's own
+        # read time-out, READ_TIMEOUT_S unless it was built with another
+        self.timeout = self.server.owner.read_timeout  # type: ignore[attr-defined]
+        super().setup()
 
     def parse_request(self) -> bool:
         """HTTP/1.x only, and a ``Host`` naming this server; anything else is refused."""
@@ -264,11 +277,15 @@ class LoopbackServer:
         web_files: tuple[str, ...] = WEB_FILES,
         port: int = 0,
         extra: dict[str, Path] | None = None,
+        read_timeout: float = READ_TIMEOUT_S,
     ) -> None:
         self.routes = build_routes(pyodide_dir, wheel, web_dir, web_files, extra)
         self.bind_port = port
         self.wheel = Path(wheel)
         self.pyodide_dir = Path(pyodide_dir)
+        #: seconds a connection may take to send the next piece of a request, or stay idle;
+        #: a parameter so that a test of the time-out need not wait the production one
+        self.read_timeout = read_timeout
         #: the last :data:`LOG_KEPT` requests, (method, path cut short, status)
         self.requests: collections.deque[tuple[str, str, int]] = collections.deque(maxlen=LOG_KEPT)
         self.lock = threading.Lock()
@@ -282,7 +299,10 @@ class LoopbackServer:
             httpd.owner = self  # type: ignore[attr-defined]
             self._httpd = httpd
             self._thread = threading.Thread(
-                target=httpd.serve_forever, name="skidpad-loopback", daemon=True
+                target=httpd.serve_forever,
+                args=(POLL_INTERVAL_S,),
+                name="skidpad-loopback",
+                daemon=True,
             )
             self._thread.start()
         return self.url

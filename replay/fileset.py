@@ -20,8 +20,10 @@ SIGINT and SIGTERM during a transaction do not kill the writer half-way: before 
 commit point they raise (the staging folder is removed on the way out), after it they are
 held until the publish is done (:class:`Interrupted` then says which).
 
-``SKIDPAD_TEST_SET_DELAY`` (seconds, tests only) sleeps before each staged and each
-published file, so a test can interrupt the write phase at chosen moments.
+``SKIDPAD_TEST_SET_DELAY`` (tests only) sleeps before each staged and each published
+file, so a test can interrupt the write phase at chosen moments: ``SECONDS`` in both halves,
+``stage:SECONDS`` or ``publish:SECONDS`` in one (a test aiming at one half of the write
+phase need not wait through the other).
 """
 
 from __future__ import annotations
@@ -59,10 +61,13 @@ class Interrupted(BaseException):
         super().__init__(f"{signal.Signals(signum).name}: {kept}")
 
 
-def _test_delay() -> None:
+def _test_delay(half: str) -> None:
+    """The test hook's sleep before a file of ``half`` ("stage" or "publish")."""
     delay = os.environ.get(_DELAY_ENV)
     if delay:
-        time.sleep(float(delay))
+        only, _, seconds = delay.rpartition(":")
+        if only in ("", half):
+            time.sleep(float(seconds))
 
 
 @contextlib.contextmanager
@@ -109,7 +114,7 @@ def _recover_locked(d: Path) -> None:
 def _publish(d: Path) -> None:
     commit = d / COMMIT
     for name in sorted(os.listdir(commit)):
-        _test_delay()
+        _test_delay("publish")
         os.replace(commit / name, d / name)
     _sync_directory(d)
     os.rmdir(commit)
@@ -168,7 +173,7 @@ def write_set(directory: str | os.PathLike, files: Mapping[str, bytes]) -> None:
         try:
             staging.mkdir()
             for name, data in files.items():
-                _test_delay()
+                _test_delay("stage")
                 _write_staged(staging / name, data, _mode_of(d / name))
             _sync_directory(staging)
             os.rename(staging, d / COMMIT)  # the commit point

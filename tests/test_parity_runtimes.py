@@ -15,7 +15,6 @@ import re
 import shutil
 import sys
 import threading
-import time
 import zipfile
 from pathlib import Path
 
@@ -616,13 +615,19 @@ def test_runtimes_run_concurrently_keep_their_order_and_verdicts(short_recording
     names = ["cpython3.11", "node", "chromium"]
     lock = threading.Lock()
     active = [0, 0]  # now, most at once
+    overlapped = threading.Event()  # set once two runs were active at the same time
 
     class Counting(_InProcessRuntime):
         def run(self, request: dict, timeout_s: float = 0.0) -> dict:
             with lock:
                 active[0] += 1
                 active[1] = max(active[1], active[0])
-            time.sleep(0.3)  # long enough for a second runtime to start alongside
+                if active[0] > 1:
+                    overlapped.set()
+            # long enough for a second runtime to start alongside; once one has (jobs=2), the
+            # point is made and no run need wait any longer. A serial run (jobs=1, or jobs=2
+            # broken) waits the whole window every time, as a plain sleep did.
+            overlapped.wait(0.3)
             try:
                 return super().run(request, timeout_s)
             finally:
@@ -632,6 +637,7 @@ def test_runtimes_run_concurrently_keep_their_order_and_verdicts(short_recording
     tables, most = {}, {}
     for jobs in (1, 2):
         active[:] = [0, 0]
+        overlapped.clear()
         printed: list[str] = []
         code = run_parity(
             names,
