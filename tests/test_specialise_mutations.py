@@ -161,14 +161,40 @@ FW_FRAMES = [
 ]
 
 
+def fourwheel_states(d, path: str) -> list:
+    """The state's bits after each host step of ``FW_FRAMES`` on ``path``, ending with the
+    error if the run broke (a broken run, on both paths alike)."""
+    from skidpad.engine.errors import SkidpadError
+    from skidpad.engine.simulation import Simulation
+
+    sim = Simulation(d, initial={"speed_mps": 14.0}, path=path)
+    out = []
+    for values in FW_FRAMES:
+        try:
+            sim.step(values)
+        except (SkidpadError, ArithmeticError) as exc:
+            return [*out, ("raised", type(exc).__name__)]
+        out.append(bits([float(v) for v in sim.state]))
+    return out
+
+
+def compare_paths(drive, new, real) -> tuple[int, int]:
+    """(host steps where the fast path's mutant differs from the readable mutant, whether
+    the mutant moved the readable bits at all); ``drive(fn, path)`` runs with ``fn`` in
+    place."""
+    want = drive(new, "readable")
+    got = drive(new, "fast")
+    differ = sum(a != b for a, b in zip(want, got, strict=False)) + abs(len(want) - len(got))
+    moved = want != drive(real, "readable")
+    return differ, int(moved)
+
+
 def fourwheel_family(target, site, rng: random.Random) -> tuple[int, int]:
     """As ``tire_family``, for one mutation of the four-wheel tire's shape: the mutant in
     place of ``engine.tire.shape`` for both paths (the readable stages call it, the fast path
     specialises it), whole host steps compared bit for bit. The declared non-negative kernel
     arguments are a proof about the unmutated text, so the mutant claims none."""
     from skidpad.engine.definition import load_preset
-    from skidpad.engine.errors import SkidpadError
-    from skidpad.engine.simulation import Simulation
 
     d = load_preset(rng.choice(FW_PRESETS))
     new = mutant(target, mutated_text(target, site), dict(vars(fw_tire)))
@@ -179,24 +205,12 @@ def fourwheel_family(target, site, rng: random.Random) -> tuple[int, int]:
         fw_tire.shape_nonneg = lambda c, e: frozenset()
         fastpath._SHAPES.clear()
         try:
-            sim = Simulation(d, initial={"speed_mps": 14.0}, path=path)
-            out = []
-            for values in FW_FRAMES:
-                try:
-                    sim.step(values)
-                except (SkidpadError, ArithmeticError) as exc:  # a broken run, on both paths
-                    return [*out, ("raised", type(exc).__name__)]
-                out.append(bits([float(v) for v in sim.state]))
-            return out
+            return fourwheel_states(d, path)
         finally:
             fw_tire.shape, fw_tire.shape_nonneg = real, claims
             fastpath._SHAPES.clear()
 
-    want = drive(new, "readable")
-    got = drive(new, "fast")
-    differ = sum(a != b for a, b in zip(want, got, strict=False)) + abs(len(want) - len(got))
-    moved = want != drive(real, "readable")
-    return differ, int(moved)
+    return compare_paths(drive, new, real)
 
 
 def stage_family(target, site, rng: random.Random) -> tuple[int, int]:
@@ -204,8 +218,6 @@ def stage_family(target, site, rng: random.Random) -> tuple[int, int]:
     fast path derives whole (steering, load transfer, body, suspension, compliance): the
     mutant in place of the function in its module, where both paths find it."""
     from skidpad.engine.definition import load_preset
-    from skidpad.engine.errors import SkidpadError
-    from skidpad.engine.simulation import Simulation
 
     d = load_preset(rng.choice(FW_PRESETS))
     module = sys.modules[target.__module__]
@@ -214,23 +226,11 @@ def stage_family(target, site, rng: random.Random) -> tuple[int, int]:
     def drive(fn, path: str) -> list:
         setattr(module, target.__name__, fn)
         try:
-            sim = Simulation(d, initial={"speed_mps": 14.0}, path=path)
-            out = []
-            for values in FW_FRAMES:
-                try:
-                    sim.step(values)
-                except (SkidpadError, ArithmeticError) as exc:  # a broken run, on both paths
-                    return [*out, ("raised", type(exc).__name__)]
-                out.append(bits([float(v) for v in sim.state]))
-            return out
+            return fourwheel_states(d, path)
         finally:
             setattr(module, target.__name__, target)
 
-    want = drive(new, "readable")
-    got = drive(new, "fast")
-    differ = sum(a != b for a, b in zip(want, got, strict=False)) + abs(len(want) - len(got))
-    moved = want != drive(target, "readable")
-    return differ, int(moved)
+    return compare_paths(drive, new, target)
 
 
 FAMILIES = {
