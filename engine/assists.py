@@ -203,19 +203,18 @@ def abs_scales(k: AbsConstants, rads: tuple, omegas: tuple, vxs: list, speed: fl
     """ABS factors on the brake capacities of the wheels (1 = untouched, never below the floor)."""
     target, floor, slope = k.slip_target, k.floor, k.slope
     n = len(rads)
-    if speed < k.min_speed:
-        return [1.0] * n
     out = [1.0] * n
-    for i in range(n):
-        v_x = vxs[i]
-        av = v_x if v_x >= 0.0 else -v_x
-        den = av if av > V_REG else V_REG
-        slip = (v_x - rads[i] * omegas[i]) / den
-        if v_x < 0.0:
-            slip = -slip
-        if slip > target:
-            f = 1.0 - (slip - target) * slope
-            out[i] = f if f > floor else floor
+    if not speed < k.min_speed:  # below it the wheels may lock to a stop: no action
+        for i in range(n):
+            v_x = vxs[i]
+            av = v_x if v_x >= 0.0 else -v_x
+            den = av if av > V_REG else V_REG
+            slip = (v_x - rads[i] * omegas[i]) / den
+            if v_x < 0.0:
+                slip = -slip
+            if slip > target:
+                f = 1.0 - (slip - target) * slope
+                out[i] = f if f > floor else floor
     return out
 
 

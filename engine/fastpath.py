@@ -327,6 +327,27 @@ def _body_of(
     return (x, y, yaw, hc, hs, vx_n, vy_n, r_n, fxs, fys, dvx, dvy, dr)
 
 
+def _assists_of(
+    k: object, radii: tuple, driven: tuple, abs_on: bool, tc_on: bool, esc_on: bool,
+    vx: float, vy: float, r: float, tan_d_l: float, w0: float, w1: float, w2: float,
+    w3: float, v_x0: float, v_x1: float, v_x2: float, v_x3: float, cap0: float, cap1: float,
+    cap2: float, cap3: float,
+) -> tuple:  # fmt: skip
+    act = assists.apply(
+        k, abs_on, tc_on, esc_on, vx, vy, r, tan_d_l, radii, (w0, w1, w2, w3),
+        (v_x0, v_x1, v_x2, v_x3), driven, (cap0, cap1, cap2, cap3),
+    )  # fmt: skip
+    cap0, cap1, cap2, cap3 = act.capacity
+    a0, a1, a2, a3 = act.abs_scale
+    tc_f = act.tc_scale
+    esc_err = act.esc_yaw_error
+    esc_t = act.esc_torque
+    esc_w = act.esc_wheel
+    esc_f = act.esc_throttle
+    # the names the rest of the substep reads (the final return is not part of the text)
+    return (cap0, cap1, cap2, cap3, a0, a1, a2, a3, tc_f, esc_err, esc_t, esc_w, esc_f)
+
+
 def _compliance_of(
     k: object, h: float, dc_fl: float, dc_fr: float, mz0: float, mz1: float
 ) -> float:
@@ -360,99 +381,6 @@ def _shape_names(sim: object) -> dict:
                 raise Unsupported(f"two shapes bind {name} to different values")
     return out
 
-
-ASSISTS = """\
-# assists
-speed = sqrt(vx * vx + vy * vy)
-esc_err = 0.0
-esc_t = 0.0
-esc_w = -1
-esc_f = 1.0
-tc_f = 1.0
-a0 = a1 = a2 = a3 = 1.0
-if esc_on:
-    r_ref = vx * tan_d_l
-    den = {esc_wb} + {esc_kus} * vx * vx
-    r_car = r_ref * {esc_wb} / den if den > 0.0 else r_ref * 1.0e30
-    avx = vx if vx >= 0.0 else -vx
-    headroom = 0.0
-    if avx > 0.1:
-        lim = {esc_mu_g} / avx
-        if r_ref > lim:
-            r_ref = lim
-        elif r_ref < -lim:
-            r_ref = -lim
-        if r_car > lim:
-            r_car = lim
-        elif r_car < -lim:
-            r_car = -lim
-        headroom = lim - r_car if r_car >= 0.0 else lim + r_car
-    esc_err = r - r_ref
-    if r_ref > {esc_ref_min} or (r_ref >= {esc_neg_ref_min} and r > 0.0):
-        sense = 1.0
-    elif r_ref < {esc_neg_ref_min} or r < 0.0:
-        sense = -1.0
-    else:
-        sense = 0.0
-    if sense != 0.0:
-        excess = sense * esc_err
-        own = sense * (r_car - r_ref)
-        if excess > 0.0:
-            band = {esc_dead} + own if own > 0.0 else {esc_dead}
-            mag = excess
-        else:
-            band = ({esc_dead} - own if own < 0.0 else {esc_dead}) + headroom
-            mag = -excess
-        if not mag <= band:
-            over = mag - band
-            esc_t = {esc_gain} * over
-            if esc_t > {esc_t_max}:
-                esc_t = {esc_t_max}
-            if excess > 0.0:
-                esc_w = 1 if sense > 0.0 else 0
-            else:
-                esc_w = 2 if sense > 0.0 else 3
-            f = 1.0 - {esc_cut} * over
-            esc_f = f if f > 0.0 else 0.0
-    if esc_w == 0:
-        cap0 += esc_t
-    elif esc_w == 1:
-        cap1 += esc_t
-    elif esc_w == 2:
-        cap2 += esc_t
-    elif esc_w == 3:
-        cap3 += esc_t
-if abs_on:
-    if not speed < {abs_min_speed}:
-{abs_wheels}
-    cap0 *= a0
-    cap1 *= a1
-    cap2 *= a2
-    cap3 *= a3
-if tc_on:
-    worst = -1.0e30
-{tc_wheels}
-    if not worst <= {tc_target}:
-        f = 1.0 - (worst - {tc_target}) * {tc_slope}
-        tc_f = f if f > {tc_floor} else {tc_floor}
-"""
-
-ABS_WHEEL = """\
-slip = (v_x{i} - {rad} * w{i}) / slip_d{i}
-if v_x{i} < 0.0:
-    slip = -slip
-if slip > {abs_target}:
-    f = 1.0 - (slip - {abs_target}) * {abs_slope}
-    a{i} = f if f > {abs_floor} else {abs_floor}
-"""
-
-TC_WHEEL = """\
-slip = ({rad} * w{i} - v_x{i}) / slip_d{i}
-if v_x{i} < 0.0:
-    slip = -slip
-if slip > worst:
-    worst = slip
-"""
 
 # The automatic's common substep, no request and no shift running: the schedule keeps the gear
 # (engine.gearbox.update then returns the state as it is); anything else goes to the update.
@@ -1006,28 +934,12 @@ def source(sim: object, probed: bool = False) -> str:
             shape=_indent(_shape_source(sim.wheels[i].tire.c, sim.wheels[i].tire.e), 4),
         )
     sub += tap(PROBE_TIRES)
-    abs_k = {
-        "abs_target": num(ak.abs.slip_target),
-        "abs_slope": num(ak.abs.slope),
-        "abs_floor": num(ak.abs.floor),
-    }
-    sub += ASSISTS.format(
-        esc_mu_g=num(ak.esc.mu_g),
-        esc_ref_min=num(assists.ESC_REF_MIN),
-        esc_neg_ref_min=num(-assists.ESC_REF_MIN),
-        esc_dead=num(ak.esc.dead_band),
-        esc_wb=num(ak.esc.wheelbase),
-        esc_kus=num(ak.esc.understeer),
-        esc_gain=num(ak.esc.gain),
-        esc_t_max=num(ak.esc.max_torque),
-        esc_cut=num(ak.esc.throttle_cut),
-        abs_min_speed=num(ak.abs.min_speed),
-        abs_wheels=_indent("".join(ABS_WHEEL.format(**wheel_k[i], **abs_k) for i in WHEELS), 8),
-        tc_wheels=_indent("".join(TC_WHEEL.format(**wheel_k[i]) for i in sim.driven), 4),
-        tc_target=num(ak.tc.slip_target),
-        tc_slope=num(ak.tc.slope),
-        tc_floor=num(ak.tc.floor),
-    )
+    sub += "# assists\n" + _derived(
+        _assists_of,
+        {"k": ak, "radii": sim.radii, "driven": sim.driven},
+        assists.apply, assists.esc, assists.abs_scales, assists.tc_scale, assists.max_drive_slip,
+        assists._ramp,
+    )  # fmt: skip
     sub += tap(PROBE_ASSISTS)
     automatic_stays = ""
     busy = "shift != 0 or gear_req != last_req"

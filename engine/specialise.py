@@ -18,7 +18,15 @@ construction:
   unconditionally in its statement (never in the untaken arm of ``x if c else y`` or of
   ``and``/``or``), before the statement, in evaluation order;
 * **call foldable functions** (declared pure functions of constants, such as a parameter
-  set's derived constants) once, now.
+  set's derived constants) once, now;
+* **keep a list as its slots**: a list of known length bound to a local (``[1.0] * n``,
+  ``list(capacity)``) is one variable per item; ``x[i] = v`` and ``x[i] += v`` with ``i``
+  known assign that item's variable, with ``i`` known only when it runs a chain of tests
+  on ``i`` picks it (or raises ``IndexError``, as the list would); ``tuple(x)`` is a record
+  of the items' values at that point;
+* **merge a record across the arms of a branch**: a tuple or record bound before a branch
+  whose test is not known, and bound again inside it to a tuple or record of the same
+  shape, is kept as one variable per field, assigned in the arm that rebinds it.
 
 Nothing of a definition's strings reaches the text: only numbers (``repr`` of a float or an
 int), the names of the readable functions' own locals, and names bound in the generated
@@ -66,7 +74,8 @@ _CMPOPS = {
 #: the built-ins a readable function may name, all pure functions of their arguments (called
 #: now on constant arguments); any other name of no module is an error
 BUILTINS = {
-    f.__name__: f for f in (range, len, abs, enumerate, zip, tuple, float, int, min, max, bool)
+    f.__name__: f
+    for f in (range, len, abs, enumerate, zip, tuple, list, float, int, min, max, bool)
 }
 PURE_BUILTINS = frozenset(BUILTINS.values())
 
@@ -96,6 +105,11 @@ class Agg(NamedTuple):
 
     cls: type | None
     items: tuple
+
+
+def _seq_fields(cls: type | None, n: int) -> Iterable:
+    """The field names of a record class, or the indices of a tuple or list of ``n``."""
+    return cls._fields if _is_record_class(cls) else range(n)
 
 
 def _is_record_class(value: object) -> bool:
@@ -276,6 +290,9 @@ class _Scope:
         self.env: dict[str, K] = {}  # locals whose value is known here
         #: locals that stand for a settled record or tuple, or for a name assigned once
         self.records: dict[str, Agg | ast.Name] = {}
+        #: the locals in ``records`` whose fields are variables, assigned again where the
+        #: readable code stores an item or rebinds the local (a list, a merged record)
+        self.slotted: set[str] = set()
         #: the result may stay a record (a call assigned to one name, not one in an expression)
         self.result_may_be_record = False
         self.names: dict[str, str] = {}  # local -> its name in the generated text
@@ -344,7 +361,7 @@ class _Scope:
             obj, attr = base.value, node.attr
             return K(getattr(obj, attr), attr)
         if isinstance(base, Agg):
-            if base.cls is None or node.attr not in base.cls._fields:
+            if not _is_record_class(base.cls) or node.attr not in base.cls._fields:
                 raise Unsupported(f"{self.fn.__qualname__}: field {node.attr} of a record")
             return self._field(base, base.cls._fields.index(node.attr))
         return ast.Attribute(base, node.attr, ast.Load())
@@ -378,6 +395,15 @@ class _Scope:
             folded = _fold(op, left.value, right.value) if op is not None else None
             if folded is not None:
                 return folded
+        if (
+            isinstance(node.op, ast.Mult)
+            and isinstance(left, Agg)
+            and left.cls is list
+            and isinstance(right, K)
+            and type(right.value) is int
+            and all(isinstance(i, K) for i in left.items)
+        ):  # [1.0] * n: the same constants n times (a list of values would share them)
+            return Agg(list, left.items * max(right.value, 0))
         return ast.BinOp(self.expr(left, "c"), node.op, self.expr(right, "c"))
 
     def _unaryop(self, node: ast.UnaryOp, hoist: bool) -> K | ast.expr:
@@ -413,10 +439,7 @@ class _Scope:
         items = [self.value(e, hoist) for e in node.elts]
         if isinstance(node, ast.Tuple) and all(isinstance(i, K) for i in items):
             return K(tuple(i.value for i in items))
-        if isinstance(node, ast.Tuple):
-            return Agg(None, tuple(items))
-        cls = ast.Tuple if isinstance(node, ast.Tuple) else ast.List
-        return cls([self.expr(i, "c") for i in items], ast.Load())
+        return Agg(None if isinstance(node, ast.Tuple) else list, tuple(items))
 
     def _boolop(self, node: ast.BoolOp, hoist: bool) -> K | ast.expr:
         is_and = isinstance(node.op, ast.And)
@@ -440,6 +463,15 @@ class _Scope:
             return kept[0]
         return ast.BoolOp(node.op, kept)
 
+    @staticmethod
+    def _sequence_value(v: object) -> Agg | None:
+        """``v`` as a record value if it is a tuple, list or record of known length."""
+        if isinstance(v, Agg):
+            return v
+        if isinstance(v, K) and type(v.value) in (tuple, list):
+            return Agg(None, tuple(K(x) for x in v.value))
+        return None
+
     def expr(self, v: K | Agg | ast.expr, hint: str) -> ast.expr:
         """``v`` as an expression (a record value builds its object here)."""
         if isinstance(v, K):
@@ -448,6 +480,8 @@ class _Scope:
             items = [self.expr(i, hint) for i in v.items]
             if v.cls is None:
                 return ast.Tuple(items, ast.Load())
+            if v.cls is list:
+                return ast.List(items, ast.Load())
             return ast.Call(literal(v.cls, self.unit, v.cls.__name__), items, [])
         return v
 
@@ -459,6 +493,12 @@ class _Scope:
         if isinstance(func, K):
             fn = func.value
             plan = self.unit.plan
+            if fn in (tuple, list, len) and len(args) == 1:
+                seq = self._sequence_value(args[0]) if fn is list else args[0]
+                if isinstance(seq, Agg):  # a copy of the items, or their number
+                    if fn is len:
+                        return K(len(seq.items))
+                    return Agg(list if fn is list else None, seq.items)
             if _is_record_class(fn):  # a record is a value: built only if something needs it
                 if all(isinstance(a, K) for a in args):
                     return K(fn(*(a.value for a in args)))
@@ -473,8 +513,9 @@ class _Scope:
                 result = f"_{fn.__name__.strip('_')}{self.calls}_{self.level}"
                 self.unit.used.add(result)
                 nonneg = self._nonneg(node.args)
-                self.pending += self.inline_call(fn, args, [result], nonneg)
-                return ast.Name(result, ast.Load())
+                self.pending += self.inline_call(fn, args, [result], nonneg, record_ok=True)
+                record, self.unit.result_record = self.unit.result_record, None
+                return ast.Name(result, ast.Load()) if record is None else record
             func = literal(fn, self.unit, func.hint or "f")
         return ast.Call(func, [self.expr(a, "c") for a in args], [])
 
@@ -656,9 +697,23 @@ class _Scope:
         return self._bind(target, self.value(value))
 
     def _bind(self, target: ast.expr, v: K | Agg | ast.expr) -> list:
+        if isinstance(target, ast.Subscript):
+            return self._store_item(target, None, v)
         if isinstance(target, ast.Name):
             if target.id == RESULT and self.tuple_result is not None:
                 return self._bind_tuple_result(v)
+            if target.id in self.slotted:
+                seq = self._sequence_value(v)
+                if seq is not None and self._fits(target.id, seq):
+                    return self._assign_slots(target.id, seq)
+                if self.depth > 0:
+                    raise Unsupported(
+                        f"{self.fn.__qualname__}: {target.id} bound to another shape in a branch"
+                    )
+                self._forget(target.id)
+            if isinstance(v, Agg) and v.cls is list and target.id != RESULT and self.depth == 0:
+                # (in a branch, the other arm may bind the name to anything: an object)
+                return self._new_slots(target.id, v)
             if isinstance(v, K) and self.depth == 0 and target.id != RESULT:
                 self.env[target.id] = v
                 return []
@@ -717,8 +772,7 @@ class _Scope:
         name assigned once already is kept unless ``copy_all``), and the settled record."""
         out: list = []
         items: list = []
-        fields = v.cls._fields if v.cls is not None else range(len(v.items))
-        for field, item in zip(fields, v.items, strict=True):
+        for field, item in zip(_seq_fields(v.cls, len(v.items)), v.items, strict=True):
             if isinstance(item, K):
                 items.append(item)
             elif isinstance(item, Agg):
@@ -754,6 +808,96 @@ class _Scope:
     def _forget(self, local: str) -> None:
         self.env.pop(local, None)
         self.records.pop(local, None)
+        self.slotted.discard(local)
+
+    # ------------------------------------------------------------------ slots
+    def _slot_names(self, local: str, n: int) -> list[str]:
+        """The variables of ``local``'s items (an inlined call's are shared by the calls
+        inlined at its depth, as its other locals are). They are assigned more than once,
+        so never stable: a record that takes their values copies them."""
+        base = local.strip("_") or "s"
+        if self.level == 0:
+            return [self.unit.fresh(f"{base}_{i}") for i in range(n)]
+        names = [f"_{base}_{i}_s{self.level}" for i in range(n)]
+        self.unit.used.update(names)
+        return names
+
+    def _new_slots(self, local: str, v: Agg) -> list:
+        """``local = v``, ``v`` a list (or a record to merge across a branch): one variable
+        per item, assigned here."""
+        self._forget(local)
+        names = self._slot_names(local, len(v.items))
+        out: list = []
+        for name, item in zip(names, v.items, strict=True):
+            if isinstance(item, Agg):
+                raise Unsupported(f"{self.fn.__qualname__}: a list of records in {local}")
+            out.append(_assign(name, self.expr(item, name)))
+        self.records[local] = Agg(v.cls, tuple(ast.Name(n, ast.Load()) for n in names))
+        self.slotted.add(local)
+        return out
+
+    def _fits(self, local: str, v: Agg) -> bool:
+        """Whether ``v`` can be stored in ``local``'s variables: as many items, and of the
+        same kind (a tuple, a list or one record class) where a branch may store it."""
+        held = self.records[local]
+        same_kind = v.cls is held.cls or self.depth == 0
+        return (
+            same_kind
+            and len(v.items) == len(held.items)
+            and not any(isinstance(i, Agg) for i in v.items)
+        )
+
+    def _assign_slots(self, local: str, v: Agg) -> list:
+        """``local = v`` into ``local``'s variables (every value read before any store)."""
+        held = self.records[local]
+        names = [n.id for n in held.items]
+        out: list = []
+        if _names_read(v) & set(names):
+            out, v = self._settle(v, local, copy_all=True)
+        out += [_assign(n, self.expr(i, n)) for n, i in zip(names, v.items, strict=True)]
+        self.records[local] = Agg(v.cls, held.items)
+        return out
+
+    def _store_item(self, target: ast.Subscript, op: ast.operator | None, v: object) -> list:
+        """``x[i] = v`` (``op`` None) or ``x[i] op= v`` for a list ``x`` kept as slots."""
+        base = target.value
+        if not (isinstance(base, ast.Name) and base.id in self.slotted):
+            raise Unsupported(f"{self.fn.__qualname__}: an item stored in a value not a list")
+        held = self.records[base.id]
+        if held.cls is not list:
+            raise Unsupported(f"{self.fn.__qualname__}: an item stored in a tuple")
+        names = [n.id for n in held.items]
+        index = self.value(target.slice)
+        n = len(names)
+
+        def store(name: str, value: ast.expr) -> ast.stmt:
+            if op is None:
+                return _assign(name, value)
+            return ast.AugAssign(ast.Name(name, ast.Store()), op, value)
+
+        message = ast.Constant("list index out of range")
+        out_of_range = ast.Raise(ast.Call(ast.Name("IndexError", ast.Load()), [message], []), None)
+        if isinstance(index, K):
+            i = index.value
+            if type(i) is not int:
+                raise Unsupported(f"{self.fn.__qualname__}: an index that is not an int")
+            if not -n <= i < n:
+                return [out_of_range]
+            return [store(names[i % n], self.expr(v, names[i % n]))]
+        # an index known only when it runs: one test per item, in order, the value once
+        j = self._operand(index)
+        value = self._operand(v)
+        chain: list = [out_of_range]
+        for k in reversed(range(n)):
+            test = ast.BoolOp(
+                ast.Or(),
+                [
+                    ast.Compare(j, [ast.Eq()], [ast.Constant(k)]),
+                    ast.Compare(j, [ast.Eq()], [literal(k - n, self.unit, "i")]),
+                ],
+            )
+            chain = [ast.If(test, [store(names[k], value)], chain)]
+        return chain
 
     def _materialise(self, stmts: list) -> list:
         """Assignments of the known locals that ``stmts`` (a branch or a loop body) assign:
@@ -764,16 +908,25 @@ class _Scope:
         assigned: set = set()
         for s in stmts:
             assigned |= _stores(s)
-        for local in sorted(assigned & set(self.env)):
-            v = self.env.pop(local)
-            out.append(_assign(self.name_of(local), literal(v.value, self.unit, local)))
-        for local in sorted(assigned & set(self.records)):  # the record object, built now
-            record = self.records.pop(local)
-            out.append(_assign(self.name_of(local), self.expr(record, local)))
+        assigned -= self.slotted  # already variables
+        for local in sorted(assigned & (set(self.env) | set(self.records))):
+            held = self.env.get(local) or self.records.get(local)
+            seq = self._sequence_value(held)
+            if seq is not None and _rebinds_as_sequence(stmts, local):
+                out += self._new_slots(local, seq)  # one variable per field, merged
+            elif local in self.env:
+                v = self.env.pop(local)
+                out.append(_assign(self.name_of(local), literal(v.value, self.unit, local)))
+            else:  # the record object, built now
+                record = self.records.pop(local)
+                out.append(_assign(self.name_of(local), self.expr(record, local)))
         return out
 
     def _augassign(self, s: ast.AugAssign) -> list:
-        if not isinstance(s.target, ast.Name):
+        if isinstance(s.target, ast.Subscript):
+            v = self.value(s.value)
+            return self._store_item(s.target, s.op, v)
+        if not isinstance(s.target, ast.Name) or s.target.id in self.slotted:
             raise Unsupported(f"{self.fn.__qualname__}: augmented assignment to a non-name")
         v = self.value(s.value)
         local = s.target.id
@@ -841,6 +994,41 @@ _VALUE_RULES: dict = {
 }
 
 
+_SEQUENCE_MAKERS = ("tuple", "list")
+
+
+def _rebinds_as_sequence(stmts: list, local: str) -> bool:
+    """Whether ``stmts`` store ``local`` and every store binds it alone to a tuple or list
+    display or to ``tuple(...)``/``list(...)``: values of a known shape, which a branch can
+    store in the variables of a merged record (any other store keeps the record an object)."""
+    nodes = [n for s in stmts for n in ast.walk(s)]
+    allowed = {
+        id(t)  # strict: allow hash-id -- nodes of the tree being read
+        for n in nodes
+        if isinstance(n, ast.Assign) and _is_sequence_display(n.value)
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    }
+    stores = [
+        id(n)  # strict: allow hash-id -- nodes of the tree being read
+        for n in nodes
+        if isinstance(n, ast.Name) and n.id == local and isinstance(n.ctx, ast.Store)
+    ]
+    return bool(stores) and all(i in allowed for i in stores)
+
+
+def _is_sequence_display(value: ast.expr) -> bool:
+    if isinstance(value, ast.Tuple | ast.List):
+        return not any(isinstance(e, ast.Starred) for e in value.elts)
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id in _SEQUENCE_MAKERS
+        and len(value.args) == 1
+        and not value.keywords
+    )
+
+
 def _clone(node: object, names: dict) -> object:
     """A copy of a tree (or a list of trees) with the names in ``names`` renamed; constants
     and operators, which no pass changes, are shared."""
@@ -868,11 +1056,12 @@ def _fold(op: Callable, a: object, b: object) -> K | None:
     return K(v)
 
 
-def _tidy(body: list, unit: _Unit) -> list:
+def _tidy(body: list, unit: _Unit, names: dict | None = None) -> list:
     """``body`` after :func:`_forward_fields`, without the moves of a name to itself and the
     settled fields nothing reads (a field of a record no one asked for: its value computed
     for nothing, dropped when it calls nothing)."""
-    names: dict[int, list[str]] = {}  # id of a statement -> the names in it, in order
+    if names is None:  # id of a statement -> (the statement, the names in it, in order)
+        names = {}
     if not any(_candidate(s, unit) for s in body):
         return body  # no copy and no settled field: nothing to walk for
     while True:
@@ -888,6 +1077,103 @@ def _tidy(body: list, unit: _Unit) -> list:
         body = kept
 
 
+def _coalesce(body: list, keep: frozenset, cache: dict | None = None) -> list:
+    """``body`` with each copy ``x = y`` of a name ``y`` the body makes (not one of ``keep``,
+    the names the function's caller may see) removed by naming ``y`` ``x`` from its first
+    statement on, where nothing between names ``x`` and nothing after reads ``y``: the same
+    values, stored under their final names, one move fewer (a list's items copied in, a
+    result's fields copied out)."""
+    counts: dict[str, int] = {}
+    cache = {} if cache is None else cache
+    for stmt in body:
+        for name in _names_in(stmt, cache):
+            counts[name] = counts.get(name, 0) + 1
+    return _coalesce_block(body, keep, counts, cache)
+
+
+def _coalesce_block(block: list, keep: frozenset, counts: dict, cache: dict) -> list:
+    out: list = []
+    for stmt in block:  # the blocks of a branch first: their copies stay inside them
+        if isinstance(stmt, ast.If):
+            body = _coalesce_block(stmt.body, keep, counts, cache)
+            orelse = _coalesce_block(stmt.orelse, keep, counts, cache) if stmt.orelse else []
+            if body != stmt.body or orelse != stmt.orelse:
+                stmt = ast.If(stmt.test, body or [ast.Pass()], orelse)
+        out.append(stmt)
+    occurs: dict[str, dict[int, int]] = {}  # name -> {statement: how often it names it}
+    for k, stmt in enumerate(out):
+        for name in _names_in(stmt, cache):
+            at = occurs.setdefault(name, {})
+            at[k] = at.get(k, 0) + 1
+    renames: dict[int, dict[str, str]] = {}  # statement -> its names' new names, done last
+    for i, stmt in enumerate(out):
+        copy = _copy_of(stmt)
+        if copy is None:
+            continue
+        done = renames.pop(i, {})  # what earlier copies renamed in this one
+        x, y = done.get(copy[0], copy[0]), done.get(copy[1], copy[1])
+        if done:
+            out[i] = _assign(x, ast.Name(y, ast.Load()))
+        if x == y or y in keep:
+            continue
+        ys = occurs.get(y, {})
+        here = 0  # how often this block names y (an int count, not a float sum)
+        for n in ys.values():
+            here += n
+        if here != counts.get(y, 0) or max(ys) != i:
+            continue  # named outside this block, or read after the copy
+        first = min(ys)
+        xs = occurs.setdefault(x, {})
+        if any(first < k < i for k in xs):
+            continue
+        if first in xs and not _defines(out[first], renames.get(first, {}), y):
+            continue
+        if any(_copies(out[k], renames.get(k, {}), y) for k in ys if k != i):
+            continue  # y is a value copied twice (a name shared by inlined calls): kept
+        for k, n in ys.items():
+            if k != i:
+                mapping = renames.setdefault(k, {})
+                for old, new in mapping.items():
+                    if new == y:
+                        mapping[old] = x
+                mapping[y] = x
+                xs[k] = xs.get(k, 0) + n
+        xs[i] -= 1
+        del occurs[y]
+        out[i] = None
+        counts[x] = counts.get(x, 0) + counts.get(y, 0) - 2
+        counts[y] = 0
+    for k, mapping in renames.items():
+        out[k] = _clone(out[k], mapping)
+    return [s for s in out if s is not None and _copy_of(s, same=True) is None]
+
+
+def _copies(stmt: ast.stmt | None, renamed: dict, name: str) -> bool:
+    """Whether ``stmt`` is a copy ``z = name`` (after the renames pending for it)."""
+    copy = _copy_of(stmt)
+    return copy is not None and renamed.get(copy[1], copy[1]) == name
+
+
+def _defines(stmt: ast.stmt, renamed: dict, name: str) -> bool:
+    """Whether ``stmt`` is ``name = value`` (after the renames pending for it)."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return False
+    target = stmt.targets[0]
+    return isinstance(target, ast.Name) and renamed.get(target.id, target.id) == name
+
+
+def _copy_of(stmt: object, same: bool = False) -> tuple[str, str] | None:
+    """(x, y) if ``stmt`` is ``x = y`` between two names (``same``: the same name)."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return None
+    target, value = stmt.targets[0], stmt.value
+    if not (isinstance(target, ast.Name) and isinstance(value, ast.Name)):
+        return None
+    if (target.id == value.id) != same:
+        return None
+    return target.id, value.id
+
+
 def _candidate(stmt: ast.stmt, unit: _Unit) -> bool:
     """Whether ``stmt`` is a move of a name or assigns a settled field (what tidying acts on)."""
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
@@ -900,22 +1186,27 @@ def _candidate(stmt: ast.stmt, unit: _Unit) -> bool:
 
 def _names_in(stmt: ast.stmt, cache: dict) -> list[str]:
     """The names ``stmt`` (a statement of the body being tidied) reads or assigns."""
-    key = id(stmt)  # strict: allow hash-id -- the statements live in the body being tidied
-    got = cache.get(key)
-    if got is None:
-        got = cache[key] = []
-        stack = [stmt]
-        while stack:  # ast.walk, without what it does besides finding the names
-            node = stack.pop()
-            if type(node) is ast.Name:
-                got.append(node.id)
-                continue
-            for field in node._fields:
-                v = getattr(node, field, None)
-                if type(v) is list:
-                    stack += [x for x in v if isinstance(x, ast.AST)]
-                elif isinstance(v, ast.AST) and v._fields:
-                    stack.append(v)
+    key = id(stmt)  # strict: allow hash-id -- the cache keeps the statement alive
+    held = cache.get(key)
+    if held is not None and held[0] is stmt:
+        return held[1]
+    got = []
+    cache[key] = (stmt, got)
+    stack = [stmt]
+    while stack:  # ast.walk, without what it does besides finding the names
+        node = stack.pop()
+        if type(node) is ast.Name:
+            got.append(node.id)
+            continue
+        for field in node._fields:
+            v = getattr(node, field, None)
+            if type(v) is list and v and isinstance(v[0], ast.stmt):
+                for x in v:  # a block: its statements' names, each found once
+                    got += _names_in(x, cache)
+            elif type(v) is list:
+                stack += [x for x in v if isinstance(x, ast.AST)]
+            elif isinstance(v, ast.AST) and v._fields:
+                stack.append(v)
     return got
 
 
@@ -933,7 +1224,8 @@ def _idle(stmt: ast.stmt, unit: _Unit, uses: dict) -> bool:
 def _forward_fields(body: list, cache: dict) -> list:
     """``body`` with each copy ``x = f`` of a name ``f`` assigned once and read nowhere
     else folded into the assignment that made ``f`` (``x = value``), when nothing between
-    the two names ``x``: the same value stored under its final name, one move fewer."""
+    the two names ``x``: the same value stored under its final name, one move fewer (the
+    copies inside a branch are :func:`_coalesce`'s)."""
     uses: dict[str, int] = {}
     for stmt in body:
         for name in _names_in(stmt, cache):
@@ -1034,7 +1326,8 @@ def specialise(
     for local in parsed.assigned:
         scope.names.setdefault(local, local)
     unit.stable.update(p.arg for p in params if p.arg not in parsed.reassigned)
-    body = _tidy(scope.block(parsed.body), unit)
+    names: dict = {}  # the names of each statement, found once for both passes
+    body = _coalesce(_tidy(scope.block(parsed.body), unit, names), parsed.assigned, names)
     if doc:
         body.insert(0, ast.Expr(ast.Constant(doc)))
     fdef = ast.FunctionDef(

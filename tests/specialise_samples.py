@@ -72,3 +72,32 @@ def record_in_a_branch(x: float, y: float) -> float:
 def unread_division(x: float, y: float) -> float:
     p = Pair(x / y, (x, y))  # the sum is never read, but dividing by zero raises
     return p.parts[0] * 2.0
+
+
+def scales(n: int, a: float, b: tuple) -> list:
+    out = [1.0] * n
+    if not a < 0.5:
+        for i in range(n):
+            if b[i] > a:
+                out[i] = b[i] * a
+    return out
+
+
+def uses_lists(a: float, b0: float, b1: float, b2: float, w: int, t: float, on: bool) -> tuple:
+    cap = list((b0, b1, b2))
+    sc = (1.0, 1.0, 1.0)  # rebound in a branch below: merged, one variable per item
+    cap[w] += t  # an index known only when it runs
+    if on:
+        sc = tuple(scales(3, a, (b0, b1, b2)))
+        for i in range(3):
+            cap[i] *= sc[i]
+    cap[-1] = cap[0] - sc[2]
+    return tuple(cap) + sc
+
+
+def list_in_one_arm(x: float, y: float) -> float:
+    if x > y:
+        out = [x, y]  # the other arm binds something else: an object after the branch
+    else:
+        out = list((y * 2.0, x))
+    return out[0] * 3.0 + out[1]

@@ -13,11 +13,14 @@ from specialise_samples import (
     caller,
     corners,
     helper,
+    list_in_one_arm,
     make_pair,
     record_in_a_branch,
     scaled,
+    scales,
     unread_division,
     unsupported,
+    uses_lists,
     uses_records,
 )
 
@@ -77,6 +80,36 @@ def test_records_are_values_their_fields_settled_once() -> None:
     spec2, fast2 = build(record_in_a_branch, {}, plan)
     for x, y in ((1.0, 2.0), (2.0, 1.0), (-0.5, -0.25)):
         assert fast2(x, y) == record_in_a_branch(x, y)
+
+
+def test_lists_are_slots_and_records_merge_across_a_branch() -> None:
+    # a list of known length is one variable per item (stored by a known index, or by one
+    # known when it runs), and a tuple rebound in a branch keeps its variables: no list or
+    # tuple object is built until the function returns its result
+    plan = specialise.Plan(inline=frozenset({scales}), fold=frozenset())
+    spec, fast = build(uses_lists, {}, plan)
+    body = spec.text.split("\n", 1)[1].split("\n    return ")[0]
+    assert not re.search(r"\[|\blist\(|\btuple\(|= \(", body), body
+    # the inlined call's list is computed in the merged tuple's variables: no copies
+    assert "sc_2 = b2 * a" in body
+    copies = re.findall(r"^ *(\w+ = [A-Za-z_]\w*)$", body, re.M)
+    assert copies == ["cap_0 = b0", "cap_1 = b1", "cap_2 = b2"], body  # list() copies
+    rng = random.Random(3)
+    for _ in range(300):
+        args = (
+            rng.choice((0.3, 0.7, 2.0)), rng.uniform(-3, 3), rng.uniform(-3, 3),
+            rng.uniform(-3, 3), rng.choice((-3, -1, 0, 1, 2)), rng.uniform(-1, 1),
+            rng.random() < 0.5,
+        )  # fmt: skip
+        assert fast(*args) == uses_lists(*args)
+    # an index past the end raises what the list raises
+    for f in (fast, uses_lists):
+        with pytest.raises(IndexError):
+            f(0.7, 1.0, 2.0, 3.0, 3, 0.5, True)
+    # a list bound in only one arm of a branch stays an object
+    spec2, fast2 = build(list_in_one_arm, {}, NO_INLINE)
+    for x, y in ((1.0, 2.0), (2.0, 1.0)):
+        assert fast2(x, y) == list_in_one_arm(x, y)
 
 
 def test_a_field_nothing_reads_is_dropped_only_if_it_cannot_raise() -> None:

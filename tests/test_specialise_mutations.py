@@ -41,7 +41,7 @@ from skidpad.engine.commonroad import constraints, mb, mb_fast, tire, tire_fast
 from skidpad.engine.commonroad.params import load_vehicle
 from test_commonroad_mb_fast import mb_input, mb_state
 
-SUITE_SAMPLE = 20
+SUITE_SAMPLE = 22
 FULL_SAMPLE = 64
 SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult}
 
@@ -215,7 +215,8 @@ def fourwheel_family(target, site, rng: random.Random) -> tuple[int, int]:
 
 def stage_family(target, site, rng: random.Random) -> tuple[int, int]:
     """As ``fourwheel_family``, for one mutation of a function of a four-wheel stage the
-    fast path derives whole (steering, load transfer, body, suspension, compliance): the
+    fast path derives whole (steering, load transfer, assists, body, suspension,
+    compliance): the
     mutant in place of the function in its module, where both paths find it."""
     from skidpad.engine.definition import load_preset
 
@@ -247,6 +248,11 @@ FAMILIES = {
             steering.wheel_frames,
             assists.steer_scale,
             assists.assisted_steer,
+            assists.apply,
+            assists.esc,
+            assists.abs_scales,
+            assists.max_drive_slip,
+            assists._ramp,
             aero.forces,
             load_transfer.wheel_loads,
             body.integrate,
