@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from skidpad.engine import fastpath  # noqa: E402
+from skidpad.engine import fastpath, gearbox, powertrain  # noqa: E402
 from skidpad.engine.definition import PRESET_NAMES, load_preset  # noqa: E402
 from skidpad.engine.simulation import Simulation  # noqa: E402
 from skidpad.engine.smath import kernels, trig  # noqa: E402
@@ -70,7 +70,15 @@ FRAMES = frames(200)
 
 def run(preset: str, text: str | None) -> tuple[float, str]:
     sim = Simulation(load_preset(preset))
-    sim.fast_run = fastpath.build(sim) if text is None else fastpath.build(sim, text, OLD_NAMES)
+    old_names = {  # what an old tree's drivetrain template called (before ADR 0233)
+        **OLD_NAMES,
+        "gearbox_update": gearbox.update,
+        "pu_torque": powertrain.torque,
+        "GEARBOX_K": sim.drive_k.gearbox,
+        "POWER_UNIT_K": sim.drive_k.power_unit,
+        "OVERALL": sim.drive_k.gearbox.overall,
+    }
+    sim.fast_run = fastpath.build(sim) if text is None else fastpath.build(sim, text, old_names)
     for u in FRAMES[:20]:
         sim.step(u)
     t = time.process_time()

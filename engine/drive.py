@@ -188,7 +188,7 @@ def drivetrain(
     lift, lagged), the power unit's
     torque and the clutch capacity, all from the state at the start of the substep."""
     gk = k.gearbox
-    gear, shift_ticks, shift_up, last_request = gearbox.update(
+    new_gear, new_shift, new_up, new_request = gearbox.update(
         gk,
         gear,
         shift_ticks,
@@ -199,19 +199,19 @@ def drivetrain(
         pedal,
         braking,
     )
-    command = pedal * tc_factor * esc_factor * gearbox.throttle_factor(gk, shift_ticks, shift_up)
+    command = pedal * tc_factor * esc_factor * gearbox.throttle_factor(gk, new_shift, new_up)
     theta = powertrain.update_throttle(k.power_unit, throttle, command, h)
     t_e, th_used = powertrain.torque(k.power_unit, omega_e, theta)
-    c_cap = clutch.capacity(k.clutch, omega_e, gearbox.clutch_factor(gk, shift_ticks), theta)
+    c_cap = clutch.capacity(k.clutch, omega_e, gearbox.clutch_factor(gk, new_shift), theta)
     return DriveTerms(
-        gear,
-        shift_ticks,
-        shift_up,
-        last_request,
+        new_gear,
+        new_shift,
+        new_up,
+        new_request,
         theta,
         t_e,
         th_used,
-        gearbox.ratio(gk, gear),
+        gearbox.ratio(gk, new_gear),
         gk.efficiency,
         c_cap,
     )

@@ -38,7 +38,9 @@ from skidpad.engine import (
     aero,
     assists,
     body,
+    clutch,
     differential,
+    drive,
     gearbox,
     load_transfer,
     powertrain,
@@ -348,6 +350,28 @@ def _assists_of(
     return (cap0, cap1, cap2, cap3, a0, a1, a2, a3, tc_f, esc_err, esc_t, esc_w, esc_f)
 
 
+def _drivetrain_of(
+    k: object, h: float, gear: int, shift: int, shift_up: int, last_req: int, gear_req: int,
+    w0: float, w1: float, w2: float, w3: float, pedal: float, braking: bool, tc_f: float,
+    esc_f: float, theta: float, w_e: float,
+) -> tuple:  # fmt: skip
+    dt = drive.drivetrain(
+        k, gear, shift, shift_up, last_req, gear_req, (w0, w1, w2, w3), pedal, braking, tc_f,
+        esc_f, theta, w_e, h,
+    )  # fmt: skip
+    gear_n = dt.gear
+    shift_n = dt.shift_ticks
+    shift_up_n = dt.shift_up
+    last_req_n = dt.last_request
+    theta_n = dt.throttle
+    t_e = dt.engine_torque
+    th_used = dt.throttle_used
+    g = dt.ratio
+    c_cap = dt.clutch_capacity
+    # the names the rest of the substep reads (the final return is not part of the text)
+    return (gear_n, shift_n, shift_up_n, last_req_n, theta_n, t_e, th_used, g, c_cap)
+
+
 def _compliance_of(
     k: object, h: float, dc_fl: float, dc_fr: float, mz0: float, mz1: float
 ) -> float:
@@ -380,135 +404,6 @@ def _shape_names(sim: object) -> dict:
             if out.setdefault(name, value) is not value:
                 raise Unsupported(f"two shapes bind {name} to different values")
     return out
-
-
-# The automatic's common substep, no request and no shift running: the schedule keeps the gear
-# (engine.gearbox.update then returns the state as it is); anything else goes to the update.
-AUTOMATIC_STAYS = """\
-wo = {wt0} * w0 + {wt1} * w1 + {wt2} * w2 + {wt3} * w3
-wa = wo if wo >= 0.0 else -wo
-if gear <= 0:
-    stays = True
-elif not braking:
-    n_e = OVERALL[gear - 1] * wa
-    stays = not (gear < {n_gears} and n_e > {up_l} + pedal * {up_span})
-    if stays and gear > 1:
-        stays = not (n_e < {dn_l} + pedal * {dn_span})
-        if stays:
-            stays = not (pedal >= {kd_th} and OVERALL[gear - 2] * wa < {kd_w})
-else:
-    stays = gear <= 1 or not OVERALL[0] * wa < {dn_l}
-"""
-
-DRIVETRAIN = """\
-# drivetrain
-{automatic_stays}if {gearbox_busy}:
-    gear_n, shift_n, shift_up_n, last_req_n = gearbox_update(
-        GEARBOX_K,
-        gear,
-        shift,
-        shift_up,
-        last_req,
-        gear_req,
-        {wt0} * w0 + {wt1} * w1 + {wt2} * w2 + {wt3} * w3,
-        pedal,
-        braking,
-    )
-else:
-    gear_n, shift_n, shift_up_n, last_req_n = gear, shift, shift_up, last_req
-if shift_n <= 0:
-    cf = 1.0
-elif shift_n >= {ramp}:
-    cf = 0.0
-else:
-    cf = ({ramp} - shift_n) / {ramp}
-command = pedal * tc_f * esc_f
-if shift_up_n != 0 and shift_n > 0:
-    command = command * cf
-theta_n = theta + (command - theta) * {h} / {tau_h}
-{torque}
-g = OVERALL[gear_n - 1] if gear_n > 0 else ({reverse} if gear_n < 0 else 0.0)
-{capacity}
-"""
-
-MOTOR_TORQUE = """\
-t_e, th_used = pu_torque(POWER_UNIT_K, w_e, theta_n)
-"""
-
-ENGINE_TORQUE = """\
-gov = {gov_k} * ({w_idle} - w_e)
-th_used = theta_n if theta_n >= gov else gov
-if th_used > 1.0:
-    th_used = 1.0
-if w_e > {w_red}:
-    cut = 1.0 - (w_e - {w_red}) * {inv_band}
-    th_used *= cut if cut > 0.0 else 0.0
-{full_load}
-if w_e <= 0.0:
-    drag_e = 0.0
-elif w_e < {w_idle}:
-    drag_e = {neg_drag_idle} * w_e / {w_idle}
-else:
-    drag_e = -({drag_idle} + {drag_slope} * (w_e - {w_idle}))
-t_e = th_used * full + (1.0 - th_used) * drag_e
-"""
-
-RIGID_CLUTCH = """\
-c_cap = {max_torque} if cf > 0.0 else 0.0
-"""
-
-CLUTCH = """\
-e = (w_e - {w_open}) * {inv_span}
-if e <= 0.0:
-    c_cap = 0.0
-else:
-    span = theta_n if theta_n > {s0} else {s0}
-    if e >= span:
-        c_cap = {max_torque} * cf
-    else:
-        c_cap = {max_torque} * (e / span) * cf
-"""
-
-
-def full_load_source(w: tuple, t: tuple, slopes: tuple) -> str:
-    """The engine's full-load curve lookup of :func:`engine.powertrain.torque`, unrolled."""
-    n = len(w) - 1
-    out = f"if w_e <= {num(w[0])}:\n    full = {num(t[0])}\n"
-    out += f"elif w_e >= {num(w[n])}:\n    full = {num(t[n])}\n"
-    for i in range(n - 1):
-        out += f"elif not w_e > {num(w[i + 1])}:\n"
-        out += f"    full = {num(t[i])} + {num(slopes[i])} * (w_e - {num(w[i])})\n"
-    i = n - 1
-    return out + f"else:\n    full = {num(t[i])} + {num(slopes[i])} * (w_e - {num(w[i])})"
-
-
-def drivetrain_parts(sim: object) -> dict:
-    """The power unit's torque and the clutch's capacity, as text for ``sim``'s drivetrain."""
-    pk = sim.drive_k.power_unit
-    ck = sim.drive_k.clutch
-    if pk.kind == "engine":
-        torque = ENGINE_TORQUE.format(
-            gov_k=num(pk.governor_gain),
-            w_idle=num(pk.idle_omega),
-            w_red=num(pk.speed_limit),
-            inv_band=num(pk.inv_limiter_band),
-            full_load=full_load_source(pk.curve_omega, pk.curve_torque, pk.curve_slopes),
-            neg_drag_idle=num(-pk.drag_idle),
-            drag_idle=num(pk.drag_idle),
-            drag_slope=num(pk.drag_slope),
-        )
-    else:
-        torque = MOTOR_TORQUE
-    if ck.inv_engage_span == 0.0:
-        capacity = RIGID_CLUTCH.format(max_torque=num(ck.max_torque))
-    else:
-        capacity = CLUTCH.format(
-            max_torque=num(ck.max_torque),
-            w_open=num(ck.disengage_omega),
-            inv_span=num(ck.inv_engage_span),
-            s0=num(ck.closed_throttle_span),
-        )
-    return {"torque": torque.rstrip("\n"), "capacity": capacity.rstrip("\n")}
 
 
 # The coupled driveline solve of engine.differential.solve, unrolled over the driveline tree.
@@ -901,8 +796,6 @@ def source(sim: object, probed: bool = False) -> str:
     sk = sim.suspension_k
     stk = sim.steer_k
     dk = sim.drive_k
-    gk = dk.gearbox
-    weights = dk.layout.weights
     wheel_k = [_wheel_constants(sim, i) for i in WHEELS]
     assist = {"wheelbase": sim.wheelbase, "a_lim": ak.steer_lat_accel, "max_angle": stk.max_angle}
     assisted = _derived(_assist_of, assist, assists.assisted_steer, assists.steer_scale)
@@ -941,37 +834,13 @@ def source(sim: object, probed: bool = False) -> str:
         assists._ramp,
     )  # fmt: skip
     sub += tap(PROBE_ASSISTS)
-    automatic_stays = ""
-    busy = "shift != 0 or gear_req != last_req"
-    if gk.kind == "automatic":
-        sched = gk.schedule
-        automatic_stays = AUTOMATIC_STAYS.format(
-            wt0=num(weights[0]),
-            wt1=num(weights[1]),
-            wt2=num(weights[2]),
-            wt3=num(weights[3]),
-            n_gears=num(gk.n_gears),
-            up_l=num(sched.up_light),
-            up_span=num(sched.up_full - sched.up_light),
-            dn_l=num(sched.down_light),
-            dn_span=num(sched.down_full - sched.down_light),
-            kd_th=num(sched.kickdown_throttle),
-            kd_w=num(sched.kickdown_speed),
-        )
-        busy += " or not stays"
-    sub += DRIVETRAIN.format(
-        automatic_stays=automatic_stays,
-        **drivetrain_parts(sim),
-        ramp=num(gk.ramp_ticks),
-        reverse=num(gk.reverse),
-        gearbox_busy=busy,
-        wt0=num(weights[0]),
-        wt1=num(weights[1]),
-        wt2=num(weights[2]),
-        wt3=num(weights[3]),
-        h=num(h),
-        tau_h=num(dk.power_unit.response_time + h),
-    )
+    sub += "# drivetrain\n" + _derived(
+        _drivetrain_of,
+        {"k": dk, "h": h},
+        drive.drivetrain, drive.output_speed, gearbox.update, gearbox.schedule, gearbox.request,
+        gearbox._start, gearbox.throttle_factor, gearbox.clutch_factor, gearbox.ratio,
+        powertrain.update_throttle, powertrain.torque, powertrain.motor_torque, clutch.capacity,
+    )  # fmt: skip
     sub += tap(PROBE_DRIVETRAIN)
     solve = solve_source(sim)
     sub += solve
@@ -1016,8 +885,6 @@ def namespace() -> dict:
         "sqrt": sqrt,
         "isfinite": isfinite,
         "ceil": ceil,
-        "gearbox_update": gearbox.update,
-        "pu_torque": powertrain.torque,
         "Derived": Derived,
         "LAYOUT": LAYOUT,
         "steer_angles": _steer_angles,
@@ -1039,11 +906,6 @@ def build(
     names = namespace()
     names.update(_shape_names(sim))
     names.update(extra or {})
-    names.update(
-        GEARBOX_K=sim.drive_k.gearbox,
-        POWER_UNIT_K=sim.drive_k.power_unit,
-        OVERALL=sim.drive_k.gearbox.overall,
-    )
     code = _CODE.get(text)
     if code is None:
         # The generated text is linted by the strict-float lint in tests/test_fastpath.py.

@@ -10,11 +10,18 @@ construction:
   (the same IEEE operation on the same operands, in the same grouping: the tree is folded
   bottom-up, never reassociated) and written as the ``repr`` of the value;
 * **drop constant branches**: an ``if`` (or ``x if c else y``, ``and``/``or``) whose test
-  folds to a constant keeps only the branch taken;
-* **unroll** a ``for`` over a constant iterable (``range(4)``, a tuple of a definition);
+  folds to a constant keeps only the branch taken (``x and False`` is false, ``x or True``
+  true, when reading ``x`` calls nothing);
+* **keep what a path knows**: a value bound in a branch whose test is not known stays known
+  along that branch, and is assigned at its end if anything after may read it;
+* **unroll** a ``for`` over a constant iterable (``range(4)``, a tuple of a definition),
+  and a ``while`` into branches: at a test known only when it runs, one arm runs the body
+  and the loop again, the other the rest of the block (so a counter stays a constant along
+  each path; a test that would index past a table's end raises there, as it does);
 * **inline** the calls of the functions it is asked to inline (and the declared sign splits
   of the fast kernels, :data:`engine.smath.kernels.SIGN_SPLIT`), with their locals renamed and
-  their ``return`` turned into assignments; a call is inlined only where it runs
+  their ``return`` turned into assignments (a parameter left out takes its default); a
+  call is inlined only where it runs
   unconditionally in its statement (never in the untaken arm of ``x if c else y`` or of
   ``and``/``or``), before the statement, in evaluation order;
 * **call foldable functions** (declared pure functions of constants, such as a parameter
@@ -26,7 +33,9 @@ construction:
   of the items' values at that point;
 * **merge a record across the arms of a branch**: a tuple or record bound before a branch
   whose test is not known, and bound again inside it to a tuple or record of the same
-  shape, is kept as one variable per field, assigned in the arm that rebinds it.
+  shape, is kept as one variable per field, assigned in the arm that rebinds it;
+* **name each copied value once**: a copy ``x = y`` of a value the body makes is removed by
+  calling the value ``x`` from where it is made (see :func:`_coalesce`).
 
 Nothing of a definition's strings reaches the text: only numbers (``repr`` of a float or an
 int), the names of the readable functions' own locals, and names bound in the generated
@@ -132,6 +141,8 @@ class _Parsed(NamedTuple):
     body: list
     assigned: frozenset  # every local the function assigns (parameters included)
     reassigned: frozenset  # the locals its body assigns
+    loads: dict  # local -> how many times its body reads it
+    defaults: tuple  # the values of its last parameters' defaults
 
 
 _PARSED: dict = {}
@@ -150,7 +161,7 @@ def _parse(fn: Callable, inlined: bool) -> _Parsed:
     if not isinstance(fdef, ast.FunctionDef):
         raise Unsupported(f"{fn.__qualname__}: not a plain function")
     a = fdef.args
-    if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
+    if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
         raise Unsupported(f"{fn.__qualname__}: only plain positional parameters")
     body = list(fdef.body)
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
@@ -161,7 +172,13 @@ def _parse(fn: Callable, inlined: bool) -> _Parsed:
     stored: set = set()
     for node in body:
         stored |= _stores(node)
-    got = _Parsed(args, body, frozenset(stored | set(args)), frozenset(stored))
+    loads: dict[str, int] = {}
+    for node in body:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                loads[n.id] = loads.get(n.id, 0) + 1
+    defaults = tuple(getattr(fn, "__defaults__", None) or ())
+    got = _Parsed(args, body, frozenset(stored | set(args)), frozenset(stored), loads, defaults)
     _PARSED[key] = got
     return got
 
@@ -382,7 +399,7 @@ class _Scope:
             try:
                 return K(base.value[index.value])
             except LookupError:  # raised when it runs, as the readable function raises it
-                pass
+                self.raises = True
         if isinstance(base, Agg) and isinstance(index, K) and isinstance(index.value, int):
             return self._field(base, index.value)
         return ast.Subscript(self.expr(base, "c"), self.expr(index, "i"), ast.Load())
@@ -580,6 +597,9 @@ class _Scope:
             self.chain = chain
             return [*out, ast.If(test, body, orelse)]
         parsed = _parse(fn, inlined=True)
+        missing = len(parsed.args) - len(args)
+        if isinstance(fn, FunctionType) and 0 < missing <= len(parsed.defaults):
+            args = [*args, *(K(v) for v in parsed.defaults[len(parsed.defaults) - missing :])]
         if not isinstance(fn, FunctionType) or len(args) != len(parsed.args):
             raise Unsupported(f"cannot inline {fn!r} with {len(args)} arguments")
         scope = _Scope(self.unit, fn, parsed)
@@ -621,11 +641,86 @@ class _Scope:
 
     def block(self, stmts: Iterable) -> list:
         out: list = []
-        for s in stmts:
+        stmts = list(stmts)
+        for k, s in enumerate(stmts):
+            if isinstance(s, ast.While):  # the loop takes the rest of the block with it
+                return out + self._while(s, stmts[k + 1 :], 0)
             out += self.statement(s)
             if out and isinstance(out[-1], ast.Return):
                 break  # what follows a return (after a known branch) never runs
         return out
+
+    loops = 0  # unrolled loops the current statement is in (their bodies run again)
+    raises = False  # the expression just read raises when it runs (an index past the end)
+
+    def _snapshot(self) -> tuple:
+        return dict(self.env), dict(self.records), set(self.slotted)
+
+    def _restore(self, saved: tuple) -> None:
+        self.env, self.records, self.slotted = dict(saved[0]), dict(saved[1]), set(saved[2])
+
+    def _arm(self, write: Callable, stores: set, nodes: list, saved: tuple) -> list:
+        """One path of a branch whose test is not known, written by ``write()`` from the
+        knowledge before the branch: what it binds to a known value stays known along it
+        (``i = 0`` then ``t[i]`` folds) and is assigned at its end when anything after the
+        branch may read it (``nodes``: the statements the branch stands for)."""
+        self._restore(saved)
+        made = write()
+        if not (made and isinstance(made[-1], ast.Return)):
+            for local in sorted(stores & set(self.env)):
+                if self.loops or self.parsed.loads.get(local, 0) > _loads_in(nodes, local):
+                    value = literal(self.env[local].value, self.unit, local)
+                    made.append(_assign(self.name_of(local), value))
+        self._restore(saved)
+        return made
+
+    def _while(self, s: ast.While, rest: list, trips: int) -> list:
+        """``while test: body`` and the rest of its block, unrolled: a known test runs the
+        body or leaves; a test known only when it runs is a branch whose one arm runs the
+        body and the loop again, the other the rest of the block (each arm keeps what it
+        knows, so a counter stays a constant along each path)."""
+        exits = (ast.Break, ast.Continue, ast.Return)
+        if s.orelse or any(isinstance(n, exits) for n in ast.walk(s)):
+            raise Unsupported(f"{self.fn.__qualname__}: a loop with else, break or return")
+        if trips > WHILE_TRIPS:
+            raise Unsupported(f"{self.fn.__qualname__}: a loop of more than {WHILE_TRIPS} trips")
+        self.pending = []
+        self.raises = False
+        test = _truth(self.value(s.test))
+        pending, self.pending = self.pending, []
+        if self.raises:  # the test raises here, as the readable loop's would: nothing follows
+            message = ast.Constant("tuple index out of range")
+            unreached = ast.Raise(ast.Call(ast.Name("IndexError", ast.Load()), [message], []))
+            return [*pending, ast.Expr(self.expr(test, "c")), unreached]
+        if isinstance(test, K):
+            if not test.value:
+                return pending + self.block(rest)
+            self.loops += 1
+            body = self.block(s.body)
+            self.loops -= 1
+            return pending + body + self._while(s, rest, trips + 1)
+        test_expr = self.expr(test, "c")
+        pending, self.pending = pending + self.pending, []
+        nodes = [s, *rest]
+        stores: set = set()
+        for node in nodes:
+            stores |= _stores(node)
+        out = pending + self._materialise(nodes, records_only=True)
+        saved = self._snapshot()
+        self.depth += 1
+
+        def again() -> list:
+            self.loops += 1
+            body = self.block(s.body)
+            self.loops -= 1
+            return body + self._while(s, rest, trips + 1)
+
+        then = self._arm(again, stores, nodes, saved)
+        done = self._arm(lambda: self.block(rest), stores, nodes, saved)
+        self.depth -= 1
+        for local in sorted(stores):  # assigned on every path: a variable from here on
+            self.env.pop(local, None)
+        return [*out, ast.If(test_expr, then or [ast.Pass()], done)]
 
     calls = 0  # calls inlined from the current statement
 
@@ -714,7 +809,7 @@ class _Scope:
             if isinstance(v, Agg) and v.cls is list and target.id != RESULT and self.depth == 0:
                 # (in a branch, the other arm may bind the name to anything: an object)
                 return self._new_slots(target.id, v)
-            if isinstance(v, K) and self.depth == 0 and target.id != RESULT:
+            if isinstance(v, K) and target.id != RESULT:  # in a branch: known along its path
                 self.env[target.id] = v
                 return []
             if isinstance(v, Agg) and self.depth == 0:
@@ -899,9 +994,10 @@ class _Scope:
             chain = [ast.If(test, [store(names[k], value)], chain)]
         return chain
 
-    def _materialise(self, stmts: list) -> list:
+    def _materialise(self, stmts: list, records_only: bool = False) -> list:
         """Assignments of the known locals that ``stmts`` (a branch or a loop body) assign:
-        after a branch whose test is not known, they are ordinary variables."""
+        after a branch whose test is not known, they are ordinary variables (``records_only``:
+        the records alone, for a branch after which the block ends)."""
         out: list = []
         if not self.env and not self.records:
             return out
@@ -909,7 +1005,8 @@ class _Scope:
         for s in stmts:
             assigned |= _stores(s)
         assigned -= self.slotted  # already variables
-        for local in sorted(assigned & (set(self.env) | set(self.records))):
+        known = set(self.records) if records_only else set(self.env) | set(self.records)
+        for local in sorted(assigned & known):
             held = self.env.get(local) or self.records.get(local)
             seq = self._sequence_value(held)
             if seq is not None and _rebinds_as_sequence(stmts, local):
@@ -931,7 +1028,7 @@ class _Scope:
         v = self.value(s.value)
         local = s.target.id
         op = _BINOPS.get(type(s.op))
-        if local in self.env and isinstance(v, K) and self.depth == 0 and op is not None:
+        if local in self.env and isinstance(v, K) and op is not None:
             folded = _fold(op, self.env[local].value, v.value)
             if folded is not None:
                 self.env[local] = folded
@@ -941,16 +1038,20 @@ class _Scope:
         return [*out, ast.AugAssign(target, s.op, self.expr(v, local))]
 
     def _if(self, s: ast.If) -> list:
-        test = self.value(s.test)
+        test = _truth(self.value(s.test))
         if isinstance(test, K):
             pending, self.pending = self.pending, []
             return pending + self.block(s.body if test.value else s.orelse)
         test_expr = self.expr(test, "c")
         pending, self.pending = self.pending, []
         out = pending + self._materialise([*s.body, *s.orelse])
+        stores: set = set()
+        for node in (*s.body, *s.orelse):
+            stores |= _stores(node)
+        saved = self._snapshot()
         self.depth += 1
-        body = self.block(s.body) or [ast.Pass()]
-        orelse = self.block(s.orelse)
+        body = self._arm(lambda: self.block(s.body), stores, [s], saved) or [ast.Pass()]
+        orelse = self._arm(lambda: self.block(s.orelse), stores, [s], saved)
         self.depth -= 1
         return [*out, ast.If(test_expr, body, orelse)]
 
@@ -962,9 +1063,11 @@ class _Scope:
             raise Unsupported(f"{self.fn.__qualname__}: break or continue in an unrolled loop")
         pending, self.pending = self.pending, []
         out = pending
+        self.loops += 1
         for item in it.value:
             self._bind_loop(s.target, item)
             out += self.block(s.body)
+        self.loops -= 1
         return out
 
     def _bind_loop(self, target: ast.expr, item: object) -> None:
@@ -995,6 +1098,43 @@ _VALUE_RULES: dict = {
 
 
 _SEQUENCE_MAKERS = ("tuple", "list")
+WHILE_TRIPS = 64  # a loop unrolled further than this is refused, not written out
+
+
+def _truth(test: object) -> object:
+    """A test, read for its truth alone: a constant where that is known (``x and False`` is
+    false and ``x or True`` true whatever ``x`` is, when reading ``x`` calls nothing and
+    cannot raise), and without the operands that cannot change it (``x and True`` is as true
+    as ``x``)."""
+    if not isinstance(test, ast.BoolOp):
+        return test
+    is_or = isinstance(test.op, ast.Or)
+    kept: list = []
+    for operand in test.values:
+        v = _truth(operand)
+        if isinstance(v, K):
+            v = ast.Constant(bool(v.value))
+        if isinstance(v, ast.Constant):
+            if bool(v.value) != is_or:
+                continue  # true in an `and`, false in an `or`: it decides nothing
+            if not any(_calls(k) for k in kept):
+                return K(is_or)  # reached, it decides; what comes before cannot act
+            kept.append(v)
+            break
+        kept.append(v)
+    if not kept:
+        return K(not is_or)
+    return kept[0] if len(kept) == 1 else ast.BoolOp(test.op, kept)
+
+
+def _loads_in(nodes: list, local: str) -> int:
+    """How many times ``nodes`` read ``local``."""
+    count = 0
+    for node in nodes:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and n.id == local and isinstance(n.ctx, ast.Load):
+                count += 1
+    return count
 
 
 def _rebinds_as_sequence(stmts: list, local: str) -> bool:

@@ -101,3 +101,33 @@ def list_in_one_arm(x: float, y: float) -> float:
     else:
         out = list((y * 2.0, x))
     return out[0] * 3.0 + out[1]
+
+
+def lookup(x: float, w: tuple, t: tuple) -> float:
+    if x <= w[0]:
+        return t[0]
+    n = len(w) - 1
+    if x >= w[n]:
+        return t[n]
+    i = 0  # a counter known along each path of the unrolled loop
+    while x > w[i + 1]:
+        i += 1
+    return t[i] + (x - w[i]) * 0.5
+
+
+def runaway(x: float, w: tuple) -> int:
+    i = 0
+    while x > w[i]:  # past the end of w when x is above every point: IndexError
+        i += 1
+    return i
+
+
+def scaled_by(x: float, scale: float = 2.0) -> float:
+    return x * scale
+
+
+def uses_a_default(x: float, automatic: bool) -> float:
+    y = scaled_by(x) + scaled_by(x, 3.0)
+    if x > 0.0 and automatic:  # decided by a constant: the branch goes
+        y = -y
+    return y

@@ -14,12 +14,16 @@ from specialise_samples import (
     corners,
     helper,
     list_in_one_arm,
+    lookup,
     make_pair,
     record_in_a_branch,
+    runaway,
     scaled,
+    scaled_by,
     scales,
     unread_division,
     unsupported,
+    uses_a_default,
     uses_lists,
     uses_records,
 )
@@ -110,6 +114,33 @@ def test_lists_are_slots_and_records_merge_across_a_branch() -> None:
     spec2, fast2 = build(list_in_one_arm, {}, NO_INLINE)
     for x, y in ((1.0, 2.0), (2.0, 1.0)):
         assert fast2(x, y) == list_in_one_arm(x, y)
+
+
+def test_a_loop_unrolls_into_branches_that_keep_their_counter() -> None:
+    # a while loop whose test is known only when it runs: each path knows its counter, so
+    # the table reads fold (no subscript by a run-time index is left) and no loop remains
+    w, t = (0.0, 1.0, 2.5, 4.0), (10.0, 12.0, 11.0, 9.0)
+    spec, fast = build(lookup, {"w": w, "t": t})
+    assert "while" not in spec.text and not re.search(r"\[[A-Za-z_]", spec.text), spec.text
+    xs = [-1.0, 0.0, 0.5, 1.0, 1.5, 2.5, 3.0, 4.0, 9.0, math.inf, -math.inf, -0.0]
+    for x in xs + [random.Random(4).uniform(-1, 5) for _ in range(100)]:
+        assert fast(x) == lookup(x, w, t)
+    assert math.isnan(fast(math.nan)) == math.isnan(lookup(math.nan, w, t))
+    # a loop that runs past the end of its table raises where the readable loop raises
+    spec2, fast2 = build(runaway, {"w": (1.0, 2.0)})
+    assert fast2(1.5) == runaway(1.5, (1.0, 2.0)) == 1
+    for f in (lambda x: fast2(x), lambda x: runaway(x, (1.0, 2.0))):
+        with pytest.raises(IndexError):
+            f(5.0)
+
+
+def test_defaults_fill_missing_arguments_and_a_decided_test_drops_its_branch() -> None:
+    plan = specialise.Plan(inline=frozenset({scaled_by}), fold=frozenset())
+    spec, fast = build(uses_a_default, {"automatic": False}, plan)
+    assert "x * 2.0" in spec.text and "x * 3.0" in spec.text
+    assert "if " not in spec.text  # `x > 0.0 and False` is false whatever x is
+    for x in (-2.0, 0.0, 1.5):
+        assert fast(x) == uses_a_default(x, False)
 
 
 def test_a_field_nothing_reads_is_dropped_only_if_it_cannot_raise() -> None:

@@ -30,8 +30,12 @@ from skidpad.engine import (
     aero,
     assists,
     body,
+    clutch,
+    drive,
     fastpath,
+    gearbox,
     load_transfer,
+    powertrain,
     specialise,
     steering,
     suspension,
@@ -41,7 +45,7 @@ from skidpad.engine.commonroad import constraints, mb, mb_fast, tire, tire_fast
 from skidpad.engine.commonroad.params import load_vehicle
 from test_commonroad_mb_fast import mb_input, mb_state
 
-SUITE_SAMPLE = 22
+SUITE_SAMPLE = 30
 FULL_SAMPLE = 64
 SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult}
 
@@ -154,7 +158,7 @@ def mb_family(target, site, rng: random.Random) -> tuple[int, int]:
     return differ, moved
 
 
-FW_PRESETS = ("hatchbackFwd", "kart", "pickup4x4")
+FW_PRESETS = ("hatchbackFwd", "kart", "pickup4x4", "crossoverEv")
 FW_FRAMES = [
     ((0.5, 0.0, 0.25, 0.0) if k < 25 else (0.0, 0.7, -0.3, 0.0)) + (0, 1, 1, 1, 1)
     for k in range(40)
@@ -215,7 +219,7 @@ def fourwheel_family(target, site, rng: random.Random) -> tuple[int, int]:
 
 def stage_family(target, site, rng: random.Random) -> tuple[int, int]:
     """As ``fourwheel_family``, for one mutation of a function of a four-wheel stage the
-    fast path derives whole (steering, load transfer, assists, body, suspension,
+    fast path derives whole (steering, load transfer, assists, drivetrain, body, suspension,
     compliance): the
     mutant in place of the function in its module, where both paths find it."""
     from skidpad.engine.definition import load_preset
@@ -253,6 +257,14 @@ FAMILIES = {
             assists.abs_scales,
             assists.max_drive_slip,
             assists._ramp,
+            drive.drivetrain,
+            drive.output_speed,
+            gearbox.schedule,
+            gearbox.clutch_factor,
+            powertrain.update_throttle,
+            powertrain.torque,
+            powertrain.motor_torque,
+            clutch.capacity,
             aero.forces,
             load_transfer.wheel_loads,
             body.integrate,
