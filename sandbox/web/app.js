@@ -813,7 +813,10 @@ window.skidpad = {
   advance: async (n = 1) => {
     pollGamepad();
     const out = await request({ type: "advance", n });
-    if (out) onView(out);
+    if (out) {
+      onView(out.view); // the view and the rates in one task: one frame draws them
+      rates = out;
+    }
     await keeping; // a lap just completed is kept before the test looks
     return view;
   },

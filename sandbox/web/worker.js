@@ -20,7 +20,8 @@
 //                   {type: "start", id, options}     a new drive from the grid
 //                   {type: "input", held, taps, gearUp, gearDown, amounts}
 //                   {type: "pause", paused}
-//                   {type: "advance", id, n}          stepping mode: n host steps, then the view
+//                   {type: "advance", id, n}          stepping mode: n host steps; the reply
+//                                                      holds the view and the rates
 //                   {type: "call", id, what, arg}    recording | stateHash | lapGhost | verify | bench
 //   worker -> page  {type: "loading", stage, loaded, total} | {type: "ready", info}
 //                   {type: "failed", error}
@@ -211,9 +212,9 @@ function advance(n) {
   if (!running) throw new Error("advance: no drive started");
   if (!(Number.isInteger(n) && n >= 0 && n <= 1000)) throw new Error("advance: 0..1000 steps");
   if (paused || n === 0) return null;
-  const view = run(n, performance.now());
-  send({ type: "view", view, ...rates(), behind: false });
-  return view;
+  // the view and the rates come back in the reply, in one message: sent as a view message
+  // too, the page could draw between the two (under load) and draw the same picture twice
+  return { view: run(n, performance.now()), ...rates(), behind: false };
 }
 
 async function call(what, arg) {
