@@ -32,8 +32,9 @@ def cost(make, arg) -> float:
 
 
 def four_wheel(sim) -> float:
-    """The fast path of ``sim`` built from nothing: shapes specialised, text, compile."""
-    getattr(fastpath, "_SHAPES", {}).clear()
+    """The fast path of ``sim`` built from nothing: tire stage specialised, text, compile."""
+    getattr(fastpath, "_SHAPES", {}).clear()  # (the trees of earlier versions)
+    getattr(fastpath, "_TIRES", {}).clear()
     fastpath._CODE.clear()
     t = time.process_time()
     fastpath.build(sim)

@@ -29,6 +29,7 @@ lint (ADR 0130).
 
 from __future__ import annotations
 
+import ast
 import keyword
 import re
 from collections.abc import Callable
@@ -48,9 +49,11 @@ from skidpad.engine import (
     suspension,
     tire,
 )
-from skidpad.engine.floatbits import float_bits
+from skidpad.engine.smath import kernels
 from skidpad.engine.specialise import (  # noqa: F401  (Unfoldable: re-exported)
     BUILTINS,
+    Agg,
+    Maybe,
     Plan,
     Specialised,
     Unfoldable,
@@ -185,78 +188,6 @@ if sa_on:
 {frames}"""
 
 
-TIRE = """\
-# tire_forces, wheel {i}
-{ry}hvx = vx - {r_y}
-{rx}hvy = vy + {r_x}
-v_x{i} = hvx * c{i} + hvy * s{i}
-v_sy{i} = hvy * c{i} - hvx * s{i}
-abs_v{i} = v_x{i} if v_x{i} >= 0.0 else -v_x{i}
-slip_d{i} = abs_v{i} if abs_v{i} > 0.5 else 0.5
-if fz{i} > 0.0:
-    loaded{i} = True
-    scale = {surface}(1.0 + {pdmu} * (fz{i} * {inv_fz0} - 1.0)) * fz{i}
-    dx = {mu_x} * scale
-    dy = {mu_y} * scale
-    q = fz{i} * {inv_ky2}
-    c_alpha = {ky1} * 2.0 * q / (1.0 + q * q)
-    kxs{i} = {kx} * fz{i} * {inv_c} / (dx * {sig_x})
-    kys{i} = c_alpha * {inv_c} / (dy * {sig_y})
-    phx = kxs{i} * ux{i}
-    phy = kys{i} * uy{i}
-    rho = sqrt(phx * phx + phy * phy)
-{shape}    sfx{i} = dx * shp * phx
-    sfy{i} = dy * shp * phy
-    abs_v = abs_v{i}
-    if rho >= {rho_tol}:
-        cxd{i} = 0.0
-        cyd{i} = 0.0
-    else:
-        fade = 1.0 / (1.0 + v_x{i} * v_x{i} * {inv_vf2})
-        cxd{i} = {damper_x} * fade
-        cyd{i} = {damper_y} * fade
-    relax_x{i} = 1.0 / (1.0 + abs_v * {h_sx})
-    uyr{i} = 1.0 / (1.0 + abs_v * {h_sy}) * (uy{i} - {h} * v_sy{i})
-    cr = cxd{i} * relax_x{i}
-    q{i} = cr * {rad}
-    p{i} = sfx{i} + cr * (-v_x{i} - abs_v * ux{i} * {inv_sx})
-    mzk{i} = {neg_t0} / (1.0 + rho * rho * {inv_rt2})
-    b{i} = {a} * w{i} - {rad} * p{i}
-    dg{i} = {a} + {rad} * q{i}
-    cap{i} = caps{i} + {rr_arm} * fz{i}
-else:
-    loaded{i} = False
-    b{i} = {a} * w{i}
-    dg{i} = {a}
-    cap{i} = caps{i}
-"""
-
-
-# The tire's shape, ``shp = tire.shape(c, e, rho)``: derived from the readable function by
-# the specialiser (the kernels inlined by their declared sign split, only the positive side
-# where tire.shape_nonneg declares the argument not below zero), once per tire.
-def _shape_of(c: float, e: float, rho: float) -> float:
-    shp = tire.shape(c, e, rho)
-    return shp
-
-
-SHAPE_CACHE = 64  # specialised shapes kept (the tires of many definitions share theirs)
-_SHAPES: dict = {}
-
-
-def _shape(c: float, e: float) -> Specialised:
-    """``shp = tire.shape(c, e, rho)`` specialised to one tire's ``c`` and ``e`` (cached)."""
-    key = (float_bits(c), float_bits(e))
-    got = _SHAPES.get(key)
-    if got is None:
-        nonneg = frozenset((tire.shape, name) for name in tire.shape_nonneg(c, e))
-        plan = Plan(inline=frozenset({tire.shape}), fold=frozenset(), nonneg=nonneg)
-        if len(_SHAPES) >= SHAPE_CACHE:  # strangers' definitions: the cache stays bounded
-            del _SHAPES[next(iter(_SHAPES))]
-        got = _SHAPES[key] = specialise(_shape_of, {"c": c, "e": e}, plan)
-    return got
-
-
 # Stages derived whole from their readable functions: each wrapper names the fast path's
 # locals a stage reads and writes, the specialiser inlines the stage's function into it.
 def _suspension_of(
@@ -380,6 +311,85 @@ def _compliance_of(
     return dc_fl
 
 
+def _tires_of(
+    wheels: tuple, surface: float, h: float, c0: float, c1: float, c2: float, c3: float,
+    s0: float, s1: float, s2: float, s3: float, vx: float, vy: float, r: float, w0: float,
+    w1: float, w2: float, w3: float, ux0: float, ux1: float, ux2: float, ux3: float,
+    uy0: float, uy1: float, uy2: float, uy3: float, fz0: float, fz1: float, fz2: float,
+    fz3: float, caps0: float, caps1: float, caps2: float, caps3: float,
+) -> tire.TireForces:  # fmt: skip
+    tf = tire.forces(
+        wheels, (c0, c1, c2, c3), (s0, s1, s2, s3), vx, vy, r, (w0, w1, w2, w3),
+        (ux0, ux1, ux2, ux3), (uy0, uy1, uy2, uy3), (fz0, fz1, fz2, fz3), surface,
+        (caps0, caps1, caps2, caps3), h,
+    )  # fmt: skip
+    return tf
+
+
+# What the rest of the substep's text calls the tire stage's results, wheel i's suffixed
+# with i: the fields of tire.TireForces, and of each loaded wheel's tire.PatchTerms (the
+# deflection at the start, ``ux`` and ``uy``, is the state's own).
+FORCE_NAMES = {"v_x": "v_x", "v_sy": "v_sy", "rhs": "b", "diag": "dg", "capacity": "cap"}
+PATCH_NAMES = {
+    "kxs": "kxs", "kys": "kys", "relax_x": "relax_x", "uy_next": "uyr", "damper_x": "cxd",
+    "damper_y": "cyd", "p": "p", "q": "q", "trail_k": "mzk", "fx0": "sfx", "fy0": "sfy",
+}  # fmt: skip
+TIRES_CACHE = 32  # specialised tire stages kept (simulations of one definition share theirs)
+_TIRES: dict = {}
+
+
+def _tires(sim: object) -> Specialised:
+    """The tire stage, ``tire.forces``, specialised to ``sim``'s wheels, surface and step
+    (cached by the functions and by the values' text, which tells every float apart)."""
+    # (the functions too: a test may put a changed one in its module's place)
+    functions = (tire.forces, tire.patch_terms, tire.load_terms, tire.shape, tire.shape_nonneg)
+    key = (functions, repr((sim.wheels, sim.surface, sim.h)))
+    got = _TIRES.get(key)
+    if got is None:
+        nonneg = None
+        for w in sim.wheels:  # a name is declared not below zero if it is for every tire
+            names = tire.shape_nonneg(w.tire.c, w.tire.e)
+            nonneg = names if nonneg is None else nonneg & names
+        plan = Plan(
+            inline=frozenset({tire.forces, tire.patch_terms, tire.load_terms, tire.shape}),
+            fold=frozenset(),
+            nonneg=frozenset((tire.shape, name) for name in nonneg),
+        )
+        bound = {"wheels": sim.wheels, "surface": sim.surface, "h": sim.h}
+        got = specialise(_tires_of, bound, plan)
+        if len(_TIRES) >= TIRES_CACHE:
+            del _TIRES[next(iter(_TIRES))]
+        _TIRES[key] = got
+    return got
+
+
+def _tires_source(sim: object) -> str:
+    """The tire stage's text, its results under the names the rest of the substep reads."""
+    spec = _tires(sim)
+    tf = spec.returned
+    if not (isinstance(tf, Agg) and tf.cls is tire.TireForces):
+        raise Unsupported("tire.forces: its result is not a record")
+    fields = dict(zip(tire.TireForces._fields, tf.items, strict=True))
+    renamed: dict = {}
+
+    def name(value: object, target: str) -> None:
+        if not isinstance(value, ast.Name) or value.id in renamed:
+            raise Unsupported(f"tire.forces: {target} is not a value of its own")
+        renamed[value.id] = target
+
+    for i in WHEELS:
+        for field, base in FORCE_NAMES.items():
+            name(fields[field].items[i], f"{base}{i}")
+        terms = fields["terms"].items[i]
+        if not isinstance(terms, Maybe):
+            raise Unsupported(f"tire.forces: wheel {i}'s patch is not a record or None")
+        name(ast.Name(terms.flag, ast.Load()), f"loaded{i}")
+        patch = dict(zip(tire.PatchTerms._fields, terms.record.items, strict=True))
+        for field, base in PATCH_NAMES.items():
+            name(patch[field], f"{base}{i}")
+    return spec.body_text(renamed)
+
+
 def _derived(wrapper: Callable, bound: dict, *functions: Callable) -> str:
     """The text of ``wrapper``'s body with ``functions`` inlined and ``bound`` folded."""
     plan = Plan(inline=frozenset(functions), fold=frozenset())
@@ -392,17 +402,19 @@ def _derived(wrapper: Callable, bound: dict, *functions: Callable) -> str:
     return spec.body_text()
 
 
-def _shape_source(c: float, e: float) -> str:
-    return _shape(c, e).body_text()
-
-
-def _shape_names(sim: object) -> dict:
-    """The names the shapes of ``sim``'s tires read (the kernels' tables and fallbacks)."""
+def _tire_names(sim: object) -> dict:
+    """The names the tire stage's text reads beyond the fast path's own and the built-ins:
+    the fast kernels' tables and rare-case fallbacks (``engine.smath.kernels``), nothing else."""
+    spec = _tires(sim)
+    known = {**BUILTINS, **namespace()}
     out: dict = {}
-    for w in sim.wheels:
-        for name, value in _shape(w.tire.c, w.tire.e).namespace.items():
-            if out.setdefault(name, value) is not value:
-                raise Unsupported(f"two shapes bind {name} to different values")
+    for name in spec.names_read():
+        value = spec.namespace[name]
+        if value is known.get(name):
+            continue
+        if getattr(kernels, name, None) is not value:
+            raise Unsupported(f"tire.forces: needs the name {name}")
+        out[name] = value
     return out
 
 
@@ -810,22 +822,7 @@ def source(sim: object, probed: bool = False) -> str:
         load_transfer.loads, load_transfer.wheel_loads, aero.forces,
     )  # fmt: skip
     sub += tap(PROBE_LOADS)
-    # r·y and r·x once per distinct lever (the axles share x, the sides often share y)
-    levers: dict = {}
-    for i in WHEELS:
-        products = {}
-        for axis in ("x", "y"):
-            key = (axis, wheel_k[i][axis])
-            first = key not in levers
-            if first:
-                levers[key] = f"r{axis}{i}"
-            products["r" + axis] = f"{levers[key]} = r * {wheel_k[i][axis]}\n" if first else ""
-            products["r_" + axis] = levers[key]
-        sub += TIRE.format(
-            **wheel_k[i],
-            **products,
-            shape=_indent(_shape_source(sim.wheels[i].tire.c, sim.wheels[i].tire.e), 4),
-        )
+    sub += "# tire_forces\n" + _tires_source(sim)
     sub += tap(PROBE_TIRES)
     sub += "# assists\n" + _derived(
         _assists_of,
@@ -904,7 +901,7 @@ def build(
     if text is None:
         text = source(sim, probed)
     names = namespace()
-    names.update(_shape_names(sim))
+    names.update(_tire_names(sim))
     names.update(extra or {})
     code = _CODE.get(text)
     if code is None:

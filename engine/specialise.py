@@ -116,6 +116,16 @@ class Agg(NamedTuple):
     items: tuple
 
 
+class Maybe(NamedTuple):
+    """A record or ``None``, decided when the code runs: a local bound to a record on one
+    path of a branch and to ``None`` on the other. ``flag`` names the variable that holds
+    whether the record is there; ``record``'s items are variables assigned on that path.
+    Its fields are not read (on the other path there are none): it is passed on whole."""
+
+    flag: str
+    record: Agg
+
+
 def _seq_fields(cls: type | None, n: int) -> Iterable:
     """The field names of a record class, or the indices of a tuple or list of ``n``."""
     return cls._fields if _is_record_class(cls) else range(n)
@@ -241,6 +251,7 @@ class _Unit:
         #: without a copy (the settled fields, the unassigned parameters of the function)
         self.stable: set[str] = set()
         self.result_record: Agg | None = None  # what the last inlined call returned, if a record
+        self.returned: object = None  # what the specialised function's final return gives
 
     def field_name(self, hint: str) -> str:
         """A name for one settled field of a record, unique in the generated function."""
@@ -377,6 +388,8 @@ class _Scope:
         if isinstance(base, K):
             obj, attr = base.value, node.attr
             return K(getattr(obj, attr), attr)
+        if isinstance(base, Maybe):
+            raise Unsupported(f"{self.fn.__qualname__}: field {node.attr} of a value maybe None")
         if isinstance(base, Agg):
             if not _is_record_class(base.cls) or node.attr not in base.cls._fields:
                 raise Unsupported(f"{self.fn.__qualname__}: field {node.attr} of a record")
@@ -500,6 +513,9 @@ class _Scope:
             if v.cls is list:
                 return ast.List(items, ast.Load())
             return ast.Call(literal(v.cls, self.unit, v.cls.__name__), items, [])
+        if isinstance(v, Maybe):
+            made = self.expr(v.record, hint)
+            return ast.IfExp(ast.Name(v.flag, ast.Load()), made, ast.Constant(None))
         return v
 
     def _call(self, node: ast.Call, hoist: bool) -> K | ast.expr:
@@ -659,20 +675,67 @@ class _Scope:
     def _restore(self, saved: tuple) -> None:
         self.env, self.records, self.slotted = dict(saved[0]), dict(saved[1]), set(saved[2])
 
-    def _arm(self, write: Callable, stores: set, nodes: list, saved: tuple) -> list:
+    def _arm(
+        self, write: Callable, stores: set, nodes: list, saved: tuple, ends: dict | None = None
+    ) -> list:
         """One path of a branch whose test is not known, written by ``write()`` from the
-        knowledge before the branch: what it binds to a known value stays known along it
-        (``i = 0`` then ``t[i]`` folds) and is assigned at its end when anything after the
-        branch may read it (``nodes``: the statements the branch stands for)."""
+        knowledge before the branch: what it binds to a known value or a record stays so
+        along it (``i = 0`` then ``t[i]`` folds) and is assigned at its end when anything
+        after the branch may read it (``nodes``: the statements the branch stands for).
+        ``ends``, if given, receives those values instead, for :meth:`_merge` to assign."""
         self._restore(saved)
         made = write()
         if not (made and isinstance(made[-1], ast.Return)):
-            for local in sorted(stores & set(self.env)):
+            held = {
+                local: v
+                for local, v in self.records.items()
+                if isinstance(v, Agg | Maybe) and local not in self.slotted
+            }
+            for local in sorted(stores & (set(self.env) | set(held))):
                 if self.loops or self.parsed.loads.get(local, 0) > _loads_in(nodes, local):
-                    value = literal(self.env[local].value, self.unit, local)
-                    made.append(_assign(self.name_of(local), value))
+                    v = self.env.get(local) or held[local]
+                    if ends is not None:
+                        ends[local] = v
+                    else:
+                        made.append(_assign(self.name_of(local), self.expr(v, local)))
         self._restore(saved)
         return made
+
+    def _merge(self, ends: tuple[dict, dict], arms: tuple[list, list]) -> None:
+        """After a branch whose test is not known: each local whose paths end with a value
+        (``ends``, one dict per arm) is assigned at the end of each arm (``arms``). A record
+        on both paths (one class) becomes one variable per field; a record on one path and
+        ``None`` on the other the same plus a variable saying which; anything else its
+        object (or constant)."""
+        for local in sorted(set(ends[0]) | set(ends[1])):
+            self._forget(local)
+            a, b = ends[0].get(local), ends[1].get(local)
+            shape = _merged_shape(a, b)
+            if shape is None:  # each path assigns its value as it is
+                for arm, v in zip(arms, (a, b), strict=True):
+                    if v is not None:
+                        arm.append(_assign(self.name_of(local), self.expr(v, local)))
+                continue
+            base = local.strip("_") or "s"  # one name per merge: each path's values stay apart
+            fields = _seq_fields(shape.cls, len(shape.items))
+            slots = [self.unit.fresh(f"{base}_{f}") for f in fields]
+            names = tuple(ast.Name(n, ast.Load()) for n in slots)
+            flag = None
+            if not (isinstance(a, Agg) and isinstance(b, Agg)):
+                flag = self.unit.fresh(f"{base}_some")
+            for arm, v in zip(arms, (a, b), strict=True):
+                if flag is not None:
+                    arm.append(_assign(flag, ast.Constant(isinstance(v, Agg))))
+                if isinstance(v, Agg):
+                    arm += [
+                        _assign(n, self.expr(i, n)) for n, i in zip(slots, v.items, strict=True)
+                    ]  # noqa: E501
+            record = Agg(shape.cls, names)
+            if flag is None:
+                self.records[local] = record
+                self.slotted.add(local)
+            else:
+                self.records[local] = Maybe(flag, record)
 
     def _while(self, s: ast.While, rest: list, trips: int) -> list:
         """``while test: body`` and the rest of its block, unrolled: a known test runs the
@@ -742,6 +805,8 @@ class _Scope:
             made = self._for(s)
         elif isinstance(s, ast.Return):
             v = self.value(s.value) if s.value is not None else K(None)
+            if self.level == 0 and self.depth == 0:
+                self.unit.returned = v
             made = [ast.Return(self.expr(v, "c"))]
         elif isinstance(s, ast.Expr):
             if isinstance(s.value, ast.Constant):
@@ -812,8 +877,17 @@ class _Scope:
             if isinstance(v, K) and target.id != RESULT:  # in a branch: known along its path
                 self.env[target.id] = v
                 return []
-            if isinstance(v, Agg) and self.depth == 0:
+            # a record bound in a branch stays one until the branch's end (_arm, _merge); a
+            # list there, or what an inlined call returns from a branch, is an object
+            record_here = isinstance(v, Agg) and (
+                self.depth == 0 or (v.cls is not list and target.id != RESULT)
+            )
+            if record_here:
                 return self._bind_record(target.id, v)
+            if isinstance(v, Maybe) and target.id != RESULT:
+                self._forget(target.id)
+                self.records[target.id] = v
+                return []
             if (
                 isinstance(v, ast.Name)
                 and v.id in self.unit.stable
@@ -868,7 +942,7 @@ class _Scope:
         out: list = []
         items: list = []
         for field, item in zip(_seq_fields(v.cls, len(v.items)), v.items, strict=True):
-            if isinstance(item, K):
+            if isinstance(item, K | Maybe):
                 items.append(item)
             elif isinstance(item, Agg):
                 made, sub = self._settle(item, f"{hint}_{field}", copy_all)
@@ -939,7 +1013,8 @@ class _Scope:
         return (
             same_kind
             and len(v.items) == len(held.items)
-            and not any(isinstance(i, Agg) for i in v.items)
+            and not any(isinstance(i, Agg | Maybe) for i in v.items)
+            and all(isinstance(i, ast.Name) for i in held.items)
         )
 
     def _assign_slots(self, local: str, v: Agg) -> list:
@@ -961,9 +1036,11 @@ class _Scope:
         held = self.records[base.id]
         if held.cls is not list:
             raise Unsupported(f"{self.fn.__qualname__}: an item stored in a tuple")
-        names = [n.id for n in held.items]
+        names = [n.id if isinstance(n, ast.Name) else "" for n in held.items]
         index = self.value(target.slice)
         n = len(names)
+        if not all(names) and not (isinstance(index, K) and op is None and self.depth == 0):
+            raise Unsupported(f"{self.fn.__qualname__}: a list holding a record stored into")
 
         def store(name: str, value: ast.expr) -> ast.stmt:
             if op is None:
@@ -978,6 +1055,14 @@ class _Scope:
                 raise Unsupported(f"{self.fn.__qualname__}: an index that is not an int")
             if not -n <= i < n:
                 return [out_of_range]
+            if op is None and isinstance(v, Agg | Maybe) and self.depth == 0:
+                # a record in a list: the item stands for it (no branch stores into it)
+                items = list(held.items)
+                items[i % n] = v
+                self.records[base.id] = Agg(list, tuple(items))
+                return []
+            if not names[i % n]:
+                raise Unsupported(f"{self.fn.__qualname__}: a value stored over a record")
             return [store(names[i % n], self.expr(v, names[i % n]))]
         # an index known only when it runs: one test per item, in order, the value once
         j = self._operand(index)
@@ -994,7 +1079,9 @@ class _Scope:
             chain = [ast.If(test, [store(names[k], value)], chain)]
         return chain
 
-    def _materialise(self, stmts: list, records_only: bool = False) -> list:
+    def _materialise(
+        self, stmts: list, records_only: bool = False, keep: frozenset = frozenset()
+    ) -> list:
         """Assignments of the known locals that ``stmts`` (a branch or a loop body) assign:
         after a branch whose test is not known, they are ordinary variables (``records_only``:
         the records alone, for a branch after which the block ends)."""
@@ -1005,6 +1092,7 @@ class _Scope:
         for s in stmts:
             assigned |= _stores(s)
         assigned -= self.slotted  # already variables
+        assigned -= keep  # rebound on every path before any read: the old value is dead
         known = set(self.records) if records_only else set(self.env) | set(self.records)
         for local in sorted(assigned & known):
             held = self.env.get(local) or self.records.get(local)
@@ -1044,16 +1132,22 @@ class _Scope:
             return pending + self.block(s.body if test.value else s.orelse)
         test_expr = self.expr(test, "c")
         pending, self.pending = self.pending, []
-        out = pending + self._materialise([*s.body, *s.orelse])
+        rebound = _rebound_on_both_paths(s)
+        out = pending + self._materialise([*s.body, *s.orelse], keep=rebound)
         stores: set = set()
         for node in (*s.body, *s.orelse):
             stores |= _stores(node)
         saved = self._snapshot()
         self.depth += 1
-        body = self._arm(lambda: self.block(s.body), stores, [s], saved) or [ast.Pass()]
-        orelse = self._arm(lambda: self.block(s.orelse), stores, [s], saved)
+        ends: tuple[dict, dict] = ({}, {})
+        body = self._arm(lambda: self.block(s.body), stores, [s], saved, ends[0])
+        orelse = self._arm(lambda: self.block(s.orelse), stores, [s], saved, ends[1])
         self.depth -= 1
-        return [*out, ast.If(test_expr, body, orelse)]
+        for local in rebound:  # its value before the branch is not read again
+            if local not in self.slotted:
+                self._forget(local)
+        self._merge(ends, (body, orelse))
+        return [*out, ast.If(test_expr, body or [ast.Pass()], orelse)]
 
     def _for(self, s: ast.For) -> list:
         it = self.value(s.iter)
@@ -1127,6 +1221,49 @@ def _truth(test: object) -> object:
     return kept[0] if len(kept) == 1 else ast.BoolOp(test.op, kept)
 
 
+def _merged_shape(a: object, b: object) -> Agg | None:
+    """The record two paths' values merge into (:meth:`_Scope._merge`), or None: records
+    of one class and length on both paths, or a record on one and ``None`` on the other."""
+    if isinstance(a, Agg) and isinstance(b, Agg):
+        same = a.cls is b.cls and a.cls is not list and len(a.items) == len(b.items)
+        flat = not any(isinstance(i, Agg | Maybe) for i in (*a.items, *b.items))
+        return a if same and flat else None
+    for one, other in ((a, b), (b, a)):
+        if (
+            isinstance(one, Agg)
+            and _is_record_class(one.cls)
+            and isinstance(other, K)
+            and other.value is None
+            and not any(isinstance(i, Agg | Maybe) for i in one.items)
+        ):
+            return one
+    return None
+
+
+def _rebound_on_both_paths(s: ast.If) -> frozenset:
+    """The names each arm of ``s`` assigns at its top level before reading them."""
+
+    def rebound(stmts: list) -> set:
+        out: set = set()
+        read: set = set()
+        for st in stmts:
+            loads = {
+                n.id
+                for n in ast.walk(st)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+            }
+            read |= loads - out
+            if isinstance(st, ast.Assign) and len(st.targets) == 1:
+                t = st.targets[0]
+                if isinstance(t, ast.Name) and t.id not in read:
+                    out.add(t.id)
+        return out
+
+    if not s.orelse:
+        return frozenset()
+    return frozenset(rebound(s.body) & rebound(s.orelse))
+
+
 def _loads_in(nodes: list, local: str) -> int:
     """How many times ``nodes`` read ``local``."""
     count = 0
@@ -1167,6 +1304,182 @@ def _is_sequence_display(value: ast.expr) -> bool:
         and len(value.args) == 1
         and not value.keywords
     )
+
+
+def _moves_folded(stmts: list, renamed: dict, label: str) -> list:
+    """``stmts`` (a derived stage's text, of assignments and branches) renamed, with its
+    moves folded:
+    after ``x = y``, ``y`` is read as ``x`` while neither is assigned again
+    (:func:`_forward_moves`); a move whose source nothing reads after it names the source's
+    value ``x`` where it is made; a move or constant stored in a name nothing reads is left
+    out (:func:`_fold_block`). Only names change and moves go, never an operation.
+    ``renamed``: the names read after ``stmts``, each given a name ``stmts`` does not use."""
+    cache: dict = {}
+    used: set = set()
+    for st in stmts:
+        used |= _names_of(st, cache)[0] | _names_of(st, cache)[1]
+    taken = (used - set(renamed)) & set(renamed.values())
+    if taken or len(set(renamed.values())) != len(renamed):
+        raise Unsupported(f"{label}: renamed onto a name in use {sorted(taken)}")
+    folded = _fold_block(_forward_moves(stmts, cache), set(renamed), cache)[0]
+    return _renamed_block(folded, renamed, cache)
+
+
+def _renamed_block(stmts: list, names: dict, cache: dict) -> list:
+    """``stmts`` with ``names`` renamed, a statement copied only where it names one."""
+    out = []
+    for st in stmts:
+        loads, stores = _names_of(st, cache)
+        if not (names.keys() & loads or names.keys() & stores):
+            out.append(st)
+        elif isinstance(st, ast.If):
+            body = _renamed_block(st.body, names, cache)
+            orelse = _renamed_block(st.orelse, names, cache)
+            out.append(ast.If(_clone(st.test, names), body, orelse))
+        else:
+            out.append(_clone(st, names))
+    return out
+
+
+def _names_of(node: ast.AST, cache: dict) -> tuple[frozenset, frozenset]:
+    """The names ``node`` (a statement or an expression) reads and assigns, cached."""
+    key = id(node)  # strict: allow hash-id -- the cache keeps the node alive
+    held = cache.get(key)
+    if held is not None and held[0] is node:
+        return held[1]
+    if isinstance(node, ast.If):
+        loads, stores = set(_names_of(node.test, cache)[0]), set()
+        for st in (*node.body, *node.orelse):
+            got = _names_of(st, cache)
+            loads |= got[0]
+            stores |= got[1]
+    elif isinstance(node, ast.Assign):  # (its value's names are asked for on their own)
+        got = _names_of(node.value, cache)
+        loads, stores = set(got[0]), set(got[1])
+        for target in node.targets:
+            _collect_names(target, loads, stores)
+    else:
+        loads, stores = set(), set()
+        _collect_names(node, loads, stores)
+    got = (frozenset(loads), frozenset(stores))
+    cache[key] = (node, got)
+    return got
+
+
+def _collect_names(node: ast.AST, loads: set, stores: set) -> None:
+    """Add the names ``node`` reads to ``loads`` and those it assigns to ``stores`` (as
+    ``ast.walk`` would find them, without its other work)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is ast.Name:
+            (loads if type(n.ctx) is ast.Load else stores).add(n.id)
+            continue
+        for field in n._fields:
+            v = getattr(n, field, None)
+            if type(v) is list:
+                stack += [x for x in v if isinstance(x, ast.AST)]
+            elif isinstance(v, ast.AST) and v._fields:
+                stack.append(v)
+
+
+def _move(st: ast.stmt) -> tuple[str, ast.expr] | None:
+    """``(x, value)`` for ``x = value`` with ``value`` a name or a constant, else None."""
+    if (
+        isinstance(st, ast.Assign)
+        and len(st.targets) == 1
+        and isinstance(st.targets[0], ast.Name)
+        and isinstance(st.value, ast.Name | ast.Constant)
+    ):
+        return st.targets[0].id, st.value
+    return None
+
+
+def _forward_moves(stmts: list, cache: dict) -> list:
+    """After ``x = y`` (two names), the statements of its block (and their branches) read
+    ``x`` for ``y`` up to the first that assigns either; branches are done the same way."""
+    out: list = []
+    active: dict = {}  # y -> x: the moves in force here
+    for st in stmts:
+        if isinstance(st, ast.If):
+            st = ast.If(st.test, _forward_moves(st.body, cache), _forward_moves(st.orelse, cache))
+        loads, stores = _names_of(st, cache)
+        ended = {y for y, x in active.items() if y in stores or x in stores}
+        if ended and isinstance(st, ast.Assign):  # its value is read before its store
+            value = _clone(st.value, active) if loads & set(active) else st.value
+            st = ast.Assign(st.targets, value)
+        elif not ended and loads & set(active):
+            st = _clone(st, active)
+        for y in sorted(ended):
+            del active[y]
+        move = _move(st)
+        if move is not None and isinstance(move[1], ast.Name) and move[0] != move[1].id:
+            active[move[1].id] = move[0]
+        out.append(st)
+    return out
+
+
+def _fold_block(stmts: list, live_out: set, cache: dict) -> tuple[list, set]:
+    """One backward sweep over a block: dead moves and constants dropped, ``y = v ... x = y``
+    made ``x = v ...`` where nothing after the move reads ``y`` and nothing between names
+    ``x``; returns the block and the names read before it."""
+    live = set(live_out)
+    out: list = []  # the block, last statement first
+    pending: dict = {}  # y -> (x, the index in ``out`` of the move ``x = y``)
+    folds: list = []  # (y, x, first, last): the statements out[first:last] read x for y
+    for st in reversed(stmts):
+        if isinstance(st, ast.If):
+            body, live_b = _fold_block(st.body, live, cache)
+            orelse, live_e = _fold_block(st.orelse, live, cache) if st.orelse else ([], live)
+            st = ast.If(st.test, body or [ast.Pass()], orelse)
+            before = set(_names_of(st.test, cache)[0]) | live_b | live_e
+        elif isinstance(st, ast.Assign):
+            before = (live - _names_of(st, cache)[1]) | _names_of(st.value, cache)[0]
+        else:  # anything else: as if it read every name it names
+            loads, stores = _names_of(st, cache)
+            before = live | loads | stores
+        move = _move(st)
+        if move is not None and move[0] not in live:
+            continue  # stored for nothing (liveness is unchanged by leaving it out)
+        loads, stores = _names_of(st, cache)
+        for y, (x, at) in list(pending.items()):
+            clear = x not in loads and x not in stores
+            made_here = (
+                clear
+                and isinstance(st, ast.Assign)
+                and len(st.targets) == 1
+                and isinstance(st.targets[0], ast.Name)
+                and st.targets[0].id == y
+                and y not in _names_of(st.value, cache)[0]
+            )
+            # (or made on every path of a branch, which does not read it first)
+            made_in_branch = clear and isinstance(st, ast.If) and y not in before
+            if made_here or made_in_branch:  # the value is made here: under the name x
+                st = _assign(x, st.value) if made_here else _clone(st, {y: x})
+                folds.append((y, x, at + 1, len(out)))
+                out[at] = None
+                del pending[y]
+                loads, stores = _names_of(st, cache)
+            elif not clear or y in stores:
+                del pending[y]  # x is named between, or y assigned in a branch: kept
+        out.append(st)
+        move = _move(st)  # (the statement may now store another name)
+        if move is not None and isinstance(move[1], ast.Name):
+            y = move[1].id
+            if y not in live and y != move[0] and y not in pending:
+                pending[y] = (move[0], len(out) - 1)
+        live = before
+    for m, st in enumerate(out):  # each statement renamed once, by the folds around it
+        if st is None:
+            continue
+        names: dict = {}
+        for y, x, first, last in folds:
+            if first <= m < last:
+                names = {k: (x if v == y else v) for k, v in names.items()}
+                names.setdefault(y, x)
+        if names and (set(names) & (_names_of(st, cache)[0] | _names_of(st, cache)[1])):
+            out[m] = _clone(st, names)
+    return [st for st in reversed(out) if st is not None], live
 
 
 def _clone(node: object, names: dict) -> object:
@@ -1398,6 +1711,8 @@ def _names_read(v: object) -> set[str]:
         return set()
     if isinstance(v, Agg):
         return set().union(*(_names_read(i) for i in v.items))
+    if isinstance(v, Maybe):
+        return {v.flag} | _names_read(v.record)
     return {n.id for n in ast.walk(v) if isinstance(n, ast.Name)}
 
 
@@ -1428,6 +1743,10 @@ class Specialised(NamedTuple):
     name: str
     tree: ast.Module
     namespace: dict
+    #: the value the function's final ``return`` gives, as the specialiser holds it: a
+    #: :class:`K`, an :class:`Agg` (a record whose fields are names of the text), a
+    #: :class:`Maybe` or an expression; what a caller splicing :meth:`body_text` reads
+    returned: object = None
 
     @property
     def text(self) -> str:
@@ -1435,12 +1754,24 @@ class Specialised(NamedTuple):
         with _Positions():
             return _comments(ast.unparse(self.tree)) + "\n"
 
-    def body_text(self) -> str:
-        """The text of the function's body without its final ``return``: the statements of
-        a call inlined where a caller that is not yet specialised writes them."""
+    def names_read(self) -> list[str]:
+        """The names of :attr:`namespace` the body reads without its final ``return``."""
         stmts = list(self.tree.body[0].body)
         if stmts and isinstance(stmts[-1], ast.Return):
             stmts.pop()
+        seen = {n.id for st in stmts for n in ast.walk(st) if isinstance(n, ast.Name)}
+        return sorted(seen & set(self.namespace))
+
+    def body_text(self, renamed: dict | None = None) -> str:
+        """The text of the function's body without its final ``return``: the statements of
+        a call inlined where a caller that is not yet specialised writes them (``renamed``:
+        its names renamed to the caller's, each to one the text does not use, and the
+        moves of a name to itself left out)."""
+        stmts = list(self.tree.body[0].body)
+        if stmts and isinstance(stmts[-1], ast.Return):
+            stmts.pop()
+        if renamed:
+            stmts = _moves_folded(stmts, renamed, self.name)
         with _Positions():
             return _comments(ast.unparse(ast.Module(stmts, []))) + "\n"
 
@@ -1479,7 +1810,7 @@ def specialise(
         type_params=[],
     )
     module = ast.Module(body=[fdef], type_ignores=[])
-    return Specialised(name, module, unit.globals)
+    return Specialised(name, module, unit.globals, unit.returned)
 
 
 class _Positions:
@@ -1545,6 +1876,7 @@ def compile_specialised(spec: Specialised, text: str | None = None, label: str =
 __all__ = [
     "Agg",
     "K",
+    "Maybe",
     "Plan",
     "Specialised",
     "Unfoldable",

@@ -335,7 +335,7 @@ def forces(
     h: float,
 ) -> TireForces:
     """The ``tire_forces`` stage: hub velocities in each wheel frame and each patch's terms."""
-    terms: list = [None, None, None, None]
+    terms = [None, None, None, None]
     v_xs = [0.0, 0.0, 0.0, 0.0]
     v_sys = [0.0, 0.0, 0.0, 0.0]
     rhs = [0.0, 0.0, 0.0, 0.0]
@@ -355,16 +355,17 @@ def forces(
         f_z = fz[i]
         if f_z > 0.0:
             t = patch_terms(w, f_z, v_x, v_sy, ux[i], uy[i], surface, h)
-            terms[i] = t
             rhs[i] = w.a * omega[i] - w.radius * t.p
             diag[i] = w.a + w.radius * t.q
             cap[i] = caps[i] + w.rolling_arm * f_z
             spring[2 * i] = t.fx0
             spring[2 * i + 1] = t.fy0
         else:  # wheel off the ground: no force, the patch relaxes, the wheel spins freely
+            t = None
             rhs[i] = w.a * omega[i]
             diag[i] = w.a
             cap[i] = caps[i]
+        terms[i] = t
     return TireForces(tuple(terms), tuple(v_xs), tuple(v_sys), rhs, diag, cap, tuple(spring))
 
 

@@ -131,3 +131,43 @@ def uses_a_default(x: float, automatic: bool) -> float:
     if x > 0.0 and automatic:  # decided by a constant: the branch goes
         y = -y
     return y
+
+
+class Span(NamedTuple):
+    lo: float
+    hi: float
+
+
+def make_span(a: float, b: float) -> Span:
+    m = a * b
+    return Span(m - a, m + b)
+
+
+def merged_records(x: float, y: float) -> float:
+    if x > y:
+        p = make_span(x, y)
+    else:
+        p = Span(y, x)  # a record of the same class on the other path: merged
+    return p.lo * p.hi
+
+
+def records_or_none(xs: tuple, ys: tuple) -> tuple:
+    found = [None, None]
+    total = [0.0, 0.0]
+    for i in range(2):
+        if xs[i] > 0.0:
+            p = make_span(xs[i], ys[i])  # a record on one path, None on the other
+            total[i] = p.lo * 2.0
+        else:
+            p = None
+            total[i] = ys[i]
+        found[i] = p
+    return tuple(found), tuple(total)
+
+
+def reads_a_maybe(x: float, y: float) -> float:
+    if x > 0.0:
+        p = make_span(x, y)
+    else:
+        p = None
+    return p.lo  # None has no lo: refused, not guessed

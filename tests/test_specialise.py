@@ -16,7 +16,11 @@ from specialise_samples import (
     list_in_one_arm,
     lookup,
     make_pair,
+    make_span,
+    merged_records,
+    reads_a_maybe,
     record_in_a_branch,
+    records_or_none,
     runaway,
     scaled,
     scaled_by,
@@ -114,6 +118,73 @@ def test_lists_are_slots_and_records_merge_across_a_branch() -> None:
     spec2, fast2 = build(list_in_one_arm, {}, NO_INLINE)
     for x, y in ((1.0, 2.0), (2.0, 1.0)):
         assert fast2(x, y) == list_in_one_arm(x, y)
+
+
+def test_a_record_made_on_both_paths_of_a_branch_is_one_variable_per_field() -> None:
+    plan = specialise.Plan(inline=frozenset({make_span}), fold=frozenset())
+    spec, fast = build(merged_records, {}, plan)
+    assert "Span(" not in spec.text, spec.text  # no record object is built
+    for x, y in ((1.0, 2.0), (2.0, 1.0), (-0.5, -0.25), (3.0, 3.0)):
+        assert fast(x, y) == merged_records(x, y)
+
+
+def test_a_record_or_none_is_its_fields_and_a_flag() -> None:
+    plan = specialise.Plan(inline=frozenset({make_span}), fold=frozenset())
+    spec, fast = build(records_or_none, {}, plan)
+    body = spec.text.split("\n    return ")[0]
+    assert "Span(" not in body, body  # built only where it is returned
+    found, total = spec.returned.items
+    assert all(isinstance(v, specialise.Maybe) for v in found.items)
+    cases = (((1.0, -2.0), (0.5, 4.0)), ((-1.0, 2.0), (3.0, -0.25)), ((0.0, 1e-300), (1.0, 2.0)))
+    for xs, ys in cases:
+        assert fast(xs, ys) == records_or_none(xs, ys)
+    with pytest.raises(specialise.Unsupported, match="maybe None"):
+        specialise.specialise(reads_a_maybe, {}, plan)
+
+
+def test_a_renamed_body_keeps_its_values_without_the_moves() -> None:
+    """``body_text(renamed)``: the caller's names for the results; the moves into them are
+    folded away and the values are the readable function's."""
+    plan = specialise.Plan(inline=frozenset({make_span}), fold=frozenset())
+    spec = specialise.specialise(records_or_none, {}, plan)
+    found, total = spec.returned.items
+    renamed = {total.items[0].id: "t0", total.items[1].id: "t1"}
+    for i, m in enumerate(found.items):
+        renamed[m.flag] = f"on{i}"
+        renamed[m.record.items[0].id] = f"lo{i}"
+    text = spec.body_text(renamed)
+    move = r"^ *(t[01]|on[01]|lo[01]) = (?!True|False)[A-Za-z_]\w*$"
+    assert not re.search(move, text, re.M), text
+    for xs, ys in (((1.0, -2.0), (0.5, 4.0)), ((-1.0, 2.0), (3.0, -0.25))):
+        names = {"xs": xs, "ys": ys, **spec.namespace}
+        exec(text, names)  # strict: allow dynamic-code -- the text under test
+        (p0, p1), (t0, t1) = records_or_none(xs, ys)
+        assert (names["t0"], names["t1"]) == (t0, t1)
+        for i, p in enumerate((p0, p1)):
+            assert names[f"on{i}"] == (p is not None)
+            if p is not None:
+                assert names[f"lo{i}"] == p.lo
+
+
+def test_a_move_is_folded_only_where_no_value_is_lost() -> None:
+    """A move stays where its source is read after it, or where its target is named
+    between the source's making and the move."""
+    import ast
+
+    def folded(text: str, out: dict) -> str:
+        stmts = ast.parse(text).body
+        with specialise._Positions():
+            return ast.unparse(ast.Module(specialise._moves_folded(stmts, out, "t"), []))
+
+    assert folded("a = f(1)\nb = a * 2.0\nx = a\n", {"x": "x", "b": "b"}) == (
+        "x = f(1)\nb = x * 2.0"
+    )
+    kept = folded("a = f(1)\nx = a\ny = a + x\n", {"x": "x", "y": "y"})
+    assert "x = a" in kept or "y = x + x" in kept  # a read after the move: read as x
+    assert folded("a = f(1)\nc = x\nx = a\n", {"x": "x", "c": "c"}) == (
+        "a = f(1)\nc = x\nx = a"
+    )  # x read between: its old value is needed
+    assert folded("a = 1.0\na = f(a)\n", {"a": "b"}) == "b = 1.0\nb = f(b)"
 
 
 def test_a_loop_unrolls_into_branches_that_keep_their_counter() -> None:

@@ -45,7 +45,7 @@ from skidpad.engine.commonroad import constraints, mb, mb_fast, tire, tire_fast
 from skidpad.engine.commonroad.params import load_vehicle
 from test_commonroad_mb_fast import mb_input, mb_state
 
-SUITE_SAMPLE = 30
+SUITE_SAMPLE = 33
 FULL_SAMPLE = 64
 SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult}
 
@@ -207,20 +207,20 @@ def fourwheel_family(target, site, rng: random.Random) -> tuple[int, int]:
     def drive(shape, path: str) -> list:
         fw_tire.shape = shape
         fw_tire.shape_nonneg = lambda c, e: frozenset()
-        fastpath._SHAPES.clear()
+        fastpath._TIRES.clear()
         try:
             return fourwheel_states(d, path)
         finally:
             fw_tire.shape, fw_tire.shape_nonneg = real, claims
-            fastpath._SHAPES.clear()
+            fastpath._TIRES.clear()
 
     return compare_paths(drive, new, real)
 
 
 def stage_family(target, site, rng: random.Random) -> tuple[int, int]:
     """As ``fourwheel_family``, for one mutation of a function of a four-wheel stage the
-    fast path derives whole (steering, load transfer, assists, drivetrain, body, suspension,
-    compliance): the
+    fast path derives whole (steering, load transfer, tire forces, assists, drivetrain, body,
+    suspension, compliance): the
     mutant in place of the function in its module, where both paths find it."""
     from skidpad.engine.definition import load_preset
 
@@ -250,6 +250,9 @@ FAMILIES = {
         (
             steering.small_rotation,
             steering.wheel_frames,
+            fw_tire.forces,
+            fw_tire.patch_terms,
+            fw_tire.load_terms,
             assists.steer_scale,
             assists.assisted_steer,
             assists.apply,

@@ -135,27 +135,40 @@ def test_the_claim_is_not_made_where_it_would_fail() -> None:
     assert "angle" not in tire.shape_nonneg(-1.0, 0.5)
 
 
+def _shape_of(c: float, e: float, rho: float) -> float:
+    shp = tire.shape(c, e, rho)
+    return shp
+
+
 @pytest.mark.parametrize("e", SHAPE_E)
-def test_the_fast_paths_shape_gives_the_readable_shapes_bits(e: float) -> None:
-    """The shape the fast path inlines (engine.fastpath, specialised from tire.shape) against
-    tire.shape itself, bit for bit, with nan and zero slips."""
-    from skidpad.engine import fastpath
+def test_the_specialised_shape_gives_the_readable_shapes_bits(e: float) -> None:
+    """The shape as the fast path inlines it (specialised from tire.shape, the kernels by the
+    sign split tire.shape_nonneg declares) against tire.shape itself, bit for bit, with nan
+    and zero slips."""
     from skidpad.engine.floatbits import float_bits
-    from skidpad.engine.specialise import compile_specialised
+    from skidpad.engine.specialise import Plan, compile_specialised, specialise
 
     for c in (1.3, 1.6, -1.0):
-        fast = compile_specialised(fastpath._shape(c, e))
+        nonneg = frozenset((tire.shape, name) for name in tire.shape_nonneg(c, e))
+        plan = Plan(inline=frozenset({tire.shape}), fold=frozenset(), nonneg=nonneg)
+        fast = compile_specialised(specialise(_shape_of, {"c": c, "e": e}, plan))
         for rho in [0.0, 5e-10, math.nan, *_shape_points()]:
             want, got = tire.shape(c, e, rho), fast(rho)
             same = (want != want and got != got) or float_bits(want) == float_bits(got)
             assert same, f"c={c} e={e} rho={rho!r}: {got!r} != {want!r}"
 
 
-def test_the_fast_paths_shape_cache_stays_bounded() -> None:
-    """A verifier builds strangers' definitions: one specialised shape per tire, at most
-    SHAPE_CACHE of them kept."""
-    from skidpad.engine import fastpath
+def test_the_fast_paths_tire_stage_cache_stays_bounded() -> None:
+    """A verifier builds strangers' definitions: one specialised tire stage per set of
+    wheels, at most TIRES_CACHE of them kept."""
+    from types import SimpleNamespace
 
-    for k in range(fastpath.SHAPE_CACHE + 5):
-        fastpath._shape(1.0 + k / 1024.0, 0.5)
-    assert len(fastpath._SHAPES) == fastpath.SHAPE_CACHE
+    from skidpad.engine import fastpath
+    from skidpad.engine.definition import load_preset
+    from skidpad.engine.simulation import Simulation
+
+    sim = Simulation(load_preset("kart"))
+    for k in range(fastpath.TIRES_CACHE + 3):
+        wheels = tuple(w._replace(tire=w.tire._replace(c=1.0 + k / 1024.0)) for w in sim.wheels)
+        fastpath._tires(SimpleNamespace(wheels=wheels, surface=sim.surface, h=sim.h))
+    assert len(fastpath._TIRES) == fastpath.TIRES_CACHE
