@@ -31,6 +31,20 @@ def test_every_adr_is_indexed_with_a_status() -> None:
         assert status.startswith(("accepted", "superseded by")), f"ADR {number}: status {status!r}"
 
 
+ADR_WORDS = 500  # one screen of the project's prose
+
+
+def test_every_adr_is_a_decision_that_fits_one_screen() -> None:
+    """An ADR states a decision, its context and what follows (issue 33): measurements,
+    walkthroughs and progress reports belong to the documentation pages it links."""
+    long = {}
+    for path in sorted(ADR_DIR.glob("[0-9][0-9][0-9][0-9]-*.md")):
+        words = len(path.read_text(encoding="utf-8").split())
+        if words > ADR_WORDS:
+            long[path.name] = words
+    assert not long, f"ADRs over {ADR_WORDS} words: {long}"
+
+
 def test_superseded_adrs_name_an_existing_successor() -> None:
     rows = index_rows()
     for number, (_target, status) in rows.items():
