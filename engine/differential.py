@@ -180,7 +180,7 @@ def solve(
                 i, j = idx
                 dterms.append((kj, b[i] + b[j], d[i] + d[j], cap[i] + cap[j]))
         # the torque that keeps the clutch locked, the brakes' modes iterated from T_c = T_e
-        t = bound(t_e, clutch_cap)[0]
+        t, _ = bound(t_e, clutch_cap)
         eg = eta * g
         egg = eg * g
         prev = -1
@@ -221,7 +221,7 @@ def solve(
         axle_in = xl + xr
         ratio = lsd.power_ratio if axle_in >= 0.0 else lsd.coast_ratio
         lim = lsd.preload + ratio * (axle_in if axle_in >= 0.0 else -axle_in)
-        t = bound(t_req, lim)[0]
+        t, _ = bound(t_req, lim)
         x[left] = xl - t
         x[right] = xr + t
     omega = [0.0, 0.0, 0.0, 0.0]

@@ -390,6 +390,72 @@ def _tires_source(sim: object) -> str:
     return spec.body_text(renamed)
 
 
+def _driveline_of(
+    k: object, eta: float, j_e: float, h: float, b0: float, b1: float, b2: float, b3: float,
+    dg0: float, dg1: float, dg2: float, dg3: float, cap0: float, cap1: float, cap2: float,
+    cap3: float, g: float, w_e: float, t_e: float, c_cap: float,
+) -> tuple:  # fmt: skip
+    sol = differential.solve(
+        k, [b0, b1, b2, b3], [dg0, dg1, dg2, dg3], [cap0, cap1, cap2, cap3], g, eta, w_e, t_e,
+        j_e, c_cap, h,
+    )  # fmt: skip
+    return sol
+
+
+# What the rest of the substep's text calls the driveline solve's results (the lists' items
+# suffixed with the wheel), in the order differential.solve returns them.
+DRIVELINE_NAMES = ("wn", "tb", "held", "xd", "w_e_n", "t_c", "c_locked", "w_out")
+
+
+def _driveline_source(sim: object) -> str:
+    """The coupled driveline solve's text (``differential.solve`` with the bounded solves
+    inlined), its results under the names the rest of the substep reads."""
+    bound = {
+        "k": sim.drive_k.layout,
+        "eta": sim.drive_k.gearbox.efficiency,
+        "j_e": sim.engine_inertia,
+        "h": sim.h,
+    }
+    plan = Plan(
+        # (the bounded solves as differential.solve names them)
+        inline=frozenset({differential.solve, differential.bound, differential.bounded_solve}),
+        fold=frozenset(),
+    )
+    spec = specialise(_driveline_of, bound, plan)
+    sol = spec.returned
+    if not (isinstance(sol, Agg) and len(sol.items) == len(DRIVELINE_NAMES)):
+        raise Unsupported("differential.solve: its result is not a tuple of names")
+    renamed: dict = {}
+    for value, base in zip(sol.items, DRIVELINE_NAMES, strict=True):
+        if isinstance(value, Agg):
+            for i, item in enumerate(value.items):
+                _name_result(renamed, item, f"{base}{i}", "differential.solve")
+        else:
+            _name_result(renamed, value, base, "differential.solve")
+    text = spec.body_text(renamed)
+    _only_known_names(spec, text, "differential.solve")
+    return text
+
+
+def _name_result(renamed: dict, value: object, target: str, label: str) -> None:
+    """``renamed[value] = target`` for a result that is a name of its own in the text."""
+    if not isinstance(value, ast.Name) or value.id in renamed:
+        raise Unsupported(f"{label}: {target} is not a value of its own")
+    renamed[value.id] = target
+
+
+def _only_known_names(spec: Specialised, text: str, label: str) -> None:
+    """A derived stage's ``text`` names nothing beyond the fast path's own locals and the
+    built-ins."""
+    known = {**BUILTINS, **namespace()}
+    named = {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)}
+    foreign = sorted(
+        n for n in sorted(named & set(spec.namespace)) if spec.namespace[n] is not known.get(n)
+    )
+    if foreign:
+        raise Unsupported(f"{label}: needs the names {foreign}")
+
+
 def _derived(wrapper: Callable, bound: dict, *functions: Callable) -> str:
     """The text of ``wrapper``'s body with ``functions`` inlined and ``bound`` folded."""
     plan = Plan(inline=frozenset(functions), fold=frozenset())
@@ -416,185 +482,6 @@ def _tire_names(sim: object) -> dict:
             raise Unsupported(f"tire.forces: needs the name {name}")
         out[name] = value
     return out
-
-
-# The coupled driveline solve of engine.differential.solve, unrolled over the driveline tree.
-CLUTCH_SOLVE = """\
-if g == 0.0 or c_cap <= 0.0:
-    t_c = 0.0
-    c_locked = False
-else:
-{merged}
-    if -c_cap <= t_e <= c_cap:
-        t = t_e
-    else:
-        t = c_cap if t_e > 0.0 else -c_cap
-    eg = {eta} * g
-    egg = eg * g
-{hoisted}
-    num_e = w_e + {h_over_j} * t_e
-    prev = -1
-    for _ in range({max_iter}):
-        modes = 0
-{modes}
-        if modes == prev:
-            break
-        num = num_e
-        den = {h_over_j}
-{terms}
-        t = num / den
-        prev = modes
-    if -c_cap <= t <= c_cap:
-        t_c = t
-        c_locked = True
-    else:
-        t_c = c_cap if t > 0.0 else -c_cap
-        c_locked = False
-t_out = {eta} * g * t_c
-xd0 = {wt0} * t_out
-xd1 = {wt1} * t_out
-xd2 = {wt2} * t_out
-xd3 = {wt3} * t_out
-"""
-
-# One body's mode (free, or held at +/- its capacity) at the current clutch torque; the
-# solve's sums depend on the modes alone, so when they repeat the clutch torque stands.
-CLUTCH_MODE = """\
-req = {b} + egk{bit} * t
-if not -{c} <= req <= {c}:
-    if req > 0.0:
-        modes += {bit}
-    else:
-        modes += {bit2}
-"""
-
-CLUTCH_TERM = """\
-if modes & {both}:
-    tb = {c} if modes & {bit} else -{c}
-    inv = {kj} / {d}
-    num -= g * ({b} - tb) * inv
-    den += eggk{bit} * inv
-"""
-
-LSD_SIDE = """\
-req = b{i} + xd{i}
-if -cap{i} <= req <= cap{i}:
-    w{side} = 0.0
-    g{side} = 0.0
-else:
-    w{side} = (req - (cap{i} if req > 0.0 else -cap{i})) / dg{i}
-    g{side} = 1.0 / dg{i}
-"""
-
-LSD = """\
-if gl + gr != 0.0:
-    t_req = (wl - wr) / (gl + gr)
-    axle_in = xd{l} + xd{r}
-    lim = {pre} + ({pr} if axle_in >= 0.0 else {cr}) * (axle_in if axle_in >= 0.0 else -axle_in)
-    t = t_req if -lim <= t_req <= lim else (lim if t_req > 0.0 else -lim)
-    xd{l} = xd{l} - t
-    xd{r} = xd{r} + t
-"""
-
-BODY_ONE = """\
-req = b{i} + xd{i}
-if -cap{i} <= req <= cap{i}:
-    tb{i} = req
-    held{i} = True
-    wn{i} = 0.0
-else:
-    tb = cap{i} if req > 0.0 else -cap{i}
-    wn{i} = (req - tb) / dg{i}
-    tb{i} = tb
-    held{i} = False
-    w_out += {kj} * wn{i}
-"""
-
-BODY_PAIR = """\
-cj = cap{i} + cap{j}
-req = (b{i} + b{j}) + (xd{i} + xd{j})
-if -cj <= req <= cj:
-    w = 0.0
-    tb = req
-    hd = True
-else:
-    tb = cj if req > 0.0 else -cj
-    w = (req - tb) / (dg{i} + dg{j})
-    hd = False
-tb{i} = tb * (cap{i} / cj if cj > 0.0 else 0.5)
-tb{j} = tb - tb{i}
-wn{i} = wn{j} = w
-held{i} = held{j} = hd
-xd{i} = dg{i} * w - b{i} + tb{i}
-xd{j} = dg{j} * w - b{j} + tb{j}
-w_out += {kj} * w
-"""
-
-ENGINE_SPEED = """\
-if c_locked:
-    w_e_n = g * w_out
-else:
-    w_e_n = w_e + {h_over_j} * (t_e - t_c)
-"""
-
-
-def solve_source(sim: object) -> str:
-    """The text of the coupled driveline solve for ``sim``'s driveline tree."""
-    dk = sim.drive_k.layout
-    h_over_j = num(sim.h / sim.engine_inertia)
-    eta = num(sim.drive_k.gearbox.efficiency)
-    merged = ""
-    modes = ""
-    terms = ""
-    hoisted = ""
-    bit = 1
-    for n in dk.driven:
-        body = dk.bodies[n]
-        kj = body.weight
-        bit *= 4
-        if len(body.wheels) == 1:
-            i = body.wheels[0]
-            b, d, c = f"b{i}", f"dg{i}", f"cap{i}"
-        else:
-            i, j = body.wheels
-            merged += f"bm{n} = b{i} + b{j}\ndm{n} = dg{i} + dg{j}\ncm{n} = cap{i} + cap{j}\n"
-            b, d, c = f"bm{n}", f"dm{n}", f"cm{n}"
-        modes += CLUTCH_MODE.format(b=b, c=c, bit=str(bit), bit2=str(2 * bit))
-        terms += CLUTCH_TERM.format(b=b, d=d, c=c, kj=num(kj), bit=str(bit), both=str(3 * bit))
-        # eg·kj and egg·kj are the same products in every iteration: formed once per solve
-        hoisted += f"egk{bit} = eg * {num(kj)}\neggk{bit} = egg * {num(kj)}\n"
-    out = CLUTCH_SOLVE.format(
-        merged=_indent(merged, 4) if merged else "    pass",
-        eta=eta,
-        max_iter=str(differential.MAX_ITER),
-        h_over_j=h_over_j,
-        modes=_indent(modes, 8),
-        terms=_indent(terms, 8),
-        hoisted=_indent(hoisted.rstrip("\n"), 4),
-        wt0=num(dk.weights[0]),
-        wt1=num(dk.weights[1]),
-        wt2=num(dk.weights[2]),
-        wt3=num(dk.weights[3]),
-    )
-    for lsd in dk.lsds:
-        left, right = str(lsd.left), str(lsd.right)
-        out += LSD_SIDE.format(i=left, side="l") + LSD_SIDE.format(i=right, side="r")
-        out += LSD.format(
-            l=left,
-            r=right,
-            pre=num(lsd.preload),
-            pr=num(lsd.power_ratio),
-            cr=num(lsd.coast_ratio),
-        )
-    out += "w_out = 0.0\n"
-    for body in dk.bodies:
-        kj = num(body.weight)
-        if len(body.wheels) == 1:
-            out += BODY_ONE.format(i=str(body.wheels[0]), kj=kj)
-        else:
-            i, j = body.wheels
-            out += BODY_PAIR.format(i=str(i), j=str(j), kj=kj)
-    return out + ENGINE_SPEED.format(h_over_j=h_over_j)
 
 
 # The deflection update of one patch after the solve (both solves use it).
@@ -839,7 +726,7 @@ def source(sim: object, probed: bool = False) -> str:
         powertrain.update_throttle, powertrain.torque, powertrain.motor_torque, clutch.capacity,
     )  # fmt: skip
     sub += tap(PROBE_DRIVETRAIN)
-    solve = solve_source(sim)
+    solve = "# wheel_solve: the driveline\n" + _driveline_source(sim)
     sub += solve
     sub += "".join(DEFLECT.format(**wheel_k[i]) for i in WHEELS)
     sub += "redo = False\n" + "".join(SLIDE.format(**wheel_k[i]) for i in WHEELS)

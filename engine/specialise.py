@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import keyword
 import operator
 import textwrap
 import threading  # strict: allow banned-import -- a lock for process-wide ast attributes
@@ -267,7 +268,7 @@ class _Unit:
     def fresh(self, base: str) -> str:
         base = base.strip("_") or "t"
         name = base
-        while name in self.used:
+        while name in self.used or keyword.iskeyword(name):
             self.count += 1
             name = f"{base}_{self.count}"
         self.used.add(name)
@@ -325,6 +326,7 @@ class _Scope:
         self.result_may_be_record = False
         self.names: dict[str, str] = {}  # local -> its name in the generated text
         self.depth = 0  # inside branches whose test is not constant
+        self.list_depth: dict[str, int] = {}  # a list held as a value -> the depth it was bound
         self.pending: list = []  # statements a call inlined from the current statement needs
         self.chain: frozenset = frozenset({fn})  # the calls being inlined here (no recursion)
 
@@ -348,7 +350,7 @@ class _Scope:
             if self.level == 0:
                 got = self.unit.fresh(local)
             else:
-                got = f"_{local.strip('_')}_{self.level}"
+                got = f"_{local.strip('_') or 'unused'}_{self.level}"
                 self.unit.used.add(got)
             self.names[local] = got
         return got
@@ -685,7 +687,7 @@ class _Scope:
         ``ends``, if given, receives those values instead, for :meth:`_merge` to assign."""
         self._restore(saved)
         made = write()
-        if not (made and isinstance(made[-1], ast.Return)):
+        if not (made and isinstance(made[-1], ast.Return | ast.Break)):
             held = {
                 local: v
                 for local, v in self.records.items()
@@ -811,9 +813,15 @@ class _Scope:
         elif isinstance(s, ast.Expr):
             if isinstance(s.value, ast.Constant):
                 return []
-            made = [ast.Expr(self.expr(self.value(s.value), "c"))]
+            appended = _appended(s.value)
+            if appended is not None:
+                made = self._append(*appended)
+            else:
+                made = [ast.Expr(self.expr(self.value(s.value), "c"))]
         elif isinstance(s, ast.Pass):
             made = []
+        elif isinstance(s, ast.Break) and self.kept is not None:
+            made = [*self._leave_pass(), ast.Break()]
         elif isinstance(s, ast.Raise):
             made = [ast.Raise(self.expr(self.value(s.exc), "c"), None)]
         else:
@@ -854,6 +862,20 @@ class _Scope:
                 return out + [
                     _assign(t, ast.Name(m, ast.Load())) for t, m in zip(targets, temps, strict=True)
                 ]  # noqa: E501
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(target, ast.Tuple)
+            and all(isinstance(e, ast.Name | ast.Subscript) for e in names)
+        ):  # a, x[i] = f(...): the call's results in names of their own, then stored
+            func = self.value(value.func)
+            fn = func.value if isinstance(func, K) else None
+            if fn is not None and self.inlines(fn):
+                args = [self.value(a) for a in value.args]
+                temps = [self.unit.fresh("r") for _ in names]
+                out = self.inline_call(fn, args, temps, self._nonneg(value.args))
+                for e, m in zip(names, temps, strict=True):
+                    out += self._bind(e, ast.Name(m, ast.Load()))
+                return out
         return self._bind(target, self.value(value))
 
     def _bind(self, target: ast.expr, v: K | Agg | ast.expr) -> list:
@@ -877,13 +899,18 @@ class _Scope:
             if isinstance(v, K) and target.id != RESULT:  # in a branch: known along its path
                 self.env[target.id] = v
                 return []
-            # a record bound in a branch stays one until the branch's end (_arm, _merge); a
-            # list there, or what an inlined call returns from a branch, is an object
+            # a record bound in a branch stays one until the branch's end (_arm, _merge); so
+            # does a list begun empty there, grown by append (other lists there, and what an
+            # inlined call returns from a branch, are objects)
             record_here = isinstance(v, Agg) and (
-                self.depth == 0 or (v.cls is not list and target.id != RESULT)
+                self.depth == 0
+                or (target.id != RESULT and (v.cls is not list or not v.items))
             )
             if record_here:
-                return self._bind_record(target.id, v)
+                made = self._bind_record(target.id, v)
+                if v.cls is list:
+                    self.list_depth[target.id] = self.depth
+                return made
             if isinstance(v, Maybe) and target.id != RESULT:
                 self._forget(target.id)
                 self.records[target.id] = v
@@ -978,6 +1005,39 @@ class _Scope:
         self.env.pop(local, None)
         self.records.pop(local, None)
         self.slotted.discard(local)
+        self.list_depth.pop(local, None)
+
+    def _append(self, local: str, item: ast.expr) -> list:
+        """``local.append(item)`` for a list the specialiser holds as a value: one item
+        longer, its value settled here (a list bound outside the current branch is refused:
+        the other path would not see the item)."""
+        held = self.records.get(local)
+        if held is None and local not in self.env:  # a list object: its own append
+            return [ast.Expr(self.expr(self.value(ast.Call(
+                ast.Attribute(ast.Name(local, ast.Load()), "append", ast.Load()), [item], []
+            )), "c"))]  # fmt: skip
+        if not (
+            isinstance(held, Agg)
+            and held.cls is list
+            and self.list_depth.get(local) == self.depth
+        ):
+            raise Unsupported(f"{self.fn.__qualname__}: append to {local}, not a list value here")
+        v = self.value(item)
+        out: list = []
+        if local in self.slotted:  # one more variable
+            if isinstance(v, Agg):
+                raise Unsupported(f"{self.fn.__qualname__}: a record appended to {local}")
+            (name,) = self._slot_names(f"{local}_{len(held.items)}", 1)
+            self.records[local] = Agg(list, (*held.items, ast.Name(name, ast.Load())))
+            return [_assign(name, self.expr(v, name))]
+        if isinstance(v, Agg):
+            out, v = self._settle(v, f"{local}_{len(held.items)}")
+        elif not isinstance(v, K | ast.Name):
+            name = self.unit.field_name(f"{local}_{len(held.items)}")
+            out = [_assign(name, self.expr(v, name))]
+            v = ast.Name(name, ast.Load())
+        self.records[local] = Agg(list, (*held.items, v))
+        return out
 
     # ------------------------------------------------------------------ slots
     def _slot_names(self, local: str, n: int) -> list[str]:
@@ -1003,6 +1063,7 @@ class _Scope:
             out.append(_assign(name, self.expr(item, name)))
         self.records[local] = Agg(v.cls, tuple(ast.Name(n, ast.Load()) for n in names))
         self.slotted.add(local)
+        self.list_depth[local] = self.depth
         return out
 
     def _fits(self, local: str, v: Agg) -> bool:
@@ -1051,8 +1112,10 @@ class _Scope:
         out_of_range = ast.Raise(ast.Call(ast.Name("IndexError", ast.Load()), [message], []), None)
         if isinstance(index, K):
             i = index.value
-            if type(i) is not int:
-                raise Unsupported(f"{self.fn.__qualname__}: an index that is not an int")
+            if type(i) is not int:  # raised when it runs, as the readable store raises it
+                message = ast.Constant(f"list indices must be integers, not {type(i).__name__}")
+                error = ast.Call(ast.Name("TypeError", ast.Load()), [message], [])
+                return [ast.Raise(error, None)]
             if not -n <= i < n:
                 return [out_of_range]
             if op is None and isinstance(v, Agg | Maybe) and self.depth == 0:
@@ -1151,27 +1214,119 @@ class _Scope:
 
     def _for(self, s: ast.For) -> list:
         it = self.value(s.iter)
-        if s.orelse or not isinstance(it, K):
+        if s.orelse:
+            raise Unsupported(f"{self.fn.__qualname__}: a loop with else")
+        if isinstance(it, Agg):  # a list or tuple of known length: its items, in order
+            items: Iterable = it.items
+        elif isinstance(it, K):
+            items = [K(x) for x in it.value]
+        else:
             raise Unsupported(f"{self.fn.__qualname__}: a loop over values not known now")
-        if any(isinstance(n, ast.Break | ast.Continue) for n in ast.walk(s)):
-            raise Unsupported(f"{self.fn.__qualname__}: break or continue in an unrolled loop")
+        if _breaks(s.body):  # left when it runs: kept a loop
+            return self._kept_loop(s, it)
+        body = _continue_lowered(s)
         pending, self.pending = self.pending, []
         out = pending
         self.loops += 1
-        for item in it.value:
-            self._bind_loop(s.target, item)
-            out += self.block(s.body)
+        for item in items:
+            out += self._bind_loop(s.target, item)
+            out += self.block(body)
         self.loops -= 1
         return out
 
-    def _bind_loop(self, target: ast.expr, item: object) -> None:
-        if isinstance(target, ast.Name):
-            self.env[target.id] = K(item)
-        elif isinstance(target, ast.Tuple):
-            for e, x in zip(target.elts, item, strict=True):
-                self._bind_loop(e, x)
-        else:
-            raise Unsupported(f"{self.fn.__qualname__}: loop target")
+    #: in a kept loop's body: the locals it assigns that a later pass or the code after the
+    #: loop reads (see _kept_loop); None outside one
+    kept: frozenset | None = None
+
+    def _kept_loop(self, s: ast.For, it: object) -> list:
+        """``for _ in range(n)`` whose body may ``break`` on a test known only when it runs:
+        written as a loop. What the body assigns is a variable before it and at its end
+        (each pass starts from the variables); inside one pass, what it knows it keeps."""
+        if not (
+            isinstance(it, K)
+            and isinstance(it.value, range)
+            and isinstance(s.target, ast.Name)
+            and s.target.id not in self.parsed.loads
+        ):
+            raise Unsupported(f"{self.fn.__qualname__}: a loop with break over {s.iter!r}")
+        if _breaks(s.body, (ast.Continue, ast.Return)):
+            raise Unsupported(f"{self.fn.__qualname__}: a kept loop with continue or return")
+        stores: set = set()
+        for st in s.body:
+            stores |= _stores(st)
+        # what a pass must leave in variables: what the next pass or the code after reads
+        kept_here = frozenset(_carried(s.body, stores) | self._read_after(s, stores))
+        pending, self.pending = self.pending, []
+        out = pending + self._materialise(s.body, keep=frozenset(stores) - kept_here)
+        for local in sorted(stores):
+            if local in self.records and local not in self.slotted:
+                raise Unsupported(f"{self.fn.__qualname__}: a record rebound in a kept loop")
+            if local not in kept_here and local not in self.slotted:
+                self._forget(local)  # each pass binds it before reading it
+        kept, self.kept = self.kept, kept_here
+        self.loops += 1
+        body = self.block(s.body)
+        body += self._leave_pass()
+        self.loops -= 1
+        self.kept = kept
+        for local in sorted(stores):
+            if local not in self.slotted:
+                self._forget(local)
+        r = it.value  # (the pass counter is not read: only the number of passes matters)
+        if len(r) == 0:
+            return out
+        counter = self.unit.fresh("passes")
+        hoisted, body = _hoisted(body, counter, self.unit)
+        count = [ast.Constant(r.start), ast.Constant(r.stop), ast.Constant(r.step)]
+        loop = ast.For(
+            ast.Name(counter, ast.Store()),
+            ast.Call(ast.Name("range", ast.Load()), count, []),
+            body,
+            [],
+        )
+        return [*out, *hoisted, loop]
+
+    def _read_after(self, s: ast.stmt, names: set) -> set:
+        """The ``names`` something after ``s`` may read: read below it in the function (by
+        line), or anywhere but in it when an enclosing loop runs it again."""
+        if self.loops:
+            return {x for x in names if self.parsed.loads.get(x, 0) > _loads_in([s], x)}
+        end = s.end_lineno or 0
+        return {
+            n.id
+            for st in self.parsed.body
+            for n in ast.walk(st)
+            if isinstance(n, ast.Name)
+            and n.id in names
+            and isinstance(n.ctx, ast.Load)
+            and (getattr(n, "lineno", None) or end + 1) > end
+        }
+
+    def _leave_pass(self) -> list:
+        """Before a kept loop's pass ends (or breaks): what it knows of the locals it
+        assigns, assigned (the next pass, and what follows the loop, read the variables)."""
+        out = []
+        for local in sorted(self.kept or ()):
+            if local in self.env:
+                out.append(_assign(self.name_of(local), self.expr(self.env[local], local)))
+            elif local in self.records and local not in self.slotted:
+                raise Unsupported(f"{self.fn.__qualname__}: a record rebound in a kept loop")
+        return out
+
+    def _bind_loop(self, target: ast.expr, item: object) -> list:
+        """``target = item`` for one pass of an unrolled loop (a constant is known)."""
+        if isinstance(item, K) and isinstance(target, ast.Name):
+            self._forget(target.id)
+            self.env[target.id] = item
+            return []
+        if isinstance(item, K) and isinstance(target, ast.Tuple):
+            out: list = []
+            for e, x in zip(target.elts, item.value, strict=True):
+                out += self._bind_loop(e, K(x))
+            return out
+        if isinstance(target, ast.Name | ast.Tuple):
+            return self._bind(target, item)
+        raise Unsupported(f"{self.fn.__qualname__}: loop target")
 
 
 _KERNELS = frozenset(SIGN_SPLIT)
@@ -1219,6 +1374,135 @@ def _truth(test: object) -> object:
     if not kept:
         return K(not is_or)
     return kept[0] if len(kept) == 1 else ast.BoolOp(test.op, kept)
+
+
+def _breaks(stmts: list, kinds: tuple = (ast.Break,)) -> bool:
+    """Whether ``stmts`` (a loop's body) hold one of ``kinds`` for that loop (not for a
+    loop inside it): by default, whether they break out of it."""
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, kinds):
+            return True
+        if isinstance(node, ast.For | ast.While | ast.FunctionDef):
+            continue
+        stack += [c for c in ast.iter_child_nodes(node) if isinstance(c, ast.stmt)]
+    return False
+
+
+_PURE_OPS = (ast.Add, ast.Sub, ast.Mult)  # on floats these never raise: safe to run early
+
+
+def _hoisted(body: list, counter: str, unit: _Unit) -> tuple[list, list]:
+    """The products and sums of a loop's ``body`` that read nothing the loop assigns, each
+    computed once before it (``(statements before the loop, the body)``): the same
+    operations on the same values, in the loop's first pass or before it. Only ``+ - *``
+    move, which raise nothing, so one computed for a pass that would not need it costs
+    time, never a result. ``counter``: the loop's own variable."""
+    assigned = {counter}
+    for st in body:
+        assigned |= {
+            n.id for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+    names: dict = {}  # the dump of an invariant expression -> its variable
+    before: list = []
+
+    def invariant(node: ast.expr) -> bool:
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, float | int) and not isinstance(node.value, bool)
+        if isinstance(node, ast.Name):
+            return node.id not in assigned
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return invariant(node.operand)
+        return (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, _PURE_OPS)
+            and invariant(node.left)
+            and invariant(node.right)
+        )
+
+    def reads_a_name(node: ast.expr) -> bool:
+        return any(isinstance(n, ast.Name) for n in ast.walk(node))
+
+    class Hoist(ast.NodeTransformer):
+        def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
+            if isinstance(node.op, _PURE_OPS) and invariant(node) and reads_a_name(node):
+                key = ast.dump(node)
+                name = names.get(key)
+                if name is None:
+                    name = names[key] = unit.fresh("inv")
+                    before.append(_assign(name, node))
+                return ast.Name(name, ast.Load())
+            return self.generic_visit(node)
+
+    body = [Hoist().visit(_clone(st, {})) for st in body]
+    return before, body
+
+
+def _carried(body: list, stores: set) -> set:
+    """The names of ``stores`` that ``body`` (a loop's) may read before it assigns them:
+    what one pass hands the next."""
+    out: set = set()
+    assigned: set = set()
+    for st in body:
+        loads = {
+            n.id for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        }
+        if isinstance(st, ast.For):  # its target is bound before its body reads it
+            loads -= _stores(st.target)
+            assigned |= _stores(st.target)
+        out |= (loads & stores) - assigned
+        if isinstance(st, ast.Assign):
+            assigned |= {t.id for t in st.targets if isinstance(t, ast.Name)}
+    return out
+
+
+_LOWERED: dict = {}
+
+
+def _continue_lowered(loop: ast.For) -> list:
+    """The body of an unrolled ``loop`` with each ``if test: ... continue`` made
+    ``if test: ... else: <the rest of the body>`` (cached by the loop's node)."""
+    got = _LOWERED.get(loop)
+    if got is None:
+        got = _LOWERED[loop] = _lower_continues(loop.body, loop)
+    return got
+
+
+def _lower_continues(stmts: list, loop: ast.For) -> list:
+    out: list = []
+    for k, st in enumerate(stmts):
+        if isinstance(st, ast.Continue):
+            return out  # the rest of the pass is not run
+        if (
+            isinstance(st, ast.If)
+            and st.body
+            and isinstance(st.body[-1], ast.Continue)
+            and not st.orelse
+        ):
+            body = _lower_continues(st.body[:-1], loop) or [ast.Pass()]
+            rest = _lower_continues(stmts[k + 1 :], loop)
+            return [*out, ast.If(st.test, body, rest)]
+        inner = [n for n in ast.walk(st) if isinstance(n, ast.Continue)]
+        nested = [n for n in ast.walk(st) if isinstance(n, ast.For | ast.While)]
+        if inner and not nested:
+            raise Unsupported(f"line {st.lineno}: continue not at the end of an if's body")
+        out.append(st)
+    return out
+
+
+def _appended(call: ast.expr) -> tuple[str, ast.expr] | None:
+    """``(x, item)`` for ``x.append(item)``, else None."""
+    if (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "append"
+        and isinstance(call.func.value, ast.Name)
+        and len(call.args) == 1
+        and not call.keywords
+    ):
+        return call.func.value.id, call.args[0]
+    return None
 
 
 def _merged_shape(a: object, b: object) -> Agg | None:
@@ -1321,7 +1605,9 @@ def _moves_folded(stmts: list, renamed: dict, label: str) -> list:
     taken = (used - set(renamed)) & set(renamed.values())
     if taken or len(set(renamed.values())) != len(renamed):
         raise Unsupported(f"{label}: renamed onto a name in use {sorted(taken)}")
-    folded = _fold_block(_forward_moves(stmts, cache), set(renamed), cache)[0]
+    outputs = frozenset(renamed)
+    stmts = _threaded(stmts)
+    folded = _fold_block(_forward_moves(stmts, cache, outputs), set(outputs), cache)[0]
     return _renamed_block(folded, renamed, cache)
 
 
@@ -1384,37 +1670,150 @@ def _collect_names(node: ast.AST, loads: set, stores: set) -> None:
 
 
 def _move(st: ast.stmt) -> tuple[str, ast.expr] | None:
-    """``(x, value)`` for ``x = value`` with ``value`` a name or a constant, else None."""
+    """``(x, value)`` for ``x = value`` with ``value`` a name, a constant or a tuple of them
+    (nothing to compute), else None."""
     if (
         isinstance(st, ast.Assign)
         and len(st.targets) == 1
         and isinstance(st.targets[0], ast.Name)
-        and isinstance(st.value, ast.Name | ast.Constant)
+        and _plain(st.value)
     ):
         return st.targets[0].id, st.value
     return None
 
 
-def _forward_moves(stmts: list, cache: dict) -> list:
-    """After ``x = y`` (two names), the statements of its block (and their branches) read
-    ``x`` for ``y`` up to the first that assigns either; branches are done the same way."""
+def _plain(value: ast.expr) -> bool:
+    if isinstance(value, ast.Tuple):
+        return all(_plain(e) for e in value.elts)
+    return isinstance(value, ast.Name | ast.Constant)
+
+
+THREAD_BETWEEN = 3  # plain assignments a branch on a flag may be threaded past (copied)
+
+
+def _threaded(stmts: list) -> list:
+    """``if t: ...; f = True else: ...; f = False`` followed by ``if f: A else: B`` made
+    ``if t: ...; f = True; A else: ...; f = False; B``: each path runs what it ran, with one
+    test fewer (the flag is known at the end of each arm; a few plain assignments between
+    the two, which do not name the flag, are copied into both arms)."""
     out: list = []
-    active: dict = {}  # y -> x: the moves in force here
+    k = 0
+    while k < len(stmts):
+        st = stmts[k]
+        if isinstance(st, ast.If):
+            st = ast.If(st.test, _threaded(st.body), _threaded(st.orelse))
+            while True:
+                merged = _thread_once(st, stmts, k + 1)
+                if merged is None:
+                    break
+                st, k = merged
+        elif isinstance(st, ast.For):
+            st = ast.For(st.target, st.iter, _threaded(st.body), st.orelse)
+        out.append(st)
+        k += 1
+    return out
+
+
+def _thread_once(first: ast.If, stmts: list, at: int) -> tuple[ast.If, int] | None:
+    """``first`` with the branch on its flag that follows it (from ``stmts[at]``) threaded
+    into its arms, and the index of the last statement taken; None if none follows."""
+    between: list = []
+    j = at
+    while j < len(stmts) and len(between) <= THREAD_BETWEEN:
+        nxt = stmts[j]
+        flag = _flag_test(nxt)
+        if flag is not None:
+            name, negated = flag
+            ends = (_known_at_end(first.body, name), _known_at_end(first.orelse, name))
+            if None in ends or any(name in _mentions_all(b) for b in between):
+                return None
+            arms = []
+            for arm, value in zip((first.body, first.orelse), ends, strict=True):
+                taken = nxt.body if bool(value) != negated else nxt.orelse
+                rest = [x for x in taken if not isinstance(x, ast.Pass)]
+                arms.append([x for x in arm if not isinstance(x, ast.Pass)] + between + rest)
+            return ast.If(first.test, arms[0] or [ast.Pass()], arms[1]), j
+        if not (
+            isinstance(nxt, ast.Assign)
+            and all(isinstance(t, ast.Name) for t in nxt.targets)
+            and not _calls(nxt.value)
+        ):
+            return None
+        between.append(nxt)
+        j += 1
+    return None
+
+
+def _flag_test(st: ast.stmt) -> tuple[str, bool] | None:
+    """``(f, negated)`` for ``if f:`` or ``if not f:``, else None."""
+    if not isinstance(st, ast.If):
+        return None
+    test = st.test
+    if isinstance(test, ast.Name):
+        return test.id, False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        if isinstance(test.operand, ast.Name):
+            return test.operand.id, True
+    return None
+
+
+def _known_at_end(arm: list, name: str) -> bool | None:
+    """The truth of ``name`` at the end of ``arm`` when its last store there is a constant
+    at the arm's top level (nothing after it stores the name), else None."""
+    for st in reversed(arm):
+        if name not in _stored_names(st):
+            continue
+        if (
+            isinstance(st, ast.Assign)
+            and len(st.targets) == 1
+            and isinstance(st.targets[0], ast.Name)
+            and isinstance(st.value, ast.Constant)
+        ):
+            return bool(st.value.value)
+        return None
+    return None
+
+
+def _stored_names(st: ast.stmt) -> set:
+    names = (n for n in ast.walk(st) if isinstance(n, ast.Name))
+    return {n.id for n in names if not isinstance(n.ctx, ast.Load)}
+
+
+def _mentions_all(st: ast.stmt) -> set:
+    return {n.id for n in ast.walk(st) if isinstance(n, ast.Name)}
+
+
+def _forward_moves(stmts: list, cache: dict, outputs: frozenset = frozenset()) -> list:
+    """After ``x = y`` (two names), the statements of its block (and their branches) read
+    one for the other up to the first that assigns either: ``x`` for ``y`` when ``x`` is
+    one of the ``outputs`` (so ``y`` may die at the move), else ``y`` for ``x`` (so the
+    move may die). Branches and a loop's pass are done the same way on their own."""
+    out: list = []
+    active: dict = {}  # a name read -> the name read for it: the moves in force here
     for st in stmts:
         if isinstance(st, ast.If):
-            st = ast.If(st.test, _forward_moves(st.body, cache), _forward_moves(st.orelse, cache))
+            body = _forward_moves(st.body, cache, outputs)
+            st = ast.If(st.test, body, _forward_moves(st.orelse, cache, outputs))
+        elif isinstance(st, ast.For):  # (each pass on its own: what a pass moves, it reads)
+            st = ast.For(st.target, st.iter, _forward_moves(st.body, cache, outputs), st.orelse)
         loads, stores = _names_of(st, cache)
         ended = {y for y, x in active.items() if y in stores or x in stores}
-        if ended and isinstance(st, ast.Assign):  # its value is read before its store
-            value = _clone(st.value, active) if loads & set(active) else st.value
-            st = ast.Assign(st.targets, value)
-        elif not ended and loads & set(active):
-            st = _clone(st, active)
+        if isinstance(st, ast.Assign) and all(isinstance(t, ast.Name) for t in st.targets):
+            if loads & set(active):  # its value is read before its store
+                st = ast.Assign(st.targets, _clone(st.value, active))
+        else:  # the moves no part of it assigns hold all through it
+            holding = {y: x for y, x in active.items() if y not in ended}
+            if loads & set(holding):
+                st = _clone(st, holding)
         for y in sorted(ended):
             del active[y]
         move = _move(st)
         if move is not None and isinstance(move[1], ast.Name) and move[0] != move[1].id:
-            active[move[1].id] = move[0]
+            x, y = move[0], move[1].id
+            if x in outputs:
+                active[y] = x
+            else:
+                active[x] = y
         out.append(st)
     return out
 
@@ -1435,6 +1834,13 @@ def _fold_block(stmts: list, live_out: set, cache: dict) -> tuple[list, set]:
             before = set(_names_of(st.test, cache)[0]) | live_b | live_e
         elif isinstance(st, ast.Assign):
             before = (live - _names_of(st, cache)[1]) | _names_of(st.value, cache)[0]
+        elif isinstance(st, ast.For) and not st.orelse:
+            # a pass may read what any pass stores: its body's stores live on to the loop's
+            # reads; the loop may run no pass, so it kills nothing
+            loop_loads = _names_of(st, cache)[0]
+            body, _ = _fold_block(st.body, live | loop_loads, cache)
+            st = ast.For(st.target, st.iter, body or [ast.Pass()], [])
+            before = live | loop_loads
         else:  # anything else: as if it read every name it names
             loads, stores = _names_of(st, cache)
             before = live | loads | stores

@@ -171,3 +171,30 @@ def reads_a_maybe(x: float, y: float) -> float:
     else:
         p = None
     return p.lo  # None has no lo: refused, not guessed
+
+
+def settle(x: float, w: tuple, cap: float) -> tuple:
+    """A fixed point with a kept loop (break on a test known when it runs), a list built
+    by append in a branch, an unrolled loop over it with continue."""
+    if x == 0.0:
+        t = 0.0
+        prev = -1
+    else:
+        terms = []
+        for k in w:
+            terms.append((k, k * x))
+        t = x
+        prev = -1
+        for _ in range(4):
+            count = 0
+            acc = 0.0
+            for k, kx in terms:
+                if kx * t > cap:
+                    continue  # saturated: adds nothing
+                count += 1
+                acc += k * t * (x + cap)  # (x + cap): the same in every pass
+            t = 0.5 * (t + acc)
+            if count == prev:
+                break
+            prev = count
+    return t, prev

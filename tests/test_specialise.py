@@ -25,6 +25,7 @@ from specialise_samples import (
     scaled,
     scaled_by,
     scales,
+    settle,
     unread_division,
     unsupported,
     uses_a_default,
@@ -169,12 +170,7 @@ def test_a_renamed_body_keeps_its_values_without_the_moves() -> None:
 def test_a_move_is_folded_only_where_no_value_is_lost() -> None:
     """A move stays where its source is read after it, or where its target is named
     between the source's making and the move."""
-    import ast
-
-    def folded(text: str, out: dict) -> str:
-        stmts = ast.parse(text).body
-        with specialise._Positions():
-            return ast.unparse(ast.Module(specialise._moves_folded(stmts, out, "t"), []))
+    folded = _folded
 
     assert folded("a = f(1)\nb = a * 2.0\nx = a\n", {"x": "x", "b": "b"}) == (
         "x = f(1)\nb = x * 2.0"
@@ -185,6 +181,50 @@ def test_a_move_is_folded_only_where_no_value_is_lost() -> None:
         "a = f(1)\nc = x\nx = a"
     )  # x read between: its old value is needed
     assert folded("a = 1.0\na = f(a)\n", {"a": "b"}) == "b = 1.0\nb = f(b)"
+
+
+def test_a_loop_that_breaks_is_kept_and_a_list_grows_by_append() -> None:
+    # the loop that breaks on a test known only when it runs stays a loop; the list built
+    # by append in a branch is its items, and the loop over it unrolls (its continue made
+    # an else); what one pass hands the next (t, prev) is a variable, nothing else is
+    w = (0.5, 1.5, 2.0)
+    spec, fast = build(settle, {"w": w})
+    assert spec.text.count("for ") == 1 and "break" in spec.text, spec.text
+    assert "append" not in spec.text and "continue" not in spec.text, spec.text
+    assert not re.search(r"^ *k = ", spec.text, re.M), spec.text  # k: no pass reads it
+    # a sum the passes share is computed once, before the loop (the same operation)
+    before_loop = spec.text.split("for ")[0]
+    assert re.search(r"= x \+ cap$", before_loop, re.M), spec.text
+    rng = random.Random(11)
+    for _ in range(3000):
+        x = 0.0 if rng.random() < 0.05 else rng.uniform(-3.0, 3.0)
+        cap = rng.uniform(-2.0, 5.0)
+        assert fast(x, cap) == settle(x, w, cap), (x, cap)
+
+
+def _folded(text: str, outputs: dict) -> str:
+    import ast
+
+    stmts = ast.parse(text).body
+    with specialise._Positions():
+        return ast.unparse(ast.Module(specialise._moves_folded(stmts, outputs, "t"), []))
+
+
+def test_a_branch_on_a_flag_the_branch_before_set_is_threaded_into_its_arms() -> None:
+    text = (
+        "if t > 0.0:\n    a = t * 2.0\n    f = True\nelse:\n    a = -t\n    f = False\n"
+        "b = 3.0\nif f:\n    c = a + b\nelse:\n    c = a - b\n"
+    )
+    out = _folded(text, {"c": "c", "f": "f"})
+    assert out.count("if ") == 1, out  # one test: each arm knows f
+    for t in (1.5, -2.0, 0.0):
+        want, got = {"t": t}, {"t": t}
+        exec(text, want)  # strict: allow dynamic-code -- the texts under test
+        exec(out, got)  # strict: allow dynamic-code
+        assert (got["c"], got["f"]) == (want["c"], want["f"])
+    # a flag one arm computes is not known at its end: the second test stays
+    unknown = text.replace("    f = False\n", "    f = a > 1.0\n")
+    assert _folded(unknown, {"c": "c", "f": "f"}).count("if ") == 2
 
 
 def test_a_loop_unrolls_into_branches_that_keep_their_counter() -> None:

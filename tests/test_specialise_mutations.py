@@ -31,6 +31,8 @@ from skidpad.engine import (
     assists,
     body,
     clutch,
+    constraint,
+    differential,
     drive,
     fastpath,
     gearbox,
@@ -45,7 +47,7 @@ from skidpad.engine.commonroad import constraints, mb, mb_fast, tire, tire_fast
 from skidpad.engine.commonroad.params import load_vehicle
 from test_commonroad_mb_fast import mb_input, mb_state
 
-SUITE_SAMPLE = 33
+SUITE_SAMPLE = 36
 FULL_SAMPLE = 64
 SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult}
 
@@ -219,21 +221,30 @@ def fourwheel_family(target, site, rng: random.Random) -> tuple[int, int]:
 
 def stage_family(target, site, rng: random.Random) -> tuple[int, int]:
     """As ``fourwheel_family``, for one mutation of a function of a four-wheel stage the
-    fast path derives whole (steering, load transfer, tire forces, assists, drivetrain, body,
-    suspension, compliance): the
-    mutant in place of the function in its module, where both paths find it."""
+    fast path derives whole (steering, load transfer, tire forces, assists, drivetrain, the
+    driveline solve, body, suspension, compliance): the mutant in place of the function in
+    every module that names it (its own, and those that import it by name), where both
+    paths find it."""
     from skidpad.engine.definition import load_preset
 
     d = load_preset(rng.choice(FW_PRESETS))
     module = sys.modules[target.__module__]
     new = mutant(target, mutated_text(target, site), dict(vars(module)))
+    name = target.__name__
+    holders = [
+        m
+        for m in list(sys.modules.values())
+        if getattr(m, "__name__", "").startswith("skidpad.") and vars(m).get(name) is target
+    ]
 
     def drive(fn, path: str) -> list:
-        setattr(module, target.__name__, fn)
+        for m in holders:
+            setattr(m, name, fn)
         try:
             return fourwheel_states(d, path)
         finally:
-            setattr(module, target.__name__, target)
+            for m in holders:
+                setattr(m, name, target)
 
     return compare_paths(drive, new, target)
 
@@ -253,6 +264,9 @@ FAMILIES = {
             fw_tire.forces,
             fw_tire.patch_terms,
             fw_tire.load_terms,
+            differential.solve,
+            constraint.bound,
+            constraint.bounded_solve,
             assists.steer_scale,
             assists.assisted_steer,
             assists.apply,
