@@ -48,6 +48,7 @@ from skidpad.engine import (
     steering,
     suspension,
     tire,
+    wheel,
 )
 from skidpad.engine.smath import kernels
 from skidpad.engine.specialise import (  # noqa: F401  (Unfoldable: re-exported)
@@ -437,6 +438,47 @@ def _driveline_source(sim: object) -> str:
     return text
 
 
+def _deflect_of(
+    w: object, h: float, inv_h: float, kxs: float, kys: float, relax_x: float, uyr: float,
+    cxd: float, cyd: float, p: float, q: float, ux: float, uy: float, mzk: float, sfx: float,
+    sfy: float, wn: float, v_x: float,
+) -> tire.PatchUpdate:  # fmt: skip
+    t = tire.PatchTerms(kxs, kys, relax_x, uyr, cxd, cyd, p, q, ux, uy, mzk, sfx, sfy)
+    pu = tire.deflect(w, t, wn, v_x, h, inv_h)
+    return pu
+
+
+# What the rest of the substep's text calls a patch's update (tire.PatchUpdate), wheel i's
+# suffixed with i; the deflection's inputs are the tire stage's names and the solve's spin.
+UPDATE_NAMES = {"ux": "uxn", "uy": "uyn", "fx": "fx", "fy": "fy", "mz": "mz", "slid": "slid"}
+DEFLECT_INPUTS = (
+    "kxs", "kys", "relax_x", "uyr", "cxd", "cyd", "p", "q", "ux", "uy", "mzk", "sfx", "sfy",
+    "wn", "v_x",
+)  # fmt: skip
+
+
+def _deflect_source(sim: object, i: int) -> str:
+    """Wheel ``i``'s patch after the solve: ``tire.deflect`` when the wheel is loaded, else
+    the update of a wheel off the ground (``wheel._AIRBORNE``), as ``wheel.solve`` does."""
+    bound = {"w": sim.wheels[i], "h": sim.h, "inv_h": sim.inv_h}
+    plan = Plan(inline=frozenset({tire.deflect}), fold=frozenset())
+    spec = specialise(_deflect_of, bound, plan)
+    pu = spec.returned
+    if not (isinstance(pu, Agg) and pu.cls is tire.PatchUpdate):
+        raise Unsupported("tire.deflect: its result is not a record")
+    renamed = {name: f"{name}{i}" for name in DEFLECT_INPUTS}
+    fields = dict(zip(tire.PatchUpdate._fields, pu.items, strict=True))
+    for field, base in UPDATE_NAMES.items():
+        _name_result(renamed, fields[field], f"{base}{i}", "tire.deflect")
+    loaded = spec.body_text(renamed)
+    _only_known_names(spec, loaded, "tire.deflect")
+    airborne = "".join(
+        f"{UPDATE_NAMES[field]}{i} = {value!r}\n"
+        for field, value in zip(tire.PatchUpdate._fields, wheel._AIRBORNE, strict=True)
+    )
+    return f"if loaded{i}:\n{_indent(loaded, 4)}else:\n{_indent(airborne, 4)}"
+
+
 def _name_result(renamed: dict, value: object, target: str, label: str) -> None:
     """``renamed[value] = target`` for a result that is a name of its own in the text."""
     if not isinstance(value, ast.Name) or value.id in renamed:
@@ -483,27 +525,6 @@ def _tire_names(sim: object) -> dict:
         out[name] = value
     return out
 
-
-# The deflection update of one patch after the solve (both solves use it).
-DEFLECT = """\
-if loaded{i}:
-    uxn{i} = relax_x{i} * (ux{i} + {h} * ({rad} * wn{i} - v_x{i}))
-    uyn{i} = uyr{i}
-    px = kxs{i} * uxn{i}
-    py = kys{i} * uyn{i}
-    r2 = px * px + py * py
-    slid{i} = r2 > {rho_cap2}
-    if slid{i}:
-        scale = {rho_cap} / sqrt(r2)
-        uxn{i} *= scale
-        uyn{i} *= scale
-    fx{i} = p{i} + q{i} * wn{i}
-    fy{i} = sfy{i} + cyd{i} * (uyn{i} - uy{i}) * {inv_h}
-    mz{i} = mzk{i} * fy{i}
-else:
-    slid{i} = False
-    uxn{i} = uyn{i} = fx{i} = fy{i} = mz{i} = 0.0
-"""
 
 # A patch that slid while its damper acted slides: undamped, then every wheel is solved again.
 SLIDE = """\
@@ -728,11 +749,12 @@ def source(sim: object, probed: bool = False) -> str:
     sub += tap(PROBE_DRIVETRAIN)
     solve = "# wheel_solve: the driveline\n" + _driveline_source(sim)
     sub += solve
-    sub += "".join(DEFLECT.format(**wheel_k[i]) for i in WHEELS)
+    deflect = "".join(_deflect_source(sim, i) for i in WHEELS)
+    sub += "# wheel_solve: the patches\n" + deflect
     sub += "redo = False\n" + "".join(SLIDE.format(**wheel_k[i]) for i in WHEELS)
     # a second solve runs only after a damped patch slid: its text does not count for the order
     rare = "if redo:\n" + _indent(solve, 4)
-    rare += _indent("".join(DEFLECT.format(**wheel_k[i]) for i in WHEELS), 4)
+    rare += _indent(deflect, 4)
     sub += rare
     if not dk.motor:
         sub += "if w_e_n < 0.0:\n    w_e_n = 0.0  # an engine does not turn backwards\n"
