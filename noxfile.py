@@ -111,7 +111,7 @@ def tests(session: nox.Session) -> None:
 def mutations(session: nox.Session) -> None:
     """The full mutation test of the specialiser (tests/test_specialise_mutations.py, 64
     mutations of the readable functions every fast path is derived from: the CommonRoad
-    tire and MB, the four-wheel shape and stages; the suite runs 30, each function once)."""
+    tire and MB, the four-wheel shape and stages; the suite runs 37, each function once)."""
     install_project(session, extras="test")
     session.env["SKIDPAD_MUTATIONS"] = "all"
     args = session.posargs or ["-n", "auto"]

@@ -220,7 +220,7 @@ def test_a_branch_on_a_flag_the_branch_before_set_is_threaded_into_its_arms() ->
     for t in (1.5, -2.0, 0.0):
         want, got = {"t": t}, {"t": t}
         exec(text, want)  # strict: allow dynamic-code -- the texts under test
-        exec(out, got)  # strict: allow dynamic-code
+        exec(out, got)  # strict: allow dynamic-code -- the folded text under test
         assert (got["c"], got["f"]) == (want["c"], want["f"])
     # a flag one arm computes is not known at its end: the second test stays
     unknown = text.replace("    f = False\n", "    f = a > 1.0\n")
