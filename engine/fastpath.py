@@ -502,12 +502,9 @@ def _derived(wrapper: Callable, bound: dict, *functions: Callable) -> str:
     """The text of ``wrapper``'s body with ``functions`` inlined and ``bound`` folded."""
     plan = Plan(inline=frozenset(functions), fold=frozenset())
     spec = specialise(wrapper, bound, plan)
-    # a derived stage names nothing beyond the fast path's own locals and the built-ins
-    known = {**BUILTINS, **namespace()}  # the built-ins a readable function may name
-    foreign = sorted(k for k, v in spec.namespace.items() if v is not known.get(k))
-    if foreign:
-        raise Unsupported(f"{wrapper.__name__}: needs the names {foreign}")
-    return spec.body_text()
+    text = spec.body_text()
+    _only_known_names(spec, text, wrapper.__name__)
+    return text
 
 
 def _tire_names(sim: object) -> dict:
