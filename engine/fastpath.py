@@ -52,6 +52,7 @@ from skidpad.engine import (
 )
 from skidpad.engine.smath import kernels
 from skidpad.engine.specialise import (  # noqa: F401  (Unfoldable: re-exported)
+    AST_LOCK,
     BUILTINS,
     Agg,
     Maybe,
@@ -59,6 +60,7 @@ from skidpad.engine.specialise import (  # noqa: F401  (Unfoldable: re-exported)
     Specialised,
     Unfoldable,
     Unsupported,
+    parse_source,
     specialise,
 )
 from skidpad.engine.telemetry import Derived
@@ -358,9 +360,10 @@ def _tires(sim: object) -> Specialised:
         )
         bound = {"wheels": sim.wheels, "surface": sim.surface, "h": sim.h}
         got = specialise(_tires_of, bound, plan)
-        if len(_TIRES) >= TIRES_CACHE:
-            del _TIRES[next(iter(_TIRES))]
-        _TIRES[key] = got
+        with AST_LOCK:  # the cache changed by one thread at a time
+            if len(_TIRES) >= TIRES_CACHE:
+                del _TIRES[next(iter(_TIRES))]
+            _TIRES[key] = got
     return got
 
 
@@ -490,7 +493,7 @@ def _only_known_names(spec: Specialised, text: str, label: str) -> None:
     """A derived stage's ``text`` names nothing beyond the fast path's own locals and the
     built-ins."""
     known = {**BUILTINS, **namespace()}
-    named = {n.id for n in ast.walk(ast.parse(text)) if isinstance(n, ast.Name)}
+    named = {n.id for n in ast.walk(parse_source(text)) if isinstance(n, ast.Name)}
     foreign = sorted(
         n for n in sorted(named & set(spec.namespace)) if spec.namespace[n] is not known.get(n)
     )
@@ -812,9 +815,12 @@ def build(
     code = _CODE.get(text)
     if code is None:
         # The generated text is linted by the strict-float lint in tests/test_fastpath.py.
-        code = compile(text, "<fast path>", "exec")  # strict: allow dynamic-code -- generated
-        if len(_CODE) >= CODE_CACHE:
-            del _CODE[next(iter(_CODE))]
-        _CODE[text] = code
+        # One compile at a time, as every parse (specialise.AST_LOCK); the cache changed by
+        # one thread at a time (two threads evicting the same oldest entry: a KeyError).
+        with AST_LOCK:
+            code = compile(text, "<fast path>", "exec")  # strict: allow dynamic-code -- generated
+            if len(_CODE) >= CODE_CACHE:
+                del _CODE[next(iter(_CODE))]
+            _CODE[text] = code
     exec(code, names)  # strict: allow dynamic-code -- the generated substep, linted
     return names["run"]

@@ -51,7 +51,7 @@ import inspect
 import keyword
 import operator
 import textwrap
-import threading  # strict: allow banned-import -- a lock for process-wide ast attributes
+import threading  # strict: allow banned-import -- a lock for process-wide ast state
 from collections.abc import Callable, Iterable
 from math import isfinite
 from types import FunctionType
@@ -60,6 +60,20 @@ from typing import NamedTuple
 from skidpad.engine.smath.kernels import SIGN_SPLIT
 
 RESULT = "__result__"
+
+#: Held by every conversion between Python's syntax-tree objects and the compiler's
+#: (``ast.parse``, ``compile`` of a tree, ``ast.unparse`` under :class:`_Positions`). CPython
+#: 3.11 counts the depth of that conversion in one counter shared by all threads: a thread
+#: switch in the middle of one (a collection running a finaliser) and another thread's parse
+#: make one of them fail with "AST constructor recursion depth mismatch" (cpython gh-106905).
+#: Two fuzz tasks recording side by side in threads hit it. Re-entrant: a holder may nest.
+AST_LOCK = threading.RLock()
+
+
+def parse_source(text: str) -> ast.Module:
+    """The syntax tree of ``text`` (``ast.parse``), one thread at a time (:data:`AST_LOCK`)."""
+    with AST_LOCK:
+        return ast.parse(text)
 #: a function made at run time (no source file) carries its text in this attribute (the
 #: mutation test makes its variants of the readable functions so)
 SOURCE_ATTRIBUTE = "specialise_source"
@@ -167,7 +181,7 @@ def _parse(fn: Callable, inlined: bool) -> _Parsed:
     if got is not None:
         return got
     text = getattr(fn, SOURCE_ATTRIBUTE, None) or inspect.getsource(fn)
-    tree = ast.parse(textwrap.dedent(text))
+    tree = parse_source(textwrap.dedent(text))
     fdef = tree.body[0]
     if not isinstance(fdef, ast.FunctionDef):
         raise Unsupported(f"{fn.__qualname__}: not a plain function")
@@ -2223,17 +2237,17 @@ class _Positions:
     """Within it, a node without a source position reads line 1 from its class: the
     compiler needs a position on every node, and writing one on each of a specialised
     function's tens of thousands of nodes would cost more than all the rest of the work.
-    The class attributes are process-wide, so one thread at a time holds them (a lock; the
-    depth lets the same thread nest): two runtimes specialising side by side in threads once
-    had one thread's exit delete the positions under the other's compile."""
+    The class attributes are process-wide, so one thread at a time holds them
+    (:data:`AST_LOCK`; the depth lets the same thread nest): two runtimes specialising side
+    by side in threads once had one thread's exit delete the positions under the other's
+    compile."""
 
     CLASSES = (ast.stmt, ast.expr, ast.arg, ast.excepthandler, ast.keyword)
     FIELDS = (("lineno", 1), ("col_offset", 0), ("end_lineno", 1), ("end_col_offset", 0))
-    _lock = threading.RLock()
     _depth = 0
 
     def __enter__(self) -> None:
-        _Positions._lock.acquire()
+        AST_LOCK.acquire()
         _Positions._depth += 1
         if _Positions._depth == 1:
             for cls in self.CLASSES:
@@ -2248,7 +2262,7 @@ class _Positions:
                     for field, _ in self.FIELDS:
                         delattr(cls, field)
         finally:
-            _Positions._lock.release()
+            AST_LOCK.release()
 
 
 def _comments(text: str) -> str:
@@ -2280,6 +2294,7 @@ def compile_specialised(spec: Specialised, text: str | None = None, label: str =
 
 
 __all__ = [
+    "AST_LOCK",
     "Agg",
     "K",
     "Maybe",
@@ -2288,5 +2303,6 @@ __all__ = [
     "Unfoldable",
     "Unsupported",
     "compile_specialised",
+    "parse_source",
     "specialise",
 ]

@@ -199,6 +199,11 @@ def judge(campaign: Campaign, index: int, cells: dict[str, dict[str, Any]]) -> V
     ref_rt, ref = results[0]
     if all("error" in r for _, r in results) and len({r["error"] for _, r in results}) == 1:
         return Verdict(index, "error", ref["error"], ref_rt)
+    unrecorded = [(rt, r) for rt, r in results if "sha256" not in r]
+    if 0 < len(unrecorded) < len(results):  # a task failed before any runtime ran the drive
+        rt, res = unrecorded[0]
+        why = f"{rt}'s task could not record the drive ({res.get('error', 'no result')})"
+        return Verdict(index, "error", why, rt)
     for rt, res in results[1:]:
         if res.get("sha256") != ref.get("sha256"):
             return Verdict(

@@ -26,7 +26,7 @@ import pytest
 from skidpad.cli import build_parser, main
 from skidpad.cli.cmd_fuzz import campaign_of, run_fuzz
 from skidpad.parity.executor import LocalExecutor
-from skidpad.parity.fuzz import LOG_NAME, run_campaign
+from skidpad.parity.fuzz import LOG_NAME, Campaign, judge, run_campaign
 from skidpad.parity.harness import run_parity
 from skidpad.parity.runtimes.base import Runtime
 
@@ -410,6 +410,27 @@ def test_fuzz_without_dask_runs_on_the_local_pool(monkeypatch, tmp_path, capsys)
     assert "running on local" in captured.err
     assert "0 divergences, 0 errors, 2 agree" in captured.out
     assert sorted(map(tuple, _cells(tmp_path))) == [("cpython3.11", 0), ("cpython3.12", 0)]
+
+
+def test_a_task_that_could_not_record_its_drive_is_named_with_its_error():
+    """A recording that failed in one task (its result has no hash) is that task's error,
+    not "the recordings differ": the line names the task and the exception."""
+    campaign = Campaign(1, ("kart",), ("cpython3.11", "cpython3.12"), seed=0, duration_s=1.0)
+    good = {"checkpoints": [[0, "00"]], "final": "00", "steps": 1, "sha256": "ab" * 32}
+    broken = {"error": "recording failed: SystemError: AST constructor recursion depth mismatch"}
+    for cells, who in (
+        ({"cpython3.11": {"results": {"0": good}}, "cpython3.12": {"results": {"0": broken}}},
+         "cpython3.12"),
+        ({"cpython3.11": {"results": {"0": broken}}, "cpython3.12": {"results": {"0": good}}},
+         "cpython3.11"),
+        ({"cpython3.11": {"results": {"0": good}}, "cpython3.12": {"results": {}}},
+         "cpython3.12"),
+    ):  # fmt: skip
+        verdict = judge(campaign, 0, cells)
+        assert (verdict.verdict, verdict.a) == ("error", who)
+        assert verdict.detail.startswith(f"{who}'s task could not record the drive")
+    both = {"cpython3.11": {"results": {"0": good}}, "cpython3.12": {"results": {"0": good}}}
+    assert judge(campaign, 0, both).verdict == "agree"
 
 
 HANGS_ON_RECORDINGS = """\

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 import re
+from pathlib import Path
 
 import pytest
 from skidpad.engine import specialise
@@ -301,6 +302,58 @@ def test_specialising_in_threads_side_by_side_gives_the_same_functions() -> None
         t.join()
     assert not errors, errors[:1]
     assert texts and all(t == expected for t in texts)
+
+
+def test_parsing_in_threads_while_collections_switch_threads_never_fails() -> None:
+    """CPython 3.11 counts the depth of a parse's tree conversion in one counter for all
+    threads: a collection running a finaliser mid-parse lets another thread parse, and one of
+    them fails ("AST constructor recursion depth mismatch"; two fuzz tasks recording side by
+    side hit it). parse_source holds AST_LOCK; with plain ast.parse this fails on 3.11."""
+    import gc
+    import threading
+    import time
+
+    text = "\n".join(f"x{i} = (a + b * c - d / e) if f else (g - h)" for i in range(300))
+
+    class Litter:
+        def __del__(self) -> None:
+            time.sleep(0)  # a thread switch in the middle of a collection
+
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            for _ in range(20):
+                for _ in range(20):
+                    item = Litter()
+                    item.cycle = item  # freed only by a collection, maybe mid-parse
+                del item
+                specialise.parse_source(text)
+        except BaseException as exc:  # reported below: a thread's failure must fail the test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    gc.collect()
+    assert not errors, errors[:1]
+
+
+def test_the_engine_parses_only_through_the_lock() -> None:
+    """Every parse of the engine goes through specialise.parse_source (one place holds the
+    lock), and every compile sits under AST_LOCK."""
+    engine = Path(specialise.__file__).parent
+    for path in sorted(engine.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        parses = text.count("ast.parse(")
+        assert parses == (1 if path.name == "specialise.py" else 0), path
+        for line_no, line in enumerate(text.splitlines(), 1):
+            if re.search(r"(?<![.\w])compile\(", line) and "def " not in line:
+                before = "\n".join(text.splitlines()[max(0, line_no - 4) : line_no - 1])
+                held = re.search(r"^\s*with (AST_LOCK|_Positions\(\)):", before, re.MULTILINE)
+                assert held, f"{path}:{line_no}: a compile outside AST_LOCK"
 
 
 def test_a_declared_non_negative_kernel_argument_inlines_only_the_positive_side() -> None:
