@@ -30,10 +30,12 @@ lint (ADR 0130).
 from __future__ import annotations
 
 import ast
+import dataclasses
 import keyword
 import re
 from collections.abc import Callable
 from math import ceil, isfinite, sqrt
+from types import FunctionType
 
 from skidpad.engine import (
     aero,
@@ -337,6 +339,11 @@ PATCH_NAMES = {
     "kxs": "kxs", "kys": "kys", "relax_x": "relax_x", "uy_next": "uyr", "damper_x": "cxd",
     "damper_y": "cyd", "p": "p", "q": "q", "trail_k": "mzk", "fx0": "sfx", "fy0": "sfy",
 }  # fmt: skip
+def _tire_functions() -> tuple:  # noqa: N802  (read as a constant; looked up when called)
+    """The functions the tire stage is specialised from, as their modules hold them now."""
+    return (tire.forces, tire.patch_terms, tire.load_terms, tire.shape, tire.shape_nonneg)
+
+
 TIRES_CACHE = 32  # specialised tire stages kept (simulations of one definition share theirs)
 _TIRES: dict = {}
 
@@ -345,8 +352,7 @@ def _tires(sim: object) -> Specialised:
     """The tire stage, ``tire.forces``, specialised to ``sim``'s wheels, surface and step
     (cached by the functions and by the values' text, which tells every float apart)."""
     # (the functions too: a test may put a changed one in its module's place)
-    functions = (tire.forces, tire.patch_terms, tire.load_terms, tire.shape, tire.shape_nonneg)
-    key = (functions, repr((sim.wheels, sim.surface, sim.h)))
+    key = (_tire_functions(), repr((sim.wheels, sim.surface, sim.h)))
     got = _TIRES.get(key)
     if got is None:
         nonneg = None
@@ -369,6 +375,11 @@ def _tires(sim: object) -> Specialised:
 
 def _tires_source(sim: object) -> str:
     """The tire stage's text, its results under the names the rest of the substep reads."""
+    key = (_tires_source, _tire_functions(), sim.wheels, sim.surface, sim.h)
+    return _memo(key, lambda: _tires_text(sim))
+
+
+def _tires_text(sim: object) -> str:
     spec = _tires(sim)
     tf = spec.returned
     if not (isinstance(tf, Agg) and tf.cls is tire.TireForces):
@@ -420,12 +431,14 @@ def _driveline_source(sim: object) -> str:
         "j_e": sim.engine_inertia,
         "h": sim.h,
     }
-    plan = Plan(
-        # (the bounded solves as differential.solve names them)
-        inline=frozenset({differential.solve, differential.bound, differential.bounded_solve}),
-        fold=frozenset(),
-    )
-    spec = specialise(_driveline_of, bound, plan)
+    # (the bounded solves as differential.solve names them)
+    functions = (differential.solve, differential.bound, differential.bounded_solve)
+    key = (_driveline_source, functions, bound)
+    return _memo(key, lambda: _driveline_text(bound, functions))
+
+
+def _driveline_text(bound: dict, functions: tuple) -> str:
+    spec = specialise(_driveline_of, bound, Plan(inline=frozenset(functions), fold=frozenset()))
     sol = spec.returned
     if not (isinstance(sol, Agg) and len(sol.items) == len(DRIVELINE_NAMES)):
         raise Unsupported("differential.solve: its result is not a tuple of names")
@@ -464,6 +477,11 @@ def _deflect_source(sim: object, i: int) -> str:
     """Wheel ``i``'s patch after the solve: ``tire.deflect`` when the wheel is loaded, else
     the update of a wheel off the ground (``wheel._AIRBORNE``), as ``wheel.solve`` does."""
     bound = {"w": sim.wheels[i], "h": sim.h, "inv_h": sim.inv_h}
+    key = (_deflect_source, tire.deflect, bound, i, wheel._AIRBORNE)
+    return _memo(key, lambda: _deflect_text(bound, i))
+
+
+def _deflect_text(bound: dict, i: int) -> str:
     plan = Plan(inline=frozenset({tire.deflect}), fold=frozenset())
     spec = specialise(_deflect_of, bound, plan)
     pu = spec.returned
@@ -480,6 +498,54 @@ def _deflect_source(sim: object, i: int) -> str:
         for field, value in zip(tire.PatchUpdate._fields, wheel._AIRBORNE, strict=True)
     )
     return f"if loaded{i}:\n{_indent(loaded, 4)}else:\n{_indent(airborne, 4)}"
+
+
+# ------------------------------------------------------------- derived texts, memoised
+# Specialising a stage is most of the cost of a fast path (about 70 ms a definition); a
+# verifier, a test suite or a parity run builds the same stages again for every Simulation
+# of one definition. Each derived text is kept under a key that tells apart everything it
+# is made from: the readable functions themselves (a test may put a changed one in its
+# module's place) and every bound value, floats by their bits (ADR 0236).
+DERIVED_CACHE = 256  # derived stage texts kept (about 12 per definition)
+_DERIVED: dict = {}
+
+
+def _frozen(value: object) -> object:
+    """``value`` as a key that equals another's only if the two are the same values of the
+    same types (floats by their bits, records by their class and fields, functions by
+    identity); TypeError for a value it cannot tell apart that way."""
+    kind = type(value)
+    if kind is float:
+        return (float, value.hex())  # -0.0 and 0.0 differ; a NaN is refused by the folding
+    if value is None or kind in (int, bool, str):
+        return (kind, value)
+    if isinstance(value, FunctionType):
+        return value
+    if isinstance(value, tuple | list):  # tuples, lists and NamedTuples (their class kept)
+        return (kind, tuple(_frozen(item) for item in value))
+    if kind is dict:
+        return (dict, tuple((_frozen(k), _frozen(v)) for k, v in value.items()))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        fields = dataclasses.fields(value)
+        return (kind, tuple((f.name, _frozen(getattr(value, f.name))) for f in fields))
+    raise TypeError(f"no exact key for a {kind.__name__}")
+
+
+def _memo(parts: tuple, make: Callable[[], str]) -> str:
+    """``make()``, kept under the key of ``parts`` (:func:`_frozen`); made afresh, and not
+    kept, when a part has no exact key."""
+    try:
+        key = _frozen(parts)
+    except TypeError:
+        return make()
+    got = _DERIVED.get(key)
+    if got is None:
+        got = make()
+        with AST_LOCK:  # the cache changed by one thread at a time
+            if len(_DERIVED) >= DERIVED_CACHE:
+                del _DERIVED[next(iter(_DERIVED))]
+            _DERIVED[key] = got
+    return got
 
 
 def _name_result(renamed: dict, value: object, target: str, label: str) -> None:
@@ -503,6 +569,10 @@ def _only_known_names(spec: Specialised, text: str, label: str) -> None:
 
 def _derived(wrapper: Callable, bound: dict, *functions: Callable) -> str:
     """The text of ``wrapper``'s body with ``functions`` inlined and ``bound`` folded."""
+    return _memo((_derived, wrapper, functions, bound), lambda: _derive(wrapper, bound, functions))
+
+
+def _derive(wrapper: Callable, bound: dict, functions: tuple) -> str:
     plan = Plan(inline=frozenset(functions), fold=frozenset())
     spec = specialise(wrapper, bound, plan)
     text = spec.body_text()

@@ -395,3 +395,39 @@ def test_the_definite_assignment_check_sees_an_assignment_missing_from_the_gener
     names = set(fastpath.build(sim).__code__.co_varnames) - {"sim", "host", "n"}
     with pytest.raises(_Unbound, match="cxd0 may be unbound"):
         _DefiniteAssignment(names).block(run.body, {"sim", "host", "n"}, [])
+
+
+def test_a_kept_stage_text_is_made_again_for_a_value_one_ulp_away() -> None:
+    """The derived texts are kept per definition (fastpath._memo): a definition whose body
+    constants differ by one ulp gets its own text, the one a fresh specialisation gives."""
+    sim = Simulation(load_preset("kart"), substep_hz=1000, host_hz=100)
+    first = fastpath.source(sim)
+    near = Simulation(load_preset("kart"), substep_hz=1000, host_hz=100)
+    near.body_k = near.body_k._replace(inv_m=math.nextafter(near.body_k.inv_m, 1.0))
+    kept = fastpath.source(near)
+    fastpath._DERIVED.clear()
+    assert kept == fastpath.source(near)  # what a fresh specialisation gives
+    assert kept != first
+    assert fastpath.source(sim) == first
+
+
+def test_a_kept_text_s_key_tells_apart_what_equality_does_not() -> None:
+    """Equal in Python but not in the text: 0.0 and -0.0, 1 and 1.0 and True, two record
+    classes with the same fields; a value with no exact key is refused (not kept)."""
+    from typing import NamedTuple
+
+    class A(NamedTuple):
+        x: float
+
+    class B(NamedTuple):
+        x: float
+
+    keys = [fastpath._frozen(v) for v in (0.0, -0.0, 1, 1.0, True, A(1.0), B(1.0), (1.0,))]
+    assert len(set(keys)) == len(keys)
+    assert fastpath._frozen({"k": A(0.5)}) == fastpath._frozen({"k": A(0.5)})
+    with pytest.raises(TypeError):
+        fastpath._frozen(object())
+    made: list[int] = []
+    for _ in range(2):
+        fastpath._memo((object(),), lambda: str(made.append(1)))
+    assert len(made) == 2  # made each time, never kept
