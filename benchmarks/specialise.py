@@ -35,6 +35,7 @@ def four_wheel(sim) -> float:
     """The fast path of ``sim`` built from nothing: tire stage specialised, text, compile."""
     getattr(fastpath, "_SHAPES", {}).clear()  # (the trees of earlier versions)
     getattr(fastpath, "_TIRES", {}).clear()
+    getattr(fastpath, "_DERIVED", {}).clear()  # (the derived texts kept per definition)
     fastpath._CODE.clear()
     t = time.process_time()
     fastpath.build(sim)
