@@ -33,9 +33,9 @@ import ast
 import dataclasses
 import keyword
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from math import ceil, isfinite, sqrt
-from types import FunctionType
+from types import FunctionType, ModuleType
 
 from skidpad.engine import (
     aero,
@@ -558,13 +558,26 @@ def _name_result(renamed: dict, value: object, target: str, label: str) -> None:
 def _only_known_names(spec: Specialised, text: str, label: str) -> None:
     """A derived stage's ``text`` names nothing beyond the fast path's own locals and the
     built-ins."""
-    known = {**BUILTINS, **namespace()}
     named = {n.id for n in ast.walk(parse_source(text)) if isinstance(n, ast.Name)}
-    foreign = sorted(
-        n for n in sorted(named & set(spec.namespace)) if spec.namespace[n] is not known.get(n)
-    )
+    _names_beyond(spec, named, label)
+
+
+def _names_beyond(
+    spec: Specialised, named: Iterable[str], label: str, allowed: ModuleType | None = None
+) -> dict:
+    """Of the ``named`` names, those ``spec`` binds to something else than the fast path's
+    own names and the built-ins do. They may only be ``allowed``'s own (a module: the tire
+    stage's kernel tables); they are returned; any other is refused (Unsupported)."""
+    known = {**BUILTINS, **namespace()}
+    beyond = {
+        name: spec.namespace[name]
+        for name in sorted(set(named) & set(spec.namespace))
+        if spec.namespace[name] is not known.get(name)
+    }
+    foreign = [n for n, v in beyond.items() if allowed is None or getattr(allowed, n, 0) is not v]
     if foreign:
         raise Unsupported(f"{label}: needs the names {foreign}")
+    return beyond
 
 
 def _derived(wrapper: Callable, bound: dict, *functions: Callable) -> str:
@@ -584,16 +597,7 @@ def _tire_names(sim: object) -> dict:
     """The names the tire stage's text reads beyond the fast path's own and the built-ins:
     the fast kernels' tables and rare-case fallbacks (``engine.smath.kernels``), nothing else."""
     spec = _tires(sim)
-    known = {**BUILTINS, **namespace()}
-    out: dict = {}
-    for name in spec.names_read():
-        value = spec.namespace[name]
-        if value is known.get(name):
-            continue
-        if getattr(kernels, name, None) is not value:
-            raise Unsupported(f"tire.forces: needs the name {name}")
-        out[name] = value
-    return out
+    return _names_beyond(spec, spec.names_read(), "tire.forces", allowed=kernels)
 
 
 # A patch that slid while its damper acted slides: undamped, then every wheel is solved again.

@@ -431,3 +431,23 @@ def test_a_kept_text_s_key_tells_apart_what_equality_does_not() -> None:
     for _ in range(2):
         fastpath._memo((object(),), lambda: str(made.append(1)))
     assert len(made) == 2  # made each time, never kept
+
+
+def test_a_derived_stage_naming_anything_but_the_fast_paths_own_is_refused() -> None:
+    """One check for every derived stage: a name bound to something the fast path does not
+    give is refused; the tire stage may read the kernels' own tables, and nothing else."""
+    from types import SimpleNamespace
+
+    from skidpad.engine.smath import kernels
+
+    table = next(n for n, v in vars(kernels).items() if isinstance(v, tuple) and v)
+    spec = SimpleNamespace(namespace={"sqrt": fastpath.sqrt, table: getattr(kernels, table)})
+    assert fastpath._names_beyond(spec, ["sqrt"], "x") == {}
+    assert fastpath._names_beyond(spec, [table], "x", allowed=kernels) == {
+        table: getattr(kernels, table)
+    }
+    with pytest.raises(fastpath.Unsupported, match=table):
+        fastpath._names_beyond(spec, [table], "stage")  # no module allowed
+    spec.namespace[table] = tuple(getattr(kernels, table))[:-1]  # not the kernels' own table
+    with pytest.raises(fastpath.Unsupported, match=table):
+        fastpath._names_beyond(spec, [table], "tire.forces", allowed=kernels)
