@@ -339,7 +339,9 @@ PATCH_NAMES = {
     "kxs": "kxs", "kys": "kys", "relax_x": "relax_x", "uy_next": "uyr", "damper_x": "cxd",
     "damper_y": "cyd", "p": "p", "q": "q", "trail_k": "mzk", "fx0": "sfx", "fy0": "sfy",
 }  # fmt: skip
-def _tire_functions() -> tuple:  # noqa: N802  (read as a constant; looked up when called)
+
+
+def _tire_functions() -> tuple:
     """The functions the tire stage is specialised from, as their modules hold them now."""
     return (tire.forces, tire.patch_terms, tire.load_terms, tire.shape, tire.shape_nonneg)
 

@@ -74,6 +74,8 @@ def parse_source(text: str) -> ast.Module:
     """The syntax tree of ``text`` (``ast.parse``), one thread at a time (:data:`AST_LOCK`)."""
     with AST_LOCK:
         return ast.parse(text)
+
+
 #: a function made at run time (no source file) carries its text in this attribute (the
 #: mutation test makes its variants of the readable functions so)
 SOURCE_ATTRIBUTE = "specialise_source"
@@ -1305,7 +1307,9 @@ class _Scope:
         line), or anywhere but in it when an enclosing loop runs it again."""
         if self.loops:
             return {x for x in names if self.parsed.loads.get(x, 0) > _loads_in([s], x)}
-        end = s.end_lineno or 0
+        # A node's own position only (vars): while another thread compiles, _Positions
+        # gives every node without one a position from its class.
+        end = vars(s).get("end_lineno") or 0
         return {
             n.id
             for st in self.parsed.body
@@ -1313,7 +1317,7 @@ class _Scope:
             if isinstance(n, ast.Name)
             and n.id in names
             and isinstance(n.ctx, ast.Load)
-            and (getattr(n, "lineno", None) or end + 1) > end
+            and (vars(n).get("lineno") or end + 1) > end
         }
 
     def _leave_pass(self) -> list:
