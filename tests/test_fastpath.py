@@ -451,3 +451,14 @@ def test_a_derived_stage_naming_anything_but_the_fast_paths_own_is_refused() -> 
     spec.namespace[table] = tuple(getattr(kernels, table))[:-1]  # not the kernels' own table
     with pytest.raises(fastpath.Unsupported, match=table):
         fastpath._names_beyond(spec, [table], "tire.forces", allowed=kernels)
+
+
+def test_the_kept_stage_texts_stay_bounded() -> None:
+    """A verifier builds strangers' definitions: at most DERIVED_CACHE texts are kept, the
+    oldest going first."""
+    first = fastpath._memo(("bounded", -1), lambda: "text -1")
+    for k in range(fastpath.DERIVED_CACHE + 3):
+        assert fastpath._memo(("bounded", k), lambda k=k: f"text {k}") == f"text {k}"
+    assert len(fastpath._DERIVED) == fastpath.DERIVED_CACHE
+    assert first == "text -1"
+    assert fastpath._frozen(("bounded", -1)) not in fastpath._DERIVED
