@@ -274,32 +274,43 @@ def test_a_non_finite_constant_has_no_literal() -> None:
         specialise.specialise(scaled, {"k": K._replace(gain=math.inf)}, NO_INLINE)
 
 
+def failures_in_threads(work, threads: int) -> list[BaseException]:
+    """Run ``work`` in ``threads`` threads side by side; what each raised (a thread's
+    failure must fail the test, not vanish with the thread)."""
+    import threading
+
+    errors: list[BaseException] = []
+
+    def guarded() -> None:
+        try:
+            work()
+        except BaseException as exc:  # returned to the test
+            errors.append(exc)
+
+    running = [threading.Thread(target=guarded) for _ in range(threads)]
+    for t in running:
+        t.start()
+    for t in running:
+        t.join()
+    return errors
+
+
 def test_specialising_in_threads_side_by_side_gives_the_same_functions() -> None:
     """The positions the compiler needs are process-wide class attributes: without the lock,
     one thread leaving its compile deleted them under another's (parity's in-process runtimes
     run side by side in threads), and the other's compile failed."""
-    import threading
-
     plan = specialise.Plan(inline=frozenset({helper}), fold=frozenset())
     spec, _ = build(caller, {}, plan)
     expected = spec.text
-    errors: list[BaseException] = []
     texts: list[str] = []
 
     def work() -> None:
-        try:
-            for _ in range(40):
-                s, f = build(caller, {}, plan)
-                texts.append(s.text)
-                assert f(0.25, -1.5) == caller(0.25, -1.5)
-        except BaseException as exc:  # reported below: a thread's failure must fail the test
-            errors.append(exc)
+        for _ in range(40):
+            s, f = build(caller, {}, plan)
+            texts.append(s.text)
+            assert f(0.25, -1.5) == caller(0.25, -1.5)
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    errors = failures_in_threads(work, 4)
     assert not errors, errors[:1]
     assert texts and all(t == expected for t in texts)
 
@@ -310,7 +321,6 @@ def test_parsing_in_threads_while_collections_switch_threads_never_fails() -> No
     them fails ("AST constructor recursion depth mismatch"; two fuzz tasks recording side by
     side hit it). parse_source holds AST_LOCK; with plain ast.parse this fails on 3.11."""
     import gc
-    import threading
     import time
 
     text = "\n".join(f"x{i} = (a + b * c - d / e) if f else (g - h)" for i in range(300))
@@ -319,24 +329,15 @@ def test_parsing_in_threads_while_collections_switch_threads_never_fails() -> No
         def __del__(self) -> None:
             time.sleep(0)  # a thread switch in the middle of a collection
 
-    errors: list[BaseException] = []
-
     def work() -> None:
-        try:
+        for _ in range(20):
             for _ in range(20):
-                for _ in range(20):
-                    item = Litter()
-                    item.cycle = item  # freed only by a collection, maybe mid-parse
-                del item
-                specialise.parse_source(text)
-        except BaseException as exc:  # reported below: a thread's failure must fail the test
-            errors.append(exc)
+                item = Litter()
+                item.cycle = item  # freed only by a collection, maybe mid-parse
+            del item
+            specialise.parse_source(text)
 
-    threads = [threading.Thread(target=work) for _ in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    errors = failures_in_threads(work, 3)
     gc.collect()
     assert not errors, errors[:1]
 
