@@ -352,9 +352,9 @@ _TIRES: dict = {}
 
 def _tires(sim: object) -> Specialised:
     """The tire stage, ``tire.forces``, specialised to ``sim``'s wheels, surface and step
-    (cached by the functions and by the values' text, which tells every float apart)."""
+    (cached by the functions and the values, exactly: :func:`_frozen`)."""
     # (the functions too: a test may put a changed one in its module's place)
-    key = (_tire_functions(), repr((sim.wheels, sim.surface, sim.h)))
+    key = _frozen((_tire_functions(), sim.wheels, sim.surface, sim.h))
     got = _TIRES.get(key)
     if got is None:
         nonneg = None
@@ -367,11 +367,7 @@ def _tires(sim: object) -> Specialised:
             nonneg=frozenset((tire.shape, name) for name in nonneg),
         )
         bound = {"wheels": sim.wheels, "surface": sim.surface, "h": sim.h}
-        got = specialise(_tires_of, bound, plan)
-        with AST_LOCK:  # the cache changed by one thread at a time
-            if len(_TIRES) >= TIRES_CACHE:
-                del _TIRES[next(iter(_TIRES))]
-            _TIRES[key] = got
+        got = _keep(_TIRES, TIRES_CACHE, key, specialise(_tires_of, bound, plan))
     return got
 
 
@@ -541,13 +537,17 @@ def _memo(parts: tuple, make: Callable[[], str]) -> str:
     except TypeError:
         return make()
     got = _DERIVED.get(key)
-    if got is None:
-        got = make()
-        with AST_LOCK:  # the cache changed by one thread at a time
-            if len(_DERIVED) >= DERIVED_CACHE:
-                del _DERIVED[next(iter(_DERIVED))]
-            _DERIVED[key] = got
-    return got
+    return _keep(_DERIVED, DERIVED_CACHE, key, make()) if got is None else got
+
+
+def _keep(cache: dict, limit: int, key: object, value: object) -> object:
+    """``cache[key] = value``, the oldest entry dropped beyond ``limit``; one thread at a
+    time (two evicting the same oldest entry would raise KeyError)."""
+    with AST_LOCK:
+        if len(cache) >= limit:
+            del cache[next(iter(cache))]
+        cache[key] = value
+    return value
 
 
 def _name_result(renamed: dict, value: object, target: str, label: str) -> None:
@@ -891,12 +891,8 @@ def build(
     code = _CODE.get(text)
     if code is None:
         # The generated text is linted by the strict-float lint in tests/test_fastpath.py.
-        # One compile at a time, as every parse (specialise.AST_LOCK); the cache changed by
-        # one thread at a time (two threads evicting the same oldest entry: a KeyError).
-        with AST_LOCK:
+        with AST_LOCK:  # one compile at a time, as every parse (specialise.AST_LOCK)
             code = compile(text, "<fast path>", "exec")  # strict: allow dynamic-code -- generated
-            if len(_CODE) >= CODE_CACHE:
-                del _CODE[next(iter(_CODE))]
-            _CODE[text] = code
+        _keep(_CODE, CODE_CACHE, text, code)
     exec(code, names)  # strict: allow dynamic-code -- the generated substep, linted
     return names["run"]
