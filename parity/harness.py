@@ -133,6 +133,7 @@ def run_runtime(
     factory: RuntimeFactory | None = None,
     tick: Callable[[], None] = _no_tick,
     selftest: bool = True,
+    fastpath: bool | None = None,
 ) -> RuntimeRun:
     """Start ``name``, run its self-test and every recording, stop it. Never raises for a
     runtime that is unavailable or fails: the returned run says what happened. Recordings
@@ -141,7 +142,9 @@ def run_runtime(
     ``factory(name)`` replaces ``make_runtime`` (tests plant a perturbed runtime with it).
     ``tick()`` is called after the self-test and after each recording (a progress count).
     Without ``selftest`` the math hash is not computed (a batch whose runtime another task
-    self-tests)."""
+    self-tests). ``fastpath`` (default: as ``selftest``) asks for the fast-path check too,
+    the self-test's costly half (seconds in Pyodide); a caller proving something else of
+    the runtime (the network proofs) leaves it to the parity matrix."""
     run = RuntimeRun(name)
     began = time.perf_counter()
     runtime: Runtime | None = None
@@ -157,7 +160,9 @@ def run_runtime(
             + (f"; {run.info['source']})" if run.info.get("source") else ")")
         )
         response = runtime.run(
-            {"selftest": selftest, "recordings": []}, timeout_s=request_timeout_s
+            {"selftest": selftest, "fastpath": selftest if fastpath is None else fastpath,
+             "recordings": []},
+            timeout_s=request_timeout_s,
         )
         run.math_hash = response.get("math_hash")
         run.math_error = response.get("math_error")

@@ -229,14 +229,17 @@ def default_recording(root: Path = ROOT) -> Path:
 
 
 def run_browser_runtime(name: str, recording: Path, wheel: Path | None) -> dict[str, Any]:
-    """One start of the harness's adapter for ``name``: self-test plus one recording,
-    compared with ``hashes/``."""
+    """One start of the harness's adapter for ``name``: the math self-test plus one
+    recording, compared with ``hashes/``. The fast-path check, which needs no network and
+    costs seconds in Pyodide, is the parity matrix's (ADR 0245)."""
     from skidpad.parity.harness import run_runtime
     from skidpad.parity.runs import load_recordings
     from skidpad.parity.verdicts import compare_runs
 
     recordings = load_recordings([recording], ROOT)
-    run = run_runtime(name, recordings, wheel=wheel, progress=lambda _m: None)
+    run = run_runtime(
+        name, recordings, wheel=wheel, progress=lambda _m: None, fastpath=False
+    )
     matrix = compare_runs([run], recordings, ROOT / "hashes")
     cell = matrix.cells[name][recordings[0].name]
     return {
