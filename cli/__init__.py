@@ -75,6 +75,10 @@ COMMANDS = {
     ),
     "sandbox": ("skidpad.cli.cmd_sandbox", "drive a lap in the browser (served on 127.0.0.1)"),
     "tir": ("skidpad.cli.cmd_tir", "MF 6.1 .tir tire property files: check and summarise"),
+    "runoff": (
+        "skidpad.cli.cmd_runoff",
+        "what leaving the circuit costs: throttle held on grass and track, a shortcut lap",
+    ),
 }
 
 

@@ -317,7 +317,8 @@ def _compliance_of(
 
 
 def _tires_of(
-    wheels: tuple, surface: float, h: float, c0: float, c1: float, c2: float, c3: float,
+    wheels: tuple, lam0: float, lam1: float, lam2: float, lam3: float, rrf0: float,
+    rrf1: float, rrf2: float, rrf3: float, h: float, c0: float, c1: float, c2: float, c3: float,
     s0: float, s1: float, s2: float, s3: float, vx: float, vy: float, r: float, w0: float,
     w1: float, w2: float, w3: float, ux0: float, ux1: float, ux2: float, ux3: float,
     uy0: float, uy1: float, uy2: float, uy3: float, fz0: float, fz1: float, fz2: float,
@@ -325,8 +326,8 @@ def _tires_of(
 ) -> tire.TireForces:  # fmt: skip
     tf = tire.forces(
         wheels, (c0, c1, c2, c3), (s0, s1, s2, s3), vx, vy, r, (w0, w1, w2, w3),
-        (ux0, ux1, ux2, ux3), (uy0, uy1, uy2, uy3), (fz0, fz1, fz2, fz3), surface,
-        (caps0, caps1, caps2, caps3), h,
+        (ux0, ux1, ux2, ux3), (uy0, uy1, uy2, uy3), (fz0, fz1, fz2, fz3),
+        (lam0, lam1, lam2, lam3), (rrf0, rrf1, rrf2, rrf3), (caps0, caps1, caps2, caps3), h,
     )  # fmt: skip
     return tf
 
@@ -350,11 +351,23 @@ TIRES_CACHE = 32  # specialised tire stages kept (simulations of one definition 
 _TIRES: dict = {}
 
 
+def _ground_bound(sim: object) -> dict:
+    """The ground stage's values folded into the tire stage: without a ground, every wheel's
+    λ and rolling factor are constants; on a ground they are the locals the ground sets."""
+    if sim.ground is not None:
+        return {}
+    return dict(zip(GROUND_NAMES, sim.flat_ground, strict=True))
+
+
+#: the fast path's names of the ground stage's values (engine.simulation._ground's order)
+GROUND_NAMES = ("lam0", "lam1", "lam2", "lam3", "rrf0", "rrf1", "rrf2", "rrf3")
+
+
 def _tires(sim: object) -> Specialised:
-    """The tire stage, ``tire.forces``, specialised to ``sim``'s wheels, surface and step
+    """The tire stage, ``tire.forces``, specialised to ``sim``'s wheels, ground and step
     (cached by the functions and the values, exactly: :func:`_frozen`)."""
     # (the functions too: a test may put a changed one in its module's place)
-    key = _frozen((_tire_functions(), sim.wheels, sim.surface, sim.h))
+    key = _frozen((_tire_functions(), sim.wheels, _ground_bound(sim), sim.h))
     got = _TIRES.get(key)
     if got is None:
         nonneg = None
@@ -366,14 +379,14 @@ def _tires(sim: object) -> Specialised:
             fold=frozenset(),
             nonneg=frozenset((tire.shape, name) for name in nonneg),
         )
-        bound = {"wheels": sim.wheels, "surface": sim.surface, "h": sim.h}
+        bound = {"wheels": sim.wheels, **_ground_bound(sim), "h": sim.h}
         got = _keep(_TIRES, TIRES_CACHE, key, specialise(_tires_of, bound, plan))
     return got
 
 
 def _tires_source(sim: object) -> str:
     """The tire stage's text, its results under the names the rest of the substep reads."""
-    key = (_tires_source, _tire_functions(), sim.wheels, sim.surface, sim.h)
+    key = (_tires_source, _tire_functions(), sim.wheels, _ground_bound(sim), sim.h)
     return _memo(key, lambda: _tires_text(sim))
 
 
@@ -673,6 +686,17 @@ def _each(pattern: str) -> str:
     return ", ".join(pattern.replace("#", str(i)) for i in WHEELS)
 
 
+def _ground_source(sim: object, tap: Callable[[str], str]) -> str:
+    """The ground stage: on a ground, each wheel's factors from the pose at the substep's
+    start (``engine.ground.Ground.factors``, called); without one they are folded into the
+    tire stage, and the probe is told the constants."""
+    if sim.ground is not None:
+        text = "# ground\ngf = ground_factors(x, y, hc, hs)\n"
+        text += "".join(f"{name} = gf[{k}]\n" for k, name in enumerate(GROUND_NAMES))
+        return text + tap(_probe("ground", ", ".join(GROUND_NAMES)))
+    return tap(_probe("ground", ", ".join(num(v) for v in sim.flat_ground)))
+
+
 PROBE_STEERING = _probe(
     "steering", "*steer_angles(geo.angles, dc_fl, dc_fr), c0, c1, c2, c3, s0, s1, s2, s3"
 )
@@ -714,8 +738,6 @@ def _wheel_constants(sim: object, i: int) -> dict:
         "i": str(i),
         "x": num(w.x),
         "y": num(w.y),
-        # 1.0 * x is x for every x: a dry road's factor is left out
-        "surface": "" if sim.surface == 1.0 else f"{num(sim.surface)} * ",
         "pdmu": num(k.load_sensitivity),
         "inv_fz0": num(k.inv_fz0),
         "mu_x": num(k.mu_x),
@@ -741,7 +763,6 @@ def _wheel_constants(sim: object, i: int) -> dict:
         "neg_t0": num(-k.trail),
         "inv_rt2": num(k.inv_rho_t2),
         "a": num(w.a),
-        "rr_arm": num(w.rolling_arm),
         "h": num(sim.h),
         "inv_h": num(sim.inv_h),
     }
@@ -795,7 +816,8 @@ def source(sim: object, probed: bool = False) -> str:
     wheel_k = [_wheel_constants(sim, i) for i in WHEELS]
     assist = {"wheelbase": sim.wheelbase, "a_lim": ak.steer_lat_accel, "max_angle": stk.max_angle}
     assisted = _derived(_assist_of, assist, assists.assisted_steer, assists.steer_scale)
-    sub = STEERING.format(
+    sub = _ground_source(sim, tap)
+    sub += STEERING.format(
         assist=_indent(assisted, 4),
         frames=_derived(_frames_of, {}, steering.wheel_frames, steering.small_rotation),
     )
@@ -887,6 +909,8 @@ def build(
         text = source(sim, probed)
     names = namespace()
     names.update(_tire_names(sim))
+    if sim.ground is not None:
+        names["ground_factors"] = sim.ground.factors
     names.update(extra or {})
     code = _CODE.get(text)
     if code is None:

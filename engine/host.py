@@ -185,7 +185,7 @@ def memoryless(
     tf: tire.TireForces,
     omega: tuple,
     fz: tuple,
-    surface: float,
+    friction: tuple,
     h: float,
 ) -> tire.TireForces:
     """Relaxation off (an analysis switch): the host-owned patches at their steady slip.
@@ -214,7 +214,7 @@ def memoryless(
             ux = cap
         elif ux < -cap:
             ux = -cap
-        t = tire.sliding(tire.patch_terms(w, fz[i], v, tf.v_sy[i], ux, t.uy, surface, h))
+        t = tire.sliding(tire.patch_terms(w, fz[i], v, tf.v_sy[i], ux, t.uy, friction[i], h))
         terms[i] = t
         rhs[i] = w.a * omega[i] - w.radius * t.p
         diag[i] = w.a
@@ -227,6 +227,7 @@ def accumulate(
     fx: tuple,
     fz: tuple,
     capacity: tuple,
+    rolling_added: tuple,
     h: float,
 ) -> None:
     """Add one substep's patch and rolling-resistance impulses and brake capacity of each
@@ -237,7 +238,7 @@ def accumulate(
         load = fz[i]
         rolling = 0.0
         if load > 0.0:
-            rolling = w.rolling_arm * load
+            rolling = (w.rolling_arm + w.radius * rolling_added[i]) * load
             cap -= rolling
         link.impulse[i] += -w.radius * fx[i] * h
         link.rolling[i] += rolling * h

@@ -12,6 +12,10 @@ over them. Each stage is a function ``(sim, start, out)`` over named records: th
 what earlier stages produced (:class:`Produced`); it calls its subsystem's module and
 returns the values the probe sees under its name:
 
+0. ``ground``: each wheel's friction factor (the road condition's λ times its surface's) and
+   the rolling-resistance coefficient its surface adds, from the surface under its contact
+   point at the substep's start: on a circuit with runoff, the track or the runoff
+   (:mod:`engine.ground`); elsewhere λ and 0 for every wheel.
 1. ``steering``: road-wheel angles = host-step angle (Ackermann + toe, capped by the
    steering assist) rotated by the compliance-steer state (:mod:`engine.steering`).
 2. ``load_transfer``: wheel loads from the static loads, the previous
@@ -75,6 +79,7 @@ from skidpad.engine import (
 from skidpad.engine import host as external
 from skidpad.engine.definition import definition_hash, validate_definition
 from skidpad.engine.errors import DefinitionError, SkidpadError
+from skidpad.engine.ground import Ground
 from skidpad.engine.inputs import (
     CHANNELS,
     DEFAULTS,
@@ -283,6 +288,21 @@ class Simulation:
         self.fast_probed_run: Callable | None = None
         #: The external host's link (engine.host), None when the engine owns every wheel.
         self.host_link: external.HostLink | None = self._host_link(host_wheels, tire_relaxation)
+        #: The ground under the wheels (engine.ground), None: the road's λ under every wheel.
+        self.ground: Ground | None = None
+        #: the ground stage's values without a ground: λ and no added rolling resistance
+        self.flat_ground = (self.surface,) * 4 + (0.0,) * 4
+
+    def set_ground(self, ground: Ground | None) -> None:
+        """Drive on ``ground`` (before the first step): each wheel's friction and rolling
+        resistance from the surface under it. Its road condition must be this simulation's."""
+        if self.step_count != 0:
+            raise SkidpadError("set_ground: the simulation has already stepped")
+        if ground is not None and ground.road != self.surface:
+            raise SkidpadError("set_ground: the ground's road condition is not this drive's")
+        self.ground = ground
+        self.fast_run = None
+        self.fast_probed_run = None
 
     def _host_link(self, wheels: object, relaxation: bool) -> external.HostLink | None:
         if wheels is None:
@@ -445,9 +465,7 @@ class Simulation:
                 self.fast_run = fastpath.build(self)
             except fastpath.Unfoldable:
                 self.fast_run = Simulation._run_stages  # a constant has no literal
-        probed_fast = (
-            probe is not None and self.probed_path == "fast" and self.host_link is None
-        )
+        probed_fast = probe is not None and self.probed_path == "fast" and self.host_link is None
         if probed_fast and self.fast_probed_run is None:
             try:
                 self.fast_probed_run = fastpath.build(self, probed=True)
@@ -613,11 +631,18 @@ def _start(st: list) -> SubstepStart:
 class Produced:
     """What the stages of one substep produce, by name, each set by the stage that owns it."""
 
-    __slots__ = ("geo", "frames", "loads", "tf", "act", "dt", "ws", "dc", "bd", "sus")
+    __slots__ = ("ground", "geo", "frames", "loads", "tf", "act", "dt", "ws", "dc", "bd", "sus")
 
     def __init__(self) -> None:
         for name in self.__slots__:
             setattr(self, name, None)
+
+
+def _ground(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
+    """Each wheel's friction and rolling-resistance factors (:mod:`engine.ground`)."""
+    g = sim.ground
+    out.ground = sim.flat_ground if g is None else g.factors(s.x, s.y, s.heading_c, s.heading_s)
+    return out.ground
 
 
 def _steering(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
@@ -639,14 +664,15 @@ def _load_transfer(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
 
 def _tire_forces(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
     """Hub velocities and patch springs (:mod:`engine.tire`); a host's wheels memoryless."""
-    f = out.frames
+    f, g = out.frames, out.ground
+    friction, rolling = g[:4], g[4:]
     tf = tire.forces(
         sim.wheels, f.cos, f.sin, s.vx, s.vy, s.r, s.omega, s.ux, s.uy, out.loads.fz,
-        sim.surface, sim.host.capacities, sim.h,
+        friction, rolling, sim.host.capacities, sim.h,
     )  # fmt: skip
     link = sim.host_link
     if link is not None:
-        tf = external.memoryless(link, sim.wheels, tf, s.omega, out.loads.fz, sim.surface, sim.h)
+        tf = external.memoryless(link, sim.wheels, tf, s.omega, out.loads.fz, friction, sim.h)
     out.tf = tf
     return tf.spring
 
@@ -691,7 +717,9 @@ def _wheel_solve(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
             dt.clutch_capacity if link.engine_drives else 0.0, sim.drive_k.motor, sim.h,
             sim.inv_h, external.pinned(link, s.omega),
         )  # fmt: skip
-        external.accumulate(link, sim.wheels, ws.fx, out.loads.fz, out.act.capacity, sim.h)
+        external.accumulate(
+            link, sim.wheels, ws.fx, out.loads.fz, out.act.capacity, out.ground[4:], sim.h
+        )
     out.ws = ws
     held = tuple(1.0 if x else 0.0 for x in ws.held)
     return ws.omega + ws.fx + ws.fy + held + (ws.engine_omega, ws.clutch_torque)
@@ -729,6 +757,7 @@ def _suspension(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
 #: records and reports it to the probe under its name. A stage is added here (one line) and
 #: written in its subsystem's module (docs/architecture.md).
 STAGES: tuple[Stage, ...] = (
+    Stage("ground", _ground),
     Stage("steering", _steering),
     Stage("load_transfer", _load_transfer),
     Stage("tire_forces", _tire_forces),

@@ -330,11 +330,14 @@ def forces(
     ux: tuple,
     uy: tuple,
     fz: tuple,
-    surface: float,
+    friction: tuple,
+    rolling: tuple,
     caps: tuple,
     h: float,
 ) -> TireForces:
-    """The ``tire_forces`` stage: hub velocities in each wheel frame and each patch's terms."""
+    """The ``tire_forces`` stage: hub velocities in each wheel frame and each patch's terms.
+    ``friction`` is each wheel's λ (the road's times its surface's), ``rolling`` the
+    rolling-resistance coefficient its surface adds to the tire's own (:mod:`engine.ground`)."""
     terms = [None, None, None, None]
     v_xs = [0.0, 0.0, 0.0, 0.0]
     v_sys = [0.0, 0.0, 0.0, 0.0]
@@ -354,10 +357,10 @@ def forces(
         v_sys[i] = v_sy
         f_z = fz[i]
         if f_z > 0.0:
-            t = patch_terms(w, f_z, v_x, v_sy, ux[i], uy[i], surface, h)
+            t = patch_terms(w, f_z, v_x, v_sy, ux[i], uy[i], friction[i], h)
             rhs[i] = w.a * omega[i] - w.radius * t.p
             diag[i] = w.a + w.radius * t.q
-            cap[i] = caps[i] + w.rolling_arm * f_z
+            cap[i] = caps[i] + (w.rolling_arm + w.radius * rolling[i]) * f_z
             spring[2 * i] = t.fx0
             spring[2 * i + 1] = t.fy0
         else:  # wheel off the ground: no force, the patch relaxes, the wheel spins freely

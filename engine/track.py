@@ -27,6 +27,11 @@ of the centreline, plus ``limit_margin_m``) and a grid position
 ``grid_behind_m`` behind the line, heading along the track. A standing start:
 lap 1 begins at the car's first forward crossing of the line.
 
+The file's ``surfaces`` block names the surface of the track and of the runoff beyond
+its edges, each with a friction and a rolling-resistance factor; every wheel drives on
+the surface under its contact point, every substep (:mod:`engine.ground`). The block is
+part of the physics: changing it is a new physics version.
+
 :class:`LapTimer` times laps in the engine's time base. It observes the
 state after every substep: the CoG's signed distance to a line is
 ``a = (p − c)·t`` (``c`` the line's centreline point, ``t`` the unit tangent
@@ -49,10 +54,13 @@ from pathlib import Path
 
 from skidpad.engine import smath
 from skidpad.engine.errors import SkidpadError
+from skidpad.engine.ground import Ground, Surface, ground_for, parse_surfaces
 
 TRACK_DIR = Path(__file__).resolve().parent / "tracks"
 CLOSURE_M = 1e-3
 CLOSURE_RAD = 1e-9
+#: a circuit whose file names no surfaces: the track's surface on both sides of its edges
+DEFAULT_SURFACES = (Surface("track", 1.0, 1.0), Surface("runoff", 1.0, 1.0))
 
 
 class TrackError(SkidpadError, ValueError):
@@ -284,6 +292,8 @@ class Circuit:
     limit_margin_m: float
     grid_behind_m: float
     normals: tuple  # per centreline sample, (nx, ny): unit left normal
+    #: (track, runoff): the surfaces on and beyond the track's edges (engine.ground)
+    surfaces: tuple = DEFAULT_SURFACES
 
     @property
     def limit_m(self) -> float:
@@ -307,8 +317,10 @@ def _line(track: Track, name: str, s: float) -> Line:
     return Line(name, i, track.s[i], track.x[i], track.y[i], smath.cos(h), smath.sin(h))
 
 
-def build_circuit(track: Track, block: dict) -> Circuit:
-    """The circuit of ``track`` from its file's ``circuit`` block (see the module docstring)."""
+def build_circuit(track: Track, block: dict, surfaces: object = None) -> Circuit:
+    """The circuit of ``track`` from its file's ``circuit`` block (see the module docstring)
+    and its ``surfaces`` block (:func:`engine.ground.parse_surfaces`; None: the track's
+    surface everywhere, a circuit without runoff)."""
     where = f"{track.name}: circuit"
     if not isinstance(block, dict) or sorted(block) != sorted(CIRCUIT_KEYS):
         raise TrackError(f"{where}: needs exactly {', '.join(CIRCUIT_KEYS)}")
@@ -333,7 +345,8 @@ def build_circuit(track: Track, block: dict) -> Circuit:
         raise TrackError(f"{where}: grid_behind_m must be > 0 and shorter than the last sector")
     lines = (_line(track, "finish", s0), _line(track, "sector1", s1), _line(track, "sector2", s2))
     normals = tuple((-smath.sin(h), smath.cos(h)) for h in track.heading[: track.n])
-    return Circuit(track, lines, margin, grid, normals)
+    pair = DEFAULT_SURFACES if surfaces is None else parse_surfaces(surfaces, track.name)
+    return Circuit(track, lines, margin, grid, normals, pair)
 
 
 def load_circuit(name: str = "sandbox") -> Circuit:
@@ -342,7 +355,7 @@ def load_circuit(name: str = "sandbox") -> Circuit:
     doc = json.loads((TRACK_DIR / f"{name}.json").read_text(encoding="utf-8"))
     if "circuit" not in doc:
         raise TrackError(f"{name}: no circuit block (start/finish, sectors, limits, grid)")
-    return build_circuit(track, doc["circuit"])
+    return build_circuit(track, doc["circuit"], doc.get("surfaces"))
 
 
 # ----------------------------------------------------------------------------- lap timer
@@ -382,6 +395,22 @@ def wheel_offsets(definition: dict) -> tuple:
     tf = geometry["track_front_m"] / 2
     tr = geometry["track_rear_m"] / 2
     return ((a, tf), (a, -tf), (-b, tr), (-b, -tr))
+
+
+def drive_ground(track: str | None, definition: dict, road: float) -> Ground | None:
+    """The ground of a drive on ``track`` (a track name; None: no track) by a car of
+    ``definition`` in road condition ``road`` (λ): None when the drive is not on a circuit
+    or its circuit has one surface everywhere (the road's λ under every wheel)."""
+    if track is None:
+        return None
+    try:
+        circuit = load_circuit(track)
+    except TrackError:
+        return None
+    on, off = circuit.surfaces
+    if (on.friction, on.rolling_resistance) == (off.friction, off.rolling_resistance):
+        return None
+    return ground_for(circuit, wheel_offsets(definition), road)
 
 
 class LapTimer:

@@ -364,8 +364,8 @@ def run_archived(
 def unstamped_copy(recording: Path) -> Path | None:
     """A stamped recording (four-wheel format 3, CommonRoad format 2) as the format before
     the stamp, which is what every archived loader reads (they all predate it): the same
-    drive and claims, without ``physics_version``. None for a file with no stamp (or one
-    the old loader shall judge as it is)."""
+    drive and claims, without ``physics_version`` (and ``driven``). None for a file with no
+    stamp (or one the old loader shall judge as it is)."""
     try:
         doc = json.loads(recording.read_text("utf-8"))
     except (OSError, ValueError):
@@ -374,7 +374,10 @@ def unstamped_copy(recording: Path) -> Path | None:
     if not stamped or not isinstance(doc.get("version"), int):
         return None
     del doc["physics_version"]
-    doc["version"] -= 1  # the stamp is the only difference from the version before
+    doc["version"] -= 1  # the stamp is the only difference from the version before...
+    # ...but for ``driven`` (how the page paced the drive: no hash or claim covers it), which
+    # came later than every archived tree's loader, so it is left out as well
+    doc.pop("driven", None)
     handle, name = tempfile.mkstemp(prefix="skidpad-unstamped-", suffix=".json")
     with open(handle, "w", encoding="utf-8") as f:
         json.dump(doc, f)

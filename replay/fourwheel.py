@@ -22,6 +22,7 @@ from skidpad.engine.errors import DefinitionError, SkidpadError
 from skidpad.engine.simulation import STAGES, Simulation
 from skidpad.engine.state import StateLayout
 from skidpad.engine.ticks import ticks_of_step
+from skidpad.engine.track import drive_ground
 from skidpad.replay.document import RecordingError
 from skidpad.replay.model import Probe
 
@@ -47,13 +48,16 @@ def build_simulation(rec: Any, use_preset: bool = False) -> Simulation:
     """The fresh simulation a replay of the four-wheel recording ``rec`` starts from."""
     definition = definition_for_replay(rec, use_preset)
     try:
-        return Simulation(
+        sim = Simulation(
             definition,
             substep_hz=rec.substep_hz,
             host_hz=rec.host_hz,
             initial=rec.initial or None,
             host_wheels=None if rec.host is None else list(rec.host.wheels),
         )
+        # a drive on a circuit drives on its surfaces (engine.ground)
+        sim.set_ground(drive_ground(rec.track, sim.definition, sim.surface))
+        return sim
     except RecordingError:
         raise
     except SkidpadError as exc:

@@ -21,6 +21,7 @@ from skidpad.engine import inputs as engine_inputs
 from skidpad.engine.inputs import normalise_inputs
 from skidpad.engine.physics import PHYSICS_VERSION
 from skidpad.engine.simulation import Simulation
+from skidpad.engine.track import drive_ground
 from skidpad.engine.vehicle_layout import I_OMEGA
 from skidpad.replay.document import current_math_hash
 from skidpad.replay.recording import CHECKPOINT_EVERY, HostBlock, Recording, run_length
@@ -85,6 +86,8 @@ class Recorder:
         self.host = host
         self._omega: list[tuple] = []
         self.checkpoints: list[tuple[int, str]] = [(0, sim.state_hash())]
+        # a drive on a circuit drives on its surfaces (engine.ground), as its replay will
+        sim.set_ground(drive_ground(track, sim.definition, sim.surface))
         self.lap_timer = circuit_timer(track, definition, sim.substep_hz)
         if self.lap_timer is not None:
             sim.pose_observer = self.lap_timer.observe  # sees every substep, on either path
