@@ -192,6 +192,17 @@ def test_the_fast_path_and_the_stages_agree_across_the_edge_stage_by_stage() -> 
     assert grounds and any(0.5 in v[:4] for v in grounds)
 
 
+def test_the_fast_path_on_a_ground_obeys_the_strict_float_contract() -> None:
+    from helpers import strict_float_lint
+    from skidpad.engine import fastpath
+
+    sim = DriveSession("openWheeler").sim
+    assert sim.ground is not None
+    text = fastpath.source(sim)
+    assert "ground_factors(x, y, hc, hs)" in text
+    assert strict_float_lint().lint_source(text, "<fast path on a ground>") == []
+
+
 def test_a_restored_snapshot_on_the_grass_goes_on_as_the_drive_did() -> None:
     keys = Keys(throttle=True, steer_amount=0.3)
     s = _run(_ground_with(RUNOFF), keys, 300)
@@ -270,7 +281,8 @@ def test_the_sandbox_file_is_what_the_circuit_reads() -> None:
     assert CELL_M > 2 * EDGE_SLACK_M
 
 
-GRASS_LAP_8 = Path(__file__).resolve().parents[1] / "recordings/history/physics-8-hatchbackFwd-grass.json"
+HISTORY = Path(__file__).resolve().parents[1] / "recordings" / "history"
+GRASS_LAP_8 = HISTORY / "physics-8-hatchbackFwd-grass.json"
 
 
 def test_a_physics_8_drive_onto_the_grass_verifies_under_8_and_parts_from_today_on_the_grass(
