@@ -265,6 +265,21 @@ class Ground:
             track.name: (road * track.friction, track.rolling_resistance),
             runoff.name: (road * runoff.friction, runoff.rolling_resistance),
         }
+        on = self._values[track.name]
+        self._on_track = (on[0],) * 4 + (on[1],) * 4
+        #: how far (m) the farthest contact point is from the CoG
+        self.wheel_reach = max(math.sqrt(lx * lx + ly * ly) for lx, ly in self.offsets)
+        self._deep: dict = {}
+
+    def _is_deep(self, key: tuple) -> bool:
+        """Whether every point of the CoG's cell lies inside the track's edges by more than
+        ``wheel_reach`` and the slack (its four corners do)."""
+        gx, gy = key
+        lattice = self.lattice
+        inside = lattice.half_width - self.wheel_reach - EDGE_SLACK_M
+        return all(
+            lattice._corner(gx + i, gy + j) <= inside for i, j in ((0, 0), (1, 0), (0, 1), (1, 1))
+        )
 
     def surfaces(self, x: float, y: float, c: float, s: float) -> tuple:
         """The four wheels' surfaces (:class:`Surface`)."""
@@ -272,6 +287,16 @@ class Ground:
         return tuple(at(x + c * lx - s * ly, y + s * lx + c * ly) for lx, ly in self.offsets)
 
     def factors(self, x: float, y: float, c: float, s: float) -> tuple:
+        # Most substeps find the car deep in the track: when the CoG's cell lies farther
+        # inside the edges than any wheel is from the CoG, every wheel is on the track
+        # (distance from the centreline changes no faster than distance travelled), the
+        # answer surface_at gives each wheel, found with one look-up instead of four.
+        key = (math.floor(x / CELL_M), math.floor(y / CELL_M))
+        deep = self._deep.get(key)
+        if deep is None:
+            deep = self._deep[key] = self._is_deep(key)
+        if deep:
+            return self._on_track
         values = self._values
         f0, f1, f2, f3 = (values[w.name] for w in self.surfaces(x, y, c, s))
         return (f0[0], f1[0], f2[0], f3[0], f0[1], f1[1], f2[1], f3[1])

@@ -7,6 +7,7 @@ switched to the track's, and the move measured.
 from __future__ import annotations
 
 import json
+import math
 import random
 from pathlib import Path
 
@@ -78,6 +79,29 @@ def test_the_surface_is_a_function_of_the_point_not_of_the_order_it_is_asked() -
     second = [b.surface_at(*p).name for p in reversed(points)][::-1]
     assert first == second
     assert {"asphalt", "grass"} <= set(first)
+
+
+def test_the_factors_are_each_wheels_surface_wherever_the_car_is() -> None:
+    """Ground.factors answers a car deep in the track from its CoG's cell alone: that answer
+    is the one the four contact points give, for poses all over the track and its edges."""
+    d = engine_definition.load_preset("pickup4x4")  # the widest, longest car
+    ground = drive_ground("sandbox", d, 0.8)
+    t = CIRCUIT.track
+    rng = random.Random(11)
+    values = {s.name: (0.8 * s.friction, s.rolling_resistance) for s in (TRACK, RUNOFF)}
+    kinds = set()
+    for _ in range(3000):
+        i = rng.randrange(t.n)
+        e = rng.uniform(-t.width, t.width)
+        nx, ny = CIRCUIT.normals[i]
+        x, y = t.x[i] + e * nx, t.y[i] + e * ny
+        heading = rng.uniform(-3.2, 3.2)
+        c, s = math.cos(heading), math.sin(heading)
+        names = [w.name for w in ground.surfaces(x, y, c, s)]
+        want = tuple(values[n][0] for n in names) + tuple(values[n][1] for n in names)
+        assert ground.factors(x, y, c, s) == want
+        kinds.add(len(set(names)))
+    assert kinds == {1, 2}
 
 
 def test_a_wheel_over_the_edge_is_on_grass_and_the_others_stay_on_track() -> None:
