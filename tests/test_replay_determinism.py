@@ -114,7 +114,7 @@ def test_detail_window_records_stages_and_state(random_rec) -> None:
     r = replay(rec, detail_steps=range(20, 22))
     assert [d.tick for d in r.detail] == list(range(201, 221))
     stages = [name for name, _ in r.detail[0].stages]
-    assert stages[0] == "steering" and stages[-1] == "suspension"
+    assert stages[0] == "ground" and stages[-1] == "suspension"
     assert all([n for n, _ in d.stages] == stages for d in r.detail)
 
 

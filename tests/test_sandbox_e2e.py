@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 import pytest
+from skidpad.engine.physics import PHYSICS_VERSION
 from skidpad.replay.recording import loads
 from skidpad.sandbox.automation import (
     GAMEPAD_STUB,
@@ -230,7 +231,8 @@ def tampered_copies() -> list[tuple[str, bytes]]:
 
 
 EXPECTED_VERDICT = {
-    "good-lap.json": "VERIFIED (physics 8, identified)",
+    # the committed sandbox lap: driven through the page under today's physics, stamped
+    "good-lap.json": f"VERIFIED (physics {PHYSICS_VERSION}, stamped)",
     "one-input.json": "MISMATCH",
     "lap-time-plus-1ms.json": "MISMATCH",
     "one-checkpoint.json": "MISMATCH",
@@ -268,8 +270,6 @@ def test_the_visible_verdict_is_skidpad_verifys_for_every_file(
         if name == "lap-time-plus-1ms.json":
             page.screenshot(path=str(shot_dir() / f"verdict-mismatch-{page.browser_name}.png"))
         if name == "good-lap.json":
-            from skidpad.engine.physics import PHYSICS_VERSION
-
             # the ghost names the physics that drew it, today's for a lap of today's
             expect(page.locator("#ghost-note")).to_have_text(
                 f"shown as the ghost (physics {PHYSICS_VERSION})")
