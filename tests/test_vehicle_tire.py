@@ -170,5 +170,7 @@ def test_the_fast_paths_tire_stage_cache_stays_bounded() -> None:
     sim = Simulation(load_preset("kart"))
     for k in range(fastpath.TIRES_CACHE + 3):
         wheels = tuple(w._replace(tire=w.tire._replace(c=1.0 + k / 1024.0)) for w in sim.wheels)
-        fastpath._tires(SimpleNamespace(wheels=wheels, surface=sim.surface, h=sim.h))
+        fastpath._tires(
+            SimpleNamespace(wheels=wheels, ground=None, flat_ground=sim.flat_ground, h=sim.h)
+        )
     assert len(fastpath._TIRES) == fastpath.TIRES_CACHE
