@@ -32,7 +32,10 @@ corners on one side never enters the cell; a curved one bulges in by at most
 ``1 m²/(8·r)``, under 8 mm for the sandbox's tightest edge, r = 15 m, below the slack.)
 The nearest sample of a corner or a centre is the whole lap's, found among the samples
 listed in its coarse cell (every sample within ``REACH_M`` of that cell), ties to the
-lowest index.
+lowest index. A car whose CoG's cell lies inside the edges by more than its farthest
+contact point is from the CoG (plus the slack) has all four wheels on the track — the
+distance from the centreline changes no faster than the distance travelled — which
+:meth:`Ground.factors` answers with that one look-up.
 """
 
 from __future__ import annotations
@@ -156,15 +159,6 @@ class Lattice:
         i = self._walk(hint, px, py)
         e = self._offset(i, px, py)
         return self.track_surface if abs(e) <= self.half_width else self.runoff_surface
-
-    def lateral_offset(self, px: float, py: float) -> float | None:
-        """The point's lateral offset (m, left +) from its nearest centreline sample, None
-        beyond ``reach`` of every sample (reporting and tests; the physics reads
-        :meth:`surface_at`)."""
-        i = self._nearest(px, py)
-        return None if i is None else self._offset(i, px, py)
-
-    # -- geometry
 
     def _offset(self, i: int, px: float, py: float) -> float:
         nx, ny = self._normals[i]

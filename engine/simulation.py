@@ -639,7 +639,8 @@ class Produced:
 
 
 def _ground(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
-    """Each wheel's friction and rolling-resistance factors (:mod:`engine.ground`)."""
+    """Each wheel's friction factor and the rolling resistance its surface adds
+    (:mod:`engine.ground`)."""
     g = sim.ground
     out.ground = sim.flat_ground if g is None else g.factors(s.x, s.y, s.heading_c, s.heading_s)
     return out.ground
