@@ -313,8 +313,11 @@ def lattice_of(circuit: object, track: Surface, runoff: Surface) -> Lattice:
     return got
 
 
-def ground_for(circuit: object, offsets: tuple, road: float) -> Ground:
+def ground_for(
+    circuit: object, offsets: tuple, road: float, runoff: Surface | None = None
+) -> Ground:
     """The ground of a car with wheel ``offsets`` on ``circuit`` in road condition ``road``
-    (λ), from the circuit's own surfaces."""
-    track, runoff = circuit.surfaces
-    return Ground(lattice_of(circuit, track, runoff), offsets, road)
+    (λ), from the circuit's own surfaces (``runoff``: another runoff in place of its own,
+    as a measurement that switches the grass off does)."""
+    track, own = circuit.surfaces
+    return Ground(lattice_of(circuit, track, own if runoff is None else runoff), offsets, road)

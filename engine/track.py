@@ -397,15 +397,23 @@ def wheel_offsets(definition: dict) -> tuple:
     return ((a, tf), (a, -tf), (-b, tr), (-b, -tr))
 
 
+def drive_circuit(track: str | None) -> Circuit | None:
+    """The circuit a drive on ``track`` (a track name; None: no track) is on, None when that
+    track is not a circuit: what its lap timer times and its ground is made of."""
+    if track is None:
+        return None
+    try:
+        return load_circuit(track)
+    except TrackError:
+        return None
+
+
 def drive_ground(track: str | None, definition: dict, road: float) -> Ground | None:
     """The ground of a drive on ``track`` (a track name; None: no track) by a car of
     ``definition`` in road condition ``road`` (λ): None when the drive is not on a circuit
     or its circuit has one surface everywhere (the road's λ under every wheel)."""
-    if track is None:
-        return None
-    try:
-        circuit = load_circuit(track)
-    except TrackError:
+    circuit = drive_circuit(track)
+    if circuit is None:
         return None
     on, off = circuit.surfaces
     if (on.friction, on.rolling_resistance) == (off.friction, off.rolling_resistance):

@@ -149,15 +149,10 @@ class Recorder:
 
 def circuit_timer(track: str | None, definition: dict, substep_hz: int) -> Any:
     """A lap timer for a drive on ``track`` if that track is a circuit, else None."""
-    if track is None:
-        return None
-    from skidpad.engine.track import LapTimer, TrackError, load_circuit, wheel_offsets
+    from skidpad.engine.track import LapTimer, drive_circuit, wheel_offsets
 
-    try:
-        circuit = load_circuit(track)
-    except TrackError:
-        return None
-    return LapTimer(circuit, wheel_offsets(definition), substep_hz)
+    circuit = drive_circuit(track)
+    return None if circuit is None else LapTimer(circuit, wheel_offsets(definition), substep_hz)
 
 
 def make_simulation(

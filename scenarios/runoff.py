@@ -27,7 +27,7 @@ from dataclasses import replace
 
 from skidpad.engine import smath
 from skidpad.engine.definition import PRESET_NAMES, load_preset
-from skidpad.engine.ground import Ground, Surface, lattice_of
+from skidpad.engine.ground import Ground, Surface, ground_for
 from skidpad.engine.simulation import Simulation
 from skidpad.engine.track import Circuit, Track, load_circuit, wheel_offsets
 from skidpad.engine.vehicle_layout import I_HC, I_HS
@@ -55,7 +55,7 @@ def as_track(circuit: Circuit) -> Surface:
 
 
 def _ground(circuit: Circuit, definition: dict, runoff: Surface, road: float) -> Ground:
-    return Ground(lattice_of(circuit, circuit.surfaces[0], runoff), wheel_offsets(definition), road)
+    return ground_for(circuit, wheel_offsets(definition), road, runoff)
 
 
 def throttle_held(

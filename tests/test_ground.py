@@ -20,6 +20,7 @@ from skidpad.engine.ground import (
     GroundError,
     Lattice,
     Surface,
+    ground_for,
     parse_surfaces,
 )
 from skidpad.engine.simulation import Simulation
@@ -134,7 +135,7 @@ def _run(ground: Ground | None, keys: Keys, steps: int, path: str = "fast") -> S
 
 def _ground_with(runoff: Surface) -> Ground:
     d = engine_definition.load_preset("hatchbackFwd")
-    return Ground(_lattice_with(runoff), wheel_offsets(d), 1.0)
+    return ground_for(CIRCUIT, wheel_offsets(d), 1.0, runoff)
 
 
 def _straight(runoff: Surface, speed: float, inputs: dict, steps: int) -> tuple:
@@ -143,18 +144,12 @@ def _straight(runoff: Surface, speed: float, inputs: dict, steps: int) -> tuple:
     surfaces its wheels were on at the end."""
     d = engine_definition.load_preset("hatchbackFwd")
     sim = Simulation(d, initial={"x_m": 10.0, "y_m": -20.0, "yaw_rad": 0.0, "speed_mps": speed})
-    ground = Ground(_lattice_with(runoff), wheel_offsets(d), 1.0)
+    ground = ground_for(CIRCUIT, wheel_offsets(d), 1.0, runoff)
     sim.set_ground(ground)
     for _ in range(steps):
         t = sim.step(inputs)
     c, s = sim.state[I_HC], sim.state[I_HS]
     return t.speed, ground.surfaces(t.x, t.y, c, s)
-
-
-def _lattice_with(runoff: Surface) -> Lattice:
-    from skidpad.engine.ground import lattice_of
-
-    return lattice_of(CIRCUIT, TRACK, runoff)
 
 
 def test_grass_rolling_resistance_slows_a_car_under_full_throttle() -> None:
