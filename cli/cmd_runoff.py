@@ -15,31 +15,20 @@ from __future__ import annotations
 import argparse
 import json
 
-from skidpad.cli.options import add_json_flag
+from skidpad.cli.options import add_json_flag, add_preset_option, chosen_names
 from skidpad.engine.definition import PRESET_NAMES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--preset",
-        action="append",
-        metavar="P",
-        help=f"preset(s) to run, a comma list, repeatable (default all: {', '.join(PRESET_NAMES)})",
-    )
+    add_preset_option(parser, "measure")
     add_json_flag(parser, "the rows")
 
 
 def run(args: argparse.Namespace) -> int:
-    from skidpad.cli import comma_list
-    from skidpad.cli.options import check_known
     from skidpad.replay.progress import Progress
     from skidpad.scenarios import runoff
 
-    presets = list(PRESET_NAMES)
-    if args.preset:
-        given = comma_list(args.preset, "--preset")
-        check_known(given, PRESET_NAMES, "--preset", "preset")
-        presets = [p for p in PRESET_NAMES if p in given]
+    presets = chosen_names(args.preset, PRESET_NAMES, "preset")
     bar = Progress(len(presets), "runoff", unit="presets", quiet=args.json)
     rows = []
     for preset in presets:

@@ -24,7 +24,14 @@ import sys
 import time
 from collections.abc import Callable
 
-from skidpad.cli.options import MAX_JOBS, add_json_flag, at_least_one, check_known, int_in
+from skidpad.cli.options import (
+    MAX_JOBS,
+    add_json_flag,
+    add_preset_option,
+    at_least_one,
+    chosen_names,
+    int_in,
+)
 from skidpad.engine.definition import PRESET_NAMES
 from skidpad.engine.errors import SkidpadError
 from skidpad.replay.progress import Progress
@@ -32,12 +39,7 @@ from skidpad.scenarios.validation import run as vrun
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--preset",
-        action="append",
-        metavar="P",
-        help=f"preset(s) to run, a comma list, repeatable (default all: {', '.join(PRESET_NAMES)})",
-    )
+    add_preset_option(parser)
     parser.add_argument(
         "--scenario",
         action="append",
@@ -82,16 +84,6 @@ def _task(args: tuple, note: Callable[[str], None] = _quiet) -> tuple:
     return preset, name, res, None, time.perf_counter() - t0
 
 
-def _check_names(given: list | None, known: tuple, what: str) -> list:
-    from skidpad.cli import comma_list
-
-    if not given:
-        return list(known)
-    given = comma_list(given, f"--{what}")
-    check_known(given, known, f"--{what}", what)
-    return [k for k in known if k in given]
-
-
 def _preflight(args: argparse.Namespace) -> None:
     """What --bless and --docs will write can be written, before any scenario runs."""
     from skidpad.replay import output
@@ -109,7 +101,7 @@ def _preflight(args: argparse.Namespace) -> None:
 
 def _with_courses(names: list, args: argparse.Namespace) -> list:
     """The scenarios to run, the lane change replaced by the scenario of each course asked."""
-    courses = _check_names(args.course, tuple(vrun.LANE_CHANGE_COURSES), "course")
+    courses = chosen_names(args.course, tuple(vrun.LANE_CHANGE_COURSES), "course")
     if args.course and "lane_change" not in names:
         raise SkidpadError("--course: only with the lane_change scenario")
     chosen = {vrun.LANE_CHANGE_COURSES[c] for c in courses}
@@ -123,8 +115,8 @@ def _with_courses(names: list, args: argparse.Namespace) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
-    presets = _check_names(args.preset, PRESET_NAMES, "preset")
-    names = _with_courses(_check_names(args.scenario, vrun.SCENARIO_NAMES, "scenario"), args)
+    presets = chosen_names(args.preset, PRESET_NAMES, "preset")
+    names = _with_courses(chosen_names(args.scenario, vrun.SCENARIO_NAMES, "scenario"), args)
     at_least_one(("--jobs", args.jobs))
     golden = vrun.load_golden()
     _preflight(args)

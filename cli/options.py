@@ -92,3 +92,29 @@ def check_known(
 def add_json_flag(parser: argparse.ArgumentParser, what: str = "the result") -> None:
     """``--json``: print ``what`` as JSON for machines instead of the text for people."""
     parser.add_argument("--json", action="store_true", help=f"print {what} as JSON")
+
+
+def chosen_names(given: list | None, known: Sequence[str], what: str) -> list:
+    """The names a repeatable comma-list option ``--<what>`` chose (all of ``known`` when
+    it was not given), in ``known``'s order; an unknown one refused in one line."""
+    from skidpad.cli import comma_list
+
+    if not given:
+        return list(known)
+    given = comma_list(given, f"--{what}")
+    check_known(given, known, f"--{what}", what)
+    return [k for k in known if k in given]
+
+
+def add_preset_option(parser: argparse.ArgumentParser, verb: str = "run") -> None:
+    """``--preset P``: the presets to ``verb``, a comma list, repeatable (default all); read
+    with ``chosen_names(args.preset, PRESET_NAMES, "preset")``."""
+    from skidpad.engine.definition import PRESET_NAMES
+
+    parser.add_argument(
+        "--preset",
+        action="append",
+        metavar="P",
+        help=f"preset(s) to {verb}, a comma list, repeatable (default all: "
+        f"{', '.join(PRESET_NAMES)})",
+    )

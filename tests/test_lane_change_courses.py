@@ -13,6 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 from skidpad.cli import cmd_validate
+from skidpad.cli.options import chosen_names
 from skidpad.engine.definition import PRESET_NAMES, load_preset
 from skidpad.engine.errors import SkidpadError
 from skidpad.scenarios.validation import lane_change, report
@@ -80,7 +81,7 @@ def _args(**kw) -> argparse.Namespace:
 
 def test_course_option_picks_the_scenarios() -> None:
     pick = cmd_validate._with_courses
-    names = cmd_validate._check_names(["lane_change"], vrun.SCENARIO_NAMES, "scenario")
+    names = chosen_names(["lane_change"], vrun.SCENARIO_NAMES, "scenario")
     assert pick(names, _args(course=["3888-2"])) == ["lane_change_3888_2"]
     assert pick(names, _args(course=["3888-1,3888-2"])) == ["lane_change", "lane_change_3888_2"]
     assert pick(names, _args()) == ["lane_change", "lane_change_3888_2"]
