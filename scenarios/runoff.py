@@ -27,7 +27,7 @@ from dataclasses import replace
 
 from skidpad.engine import smath
 from skidpad.engine.definition import PRESET_NAMES, load_preset
-from skidpad.engine.ground import Ground, Surface, ground_for
+from skidpad.engine.ground import Surface, ground_for
 from skidpad.engine.simulation import Simulation
 from skidpad.engine.track import Circuit, Track, load_circuit, wheel_offsets
 from skidpad.engine.vehicle_layout import I_HC, I_HS
@@ -45,17 +45,22 @@ SHORTCUT_DEPTH_M = 14.0
 HOST_HZ = 100
 MAX_LAP_S = 200
 
-__all__ = ["as_track", "shortcut_laps", "shortcut_path", "table", "throttle_held"]
+__all__ = [
+    "as_track",
+    "lap_time",
+    "markdown",
+    "path_length",
+    "shortcut_laps",
+    "shortcut_path",
+    "table",
+    "throttle_held",
+]
 
 
 def as_track(circuit: Circuit) -> Surface:
     """The circuit's runoff made of its track's surface (the name stays the runoff's)."""
     on, off = circuit.surfaces
     return Surface(off.name, on.friction, on.rolling_resistance)
-
-
-def _ground(circuit: Circuit, definition: dict, runoff: Surface, road: float) -> Ground:
-    return ground_for(circuit, wheel_offsets(definition), road, runoff)
 
 
 def throttle_held(
@@ -68,7 +73,7 @@ def throttle_held(
     runoff = circuit.surfaces[1] if runoff is None else runoff
     d = load_preset(preset)
     sim = Simulation(d, host_hz=HOST_HZ, initial={**GRASS_POSE, "speed_mps": SPEED_MPS})
-    sim.set_ground(_ground(circuit, d, runoff, sim.surface))
+    sim.set_ground(ground_for(circuit, wheel_offsets(d), sim.surface, runoff))
     steps = int(HELD_S * HOST_HZ)
     for _ in range(steps):
         t = sim.step({"throttle": 1.0})
@@ -81,7 +86,9 @@ def shortcut_path(
     half_m: float = SHORTCUT_HALF_M,
     depth_m: float = SHORTCUT_DEPTH_M,
 ) -> Track:
-    """The centreline with one stretch moved sideways (left +) by ``depth·sin²(π·u)``."""
+    """The centreline with one stretch moved sideways (left +) by ``depth·sin²(π·u)``: a
+    path for the lap driver to follow (its samples keep the centreline's headings, which the
+    driver reads only for its lateral-offset correction)."""
     xs, ys = list(track.x), list(track.y)
     for i in range(track.n + 1):
         u = (track.s[i] - (mid_m - half_m)) / (2.0 * half_m)
@@ -109,7 +116,7 @@ def lap_time(preset: str, path: Track, circuit: Circuit, runoff: Surface) -> tup
     d = load_preset(preset)
     driver = LapDriver(d, HOST_HZ, path)
     sim = Simulation(d, host_hz=HOST_HZ, initial=driver.initial())
-    ground = _ground(circuit, d, runoff, sim.surface)
+    ground = ground_for(circuit, wheel_offsets(d), sim.surface, runoff)
     sim.set_ground(ground)
     t, step, off = None, 0, 0
     while step < MAX_LAP_S * HOST_HZ:
