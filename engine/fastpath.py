@@ -339,6 +339,7 @@ FORCE_NAMES = {"v_x": "v_x", "v_sy": "v_sy", "rhs": "b", "diag": "dg", "capacity
 PATCH_NAMES = {
     "kxs": "kxs", "kys": "kys", "relax_x": "relax_x", "uy_next": "uyr", "damper_x": "cxd",
     "damper_y": "cyd", "p": "p", "q": "q", "trail_k": "mzk", "fx0": "sfx", "fy0": "sfy",
+    "dx": "pdx", "dy": "pdy",
 }  # fmt: skip
 
 
@@ -468,9 +469,9 @@ def _driveline_text(bound: dict, functions: tuple) -> str:
 def _deflect_of(
     w: object, h: float, inv_h: float, kxs: float, kys: float, relax_x: float, uyr: float,
     cxd: float, cyd: float, p: float, q: float, ux: float, uy: float, mzk: float, sfx: float,
-    sfy: float, wn: float, v_x: float,
+    sfy: float, pdx: float, pdy: float, wn: float, v_x: float,
 ) -> tire.PatchUpdate:  # fmt: skip
-    t = tire.PatchTerms(kxs, kys, relax_x, uyr, cxd, cyd, p, q, ux, uy, mzk, sfx, sfy)
+    t = tire.PatchTerms(kxs, kys, relax_x, uyr, cxd, cyd, p, q, ux, uy, mzk, sfx, sfy, pdx, pdy)
     pu = tire.deflect(w, t, wn, v_x, h, inv_h)
     return pu
 
@@ -480,7 +481,7 @@ def _deflect_of(
 UPDATE_NAMES = {"ux": "uxn", "uy": "uyn", "fx": "fx", "fy": "fy", "mz": "mz", "slid": "slid"}
 DEFLECT_INPUTS = (
     "kxs", "kys", "relax_x", "uyr", "cxd", "cyd", "p", "q", "ux", "uy", "mzk", "sfx", "sfy",
-    "wn", "v_x",
+    "pdx", "pdy", "wn", "v_x",
 )  # fmt: skip
 
 
@@ -849,11 +850,12 @@ def source(sim: object, probed: bool = False) -> str:
     sub += solve
     deflect = "".join(_deflect_source(sim, i) for i in WHEELS)
     sub += "# wheel_solve: the patches\n" + deflect
-    sub += "redo = False\n" + "".join(SLIDE.format(**wheel_k[i]) for i in WHEELS)
-    # a second solve runs only after a damped patch slid: its text does not count for the order
-    rare = "if redo:\n" + _indent(solve, 4)
-    rare += _indent(deflect, 4)
-    sub += rare
+    # as wheel.solve: a damped patch that slid is undamped and every wheel solved again, until
+    # none is left (four passes at most); the solves again are rare: their text does not count
+    # for the order of the locals
+    slide = "redo = False\n" + "".join(SLIDE.format(**wheel_k[i]) for i in WHEELS)
+    rare = "if not redo:\n    break\n" + solve + deflect
+    sub += "for _pass in range(4):\n" + _indent(slide + rare, 4)
     if not dk.motor:
         sub += "if w_e_n < 0.0:\n    w_e_n = 0.0  # an engine does not turn backwards\n"
     sub += tap(PROBE_WHEELS)
@@ -874,7 +876,8 @@ def source(sim: object, probed: bool = False) -> str:
         HEAD.format(
             load=load.rstrip("\n"),
             bind=_bind_hot_first(
-                sub.replace(rare, ""), HEAD.format(load=load, bind="", probe_param="") + sub
+                sub.replace(_indent(rare, 4), ""),
+                HEAD.format(load=load, bind="", probe_param="") + sub,
             ),
             probe_param=tap(", probe"),
         )

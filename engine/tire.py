@@ -42,8 +42,12 @@ spring-back) instead of being held.
 Low-speed damping: a damper of ``c = 2ζ·sqrt(k·m_corner)`` (k = C/σ at the
 static load) acts on the deflection rate, faded out with speed as
 ``1/(1 + (V_x/v_fade)²)``, and switched off while the patch slides (the
-sliding force is the friction limit). In steady state the rate is zero and
-the damper does nothing.
+sliding force is the friction limit). The patch slides when its deflection
+passes ``ρ_cap`` *or* when the damped force would leave the friction ellipse
+``(F_x/D_x)² + (F_y/D_y)² <= 1`` (physics 10: a wheel spun up from rest, or a
+car sliding backwards after a spin, used to get damper forces of several μ·F_z).
+Undamped, the force is the spring's, ``D·sin(C·atan ψ)/ρ·φ``, inside the ellipse.
+In steady state the rate is zero and the damper does nothing.
 
 The shape function's ``atan`` and ``sin`` are ``engine.smath.trig.atan_fast`` and
 ``sin_fast``: the same strict operations in every runtime, below 1.5 ulp instead of the
@@ -246,6 +250,8 @@ class PatchTerms(NamedTuple):
     trail_k: float  # M_z = trail_k·F_y (minus the pneumatic trail)
     fx0: float  # the patch spring's force at the start of the substep
     fy0: float
+    dx: float  # the friction limits D_x, D_y at this load and surface (N)
+    dy: float
 
 
 class TireForces(NamedTuple):
@@ -268,7 +274,8 @@ class PatchUpdate(NamedTuple):
     fx: float
     fy: float
     mz: float
-    slid: bool  # the deflection passed the sliding cap and was projected back onto it
+    slid: bool  # the patch slides: its deflection passed the sliding cap (and was projected
+    # back onto it), or its damped force passed the friction ellipse
 
 
 def patch_terms(
@@ -310,7 +317,8 @@ def patch_terms(
     p = fx0 + cxd * relax_x * rate_x
     mzk = -k.trail / (1.0 + rho * rho * k.inv_rho_t2)
     return PatchTerms(
-        kxs, kys, relax_x, relax_y * (uy - h * v_sy), cxd, cyd, p, q, ux, uy, mzk, fx0, fy0
+        kxs, kys, relax_x, relax_y * (uy - h * v_sy), cxd, cyd, p, q, ux, uy, mzk, fx0, fy0,
+        dx, dy,
     )
 
 
@@ -391,5 +399,10 @@ def deflect(
         scale = rho_cap / sqrt(r2)
         ux_n *= scale
         uy_n *= scale
+    fx = t.p + t.q * omega_n
     fy = t.fy0 + t.damper_y * (uy_n - t.uy) * inv_h
-    return PatchUpdate(ux_n, uy_n, t.p + t.q * omega_n, fy, t.trail_k * fy, slid)
+    # (F_x/D_x)² + (F_y/D_y)² > 1 without a division: the damper pushed the force past
+    # what friction allows, so the patch slides (engine.wheel solves it again undamped)
+    dxy = t.dx * t.dy
+    beyond = fx * fx * (t.dy * t.dy) + fy * fy * (t.dx * t.dx) > dxy * dxy
+    return PatchUpdate(ux_n, uy_n, fx, fy, t.trail_k * fy, slid or beyond)

@@ -101,9 +101,10 @@ def solve(
     ``(wheel, ω)`` pairs for wheels whose spin an external host owns
     (:mod:`engine.host`): they keep that spin, and their patches deflect with it.
 
-    A patch that would deflect past its sliding cap while its low-speed damper
-    acts slides: all wheels are solved again with that patch undamped (a
-    sliding patch does not deflect further, so the damper sees no rate).
+    A patch that slides while its low-speed damper acts (its deflection would pass
+    the sliding cap, or the damped force the friction ellipse) is undamped, and all
+    wheels are solved again (a sliding patch does not deflect further, so the damper
+    sees no rate; and no tire force exceeds what friction allows).
     """
     terms = list(tf.terms)
     rhs = list(tf.rhs)
@@ -113,16 +114,20 @@ def solve(
     for i, w in pinned:
         sol[0][i] = w
     patches = _deflect_all(wheels, terms, sol[0], tf.v_x, h, inv_h)
-    redo = False
-    for i in range(4):
-        t = terms[i]
-        if t is not None and patches[i].slid and (t.damper_x != 0.0 or t.damper_y != 0.0):
-            t = tire.sliding(t)
-            terms[i] = t
-            rhs[i] = wheels[i].a * omega[i] - wheels[i].radius * t.p
-            diag[i] = wheels[i].a
-            redo = True
-    if redo:
+    # A solve again moves every wheel's spin, so a patch still damped may slide in it:
+    # each pass undamps at least one more patch, so four passes end it.
+    for _pass in range(4):
+        redo = False
+        for i in range(4):
+            t = terms[i]
+            if t is not None and patches[i].slid and (t.damper_x != 0.0 or t.damper_y != 0.0):
+                t = tire.sliding(t)
+                terms[i] = t
+                rhs[i] = wheels[i].a * omega[i] - wheels[i].radius * t.p
+                diag[i] = wheels[i].a
+                redo = True
+        if not redo:
+            break
         sol = differential.solve(diff_k, rhs, diag, cap, g, eta, w_e, t_e, j_e, clutch_cap, h)
         for i, w in pinned:
             sol[0][i] = w
