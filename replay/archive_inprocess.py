@@ -19,6 +19,13 @@ isolation is checked rather than assumed, on every run:
   (``sys.path`` and the import hooks are restored), and the run is refused after the fact
   if a module of the tree were left, or if a module of today's ``skidpad`` were replaced.
 
+A tree from after the package rename imports its own modules as ``skidpad.engine...``
+(physics 9 on). For it, today's ``skidpad`` modules are set aside for the run (taken out of
+``sys.modules``, the objects kept), ``skidpad`` is made a package whose only folder is the
+tree (``archive_shim.own_package``), ``skidpad`` joins the tree's roots for the guard and
+the checks, and afterwards the tree's ``skidpad`` modules are removed and today's put back:
+the check that today's modules are the same objects as before holds for it too.
+
 One run at a time (a lock): the tree's names are process-wide while it runs.
 """
 
@@ -37,7 +44,10 @@ from skidpad.engine.errors import SkidpadError
 
 #: the top-level packages of an archived tree
 TREE_ROOTS = ("engine", "replay")
+#: ...and of a tree from after the package rename, while it runs
+RENAMED_ROOTS = (*TREE_ROOTS, "skidpad")
 _LOCK = threading.Lock()
+_run_roots: tuple = TREE_ROOTS
 
 
 class IsolationError(SkidpadError):
@@ -65,7 +75,7 @@ class _OnlyTheTree(importlib.abc.MetaPathFinder):
 
 
 def _tree_modules() -> list[str]:
-    return [n for n in sys.modules if _root(n) in TREE_ROOTS]
+    return [n for n in sys.modules if _root(n) in _run_roots]
 
 
 def _today() -> dict[str, int]:
@@ -91,21 +101,33 @@ def run_in_process(tree: Path, recording: Path, poses: bool = False) -> dict:
         before = set(sys.modules)
         today = _today()
         saved_path = list(sys.path)
+        aside: dict = {}
+        spec = importlib.util.spec_from_file_location(shim_name, tree / "archive_shim.py")
+        if spec is None or spec.loader is None:
+            raise IsolationError(f"no shim in {tree}")
+        shim = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(shim)  # standard library only, until it is asked
+        renamed = hasattr(shim, "renamed") and shim.renamed(str(tree))
+        global _run_roots
+        if renamed:  # today's skidpad aside: the tree's own takes the name for the run
+            aside = {n: sys.modules.pop(n) for n in list(sys.modules) if _root(n) == "skidpad"}
+            _run_roots = RENAMED_ROOTS
         sys.path.insert(0, str(tree))
         sys.meta_path.insert(0, guard)
         importlib.invalidate_caches()
         try:
-            spec = importlib.util.spec_from_file_location(shim_name, tree / "archive_shim.py")
-            if spec is None or spec.loader is None:
-                raise IsolationError(f"no shim in {tree}")
-            shim = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(shim)
+            if renamed:
+                shim.own_package(str(tree))
             answer = shim.answer(str(recording), poses=poses)
             _check_loaded_from(tree)
-        except ImportError:
+        except ImportError as exc:
             if guard.refused:  # the guard's refusal, said as what it is
                 raise IsolationError(
                     f"the archived tree tried to import {guard.refused[0]}"
+                ) from None
+            if renamed:  # its ``skidpad`` is the tree: a name it lacks is not today's either
+                raise IsolationError(
+                    f"the archived tree tried to import {exc.name}, which it does not hold"
                 ) from None
             raise
         finally:
@@ -116,6 +138,11 @@ def run_in_process(tree: Path, recording: Path, poses: bool = False) -> dict:
             for name in set(sys.modules) - before:
                 if _root(name) in TREE_ROOTS or name == shim_name:
                     del sys.modules[name]
+            if renamed:
+                for name in [n for n in sys.modules if _root(n) == "skidpad"]:
+                    del sys.modules[name]  # the tree's: today's were set aside
+                sys.modules.update(aside)
+            _run_roots = TREE_ROOTS
             importlib.invalidate_caches()
         _check_after(today)
         if guard.refused or reached:
@@ -125,7 +152,7 @@ def run_in_process(tree: Path, recording: Path, poses: bool = False) -> dict:
 
 
 def _allowed(root: str) -> bool:
-    return root in TREE_ROOTS or root in sys.stdlib_module_names
+    return root in _run_roots or root in sys.stdlib_module_names
 
 
 def _reached_outside() -> list[str]:

@@ -14,6 +14,11 @@ the old simulation's own state by the names that version used (``engine.vehicle_
 ``I_X``, ``I_Y``, ``I_HC``, ``I_HS``, the same in every archived tree): the ghost of an old
 lap, drawn under the physics that made it.
 
+A tree from after the package rename imports its own modules as ``skidpad.engine...`` and
+``skidpad.replay...``: for it, ``skidpad`` is made a package whose only folder is the tree
+(:func:`own_package`) before anything is imported, so those names are the tree's and never
+today's install (which ``-I`` still leaves importable from site-packages).
+
 The old trees' APIs differ a little; the branches below are the thin per-version shim:
 CommonRoad drives had their own ``replay.commonroad.replay`` before the vehicle-model seam,
 and laps are timed where the tree knows how (``replay.laps``).
@@ -22,6 +27,36 @@ and laps are timed where the tree knows how (``replay.laps``).
 import importlib
 import json
 import sys
+import types
+from pathlib import Path
+
+#: what the tree's modules are imported under: "" (before the rename) or "skidpad."
+PREFIX = ""
+
+
+def _module(name):
+    return importlib.import_module(PREFIX + name)
+
+
+def renamed(tree):
+    """The tree imports its modules as ``skidpad.*`` (it is from after the package rename)."""
+    text = (Path(tree) / "replay" / "recording.py").read_text(encoding="utf-8")
+    return "from skidpad." in text or "import skidpad" in text
+
+
+def own_package(tree):
+    """Make ``skidpad`` the tree itself for a renamed tree: a package whose ``__path__`` is
+    the tree, so ``skidpad.engine`` is the tree's ``engine/``. Returns the prefix its modules
+    are imported under."""
+    global PREFIX
+    if not renamed(tree):
+        PREFIX = ""
+        return PREFIX
+    package = types.ModuleType("skidpad")
+    package.__path__ = [str(tree)]
+    sys.modules["skidpad"] = package
+    PREFIX = "skidpad."
+    return PREFIX
 
 
 def _every(rec):
@@ -31,11 +66,11 @@ def _every(rec):
 def _replay(rec, recording, replayer):
     every = _every(rec)
     if type(rec).__name__.startswith("CommonRoad"):
-        commonroad = importlib.import_module("replay.commonroad")
+        commonroad = _module("replay.commonroad")
         if hasattr(commonroad, "replay"):  # before the model seam: its own replayer
             return commonroad.replay(rec, checkpoint_every=every), None
     if getattr(rec, "laps", None) is not None:
-        laps = importlib.import_module("replay.laps")
+        laps = _module("replay.laps")
         timed, result = laps.replay_laps(rec)
         return result, timed
     return replayer.replay(rec, checkpoint_every=every), None
@@ -46,8 +81,8 @@ def _pose_probe(rows):
     ``rows``; returns the undo. Every archived replayer drives ``Simulation.step`` once per
     host step, so wrapping that method (on the class of this run's own, throw-away import of
     the tree) sees each host step; the wrapper reads state and changes nothing."""
-    simulation = importlib.import_module("engine.simulation")
-    layout = importlib.import_module("engine.vehicle_layout")
+    simulation = _module("engine.simulation")
+    layout = _module("engine.vehicle_layout")
     ix, iy, ic, i_s = layout.I_X, layout.I_Y, layout.I_HC, layout.I_HS
     cls = simulation.Simulation
     original = cls.step
@@ -72,8 +107,8 @@ def answer(path, poses=False):
     loader refuses the file; with ``poses``, the pose after every host step too (a
     CommonRoad drive has none: ``null``). Called by :func:`main` in a process of its own, and
     by ``replay.archive_inprocess`` where there are no processes (Pyodide)."""
-    recording = importlib.import_module("replay.recording")
-    replayer = importlib.import_module("replay.replayer")
+    recording = _module("replay.recording")
+    replayer = _module("replay.replayer")
     try:
         rec = recording.load(path)
     except Exception as exc:  # the old loader's own refusal: an answer, not a crash
@@ -98,6 +133,7 @@ def answer(path, poses=False):
 def main(argv):
     tree, path = argv[1], argv[2]
     sys.path.insert(0, tree)
+    own_package(tree)
     print(json.dumps(answer(path, poses="--poses" in argv[3:])))
     return 0
 
