@@ -46,7 +46,9 @@ def test_traction_control_caps_launch_slip():
     mean_on, peak_on, act_on, v_on = launch(1)
     mean_off, peak_off, act_off, v_off = launch(-1)
     assert mean_off > 1.5 * release and peak_off > 1.0  # the rear tires light up without it
-    assert mean_on < 0.6 * release and mean_on < 0.35 * mean_off
+    # TC holds the mean slip below the slip it releases at (0.77 of it since physics 10: a
+    # spinning tire no longer gets damper forces beyond friction), a quarter of it without
+    assert mean_on < release and mean_on < 0.35 * mean_off
     assert peak_on < 0.3 * peak_off
     assert act_on > 0.3 and act_off == 0.0
     assert v_on > v_off  # and the launch is quicker for it
