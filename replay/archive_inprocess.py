@@ -88,6 +88,7 @@ def run_in_process(tree: Path, recording: Path, poses: bool = False) -> dict:
     host step when ``poses``), computed by the archived tree unpacked at ``tree`` in this
     interpreter, isolated as the module docstring says.
     Raises :class:`IsolationError` when isolation cannot be had or was broken."""
+    global _run_roots
     tree = Path(tree).resolve()
     with _LOCK:
         clash = _tree_modules()
@@ -107,8 +108,7 @@ def run_in_process(tree: Path, recording: Path, poses: bool = False) -> dict:
             raise IsolationError(f"no shim in {tree}")
         shim = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(shim)  # standard library only, until it is asked
-        renamed = hasattr(shim, "renamed") and shim.renamed(str(tree))
-        global _run_roots
+        renamed = shim.renamed(str(tree))  # today's shim, copied beside every tree
         if renamed:  # today's skidpad aside: the tree's own takes the name for the run
             aside = {n: sys.modules.pop(n) for n in list(sys.modules) if _root(n) == "skidpad"}
             _run_roots = RENAMED_ROOTS

@@ -45,18 +45,13 @@ def renamed(tree):
 
 
 def own_package(tree):
-    """Make ``skidpad`` the tree itself for a renamed tree: a package whose ``__path__`` is
-    the tree, so ``skidpad.engine`` is the tree's ``engine/``. Returns the prefix its modules
-    are imported under."""
+    """Make ``skidpad`` the (renamed) tree itself: a package whose ``__path__`` is the tree,
+    so ``skidpad.engine`` is the tree's ``engine/``, and import the tree's modules under it."""
     global PREFIX
-    if not renamed(tree):
-        PREFIX = ""
-        return PREFIX
     package = types.ModuleType("skidpad")
     package.__path__ = [str(tree)]
     sys.modules["skidpad"] = package
     PREFIX = "skidpad."
-    return PREFIX
 
 
 def _every(rec):
@@ -133,7 +128,8 @@ def answer(path, poses=False):
 def main(argv):
     tree, path = argv[1], argv[2]
     sys.path.insert(0, tree)
-    own_package(tree)
+    if renamed(tree):
+        own_package(tree)
     print(json.dumps(answer(path, poses="--poses" in argv[3:])))
     return 0
 
