@@ -13,6 +13,8 @@ Sessions
 ``bless``                  ``skidpad bless``: rewrite ``hashes/`` from the current physics
 ``docs``                   the documentation site (mkdocs.yml) built with ``--strict`` into
                            ``build/site``, then checked by ``tests/test_docs_site.py``
+``campaigns``              the tests that run a stated sample in ``tests``, run whole
+                           (``SKIDPAD_CAMPAIGNS=full``); not part of the test command
 ``bench``                  ``benchmarks/bench.py``: substep cost in every runtime, CommonRoad and
                            strict-math ratios, one table (``-- --json`` for machines); not
                            part of the test command
@@ -116,6 +118,30 @@ def mutations(session: nox.Session) -> None:
     session.env["SKIDPAD_MUTATIONS"] = "all"
     args = session.posargs or ["-n", "auto"]
     session.run("python", "-c", _PYTEST_SHIM, "tests/test_specialise_mutations.py", *args)
+
+
+#: the test modules that run a stated sample in the test command (``FULL_CAMPAIGNS`` in
+#: tests/helpers.py; docs/manual/testing.md, "Stated samples")
+CAMPAIGN_TESTS = [
+    "tests/test_recording_param_fuzz.py",
+    "tests/test_physics_versions.py",
+    "tests/test_validation_results.py",
+    "tests/test_sandbox_e2e.py",
+    "tests/test_specialise_mutations.py",
+]
+
+
+@nox.session
+def campaigns(session: nox.Session) -> None:
+    """The campaigns the test command samples, run whole: every CommonRoad parameter edit in
+    every model, the timestep sweep's whole grid, every stepped lap driven to a valid lap in
+    both browsers, the forged lap time searched through every physics, and the 64 mutations
+    (docs/manual/testing.md). For a physics change, a new runtime, or a release."""
+    install_project(session, extras="test")
+    session.env["SKIDPAD_CAMPAIGNS"] = "full"
+    session.env["SKIDPAD_MUTATIONS"] = "all"
+    args = session.posargs or ["-n", "auto", "--dist", "loadgroup"]
+    session.run("python", "-c", _PYTEST_SHIM, *CAMPAIGN_TESTS, *args)
 
 
 _PYTEST_SHIM = """\

@@ -119,13 +119,19 @@ def click(page: Any, x: float, y: float) -> None:
 
 
 def drive_stepped(
-    page: Any, preset: str, device: str = "keyboard", every: int = 10, max_sim_s: float = 240.0
+    page: Any,
+    preset: str,
+    device: str = "keyboard",
+    every: int = 10,
+    max_sim_s: float = 240.0,
+    need_lap: bool = True,
 ) -> int:
     """Drive a page in stepping mode until it has timed a valid lap, advancing ``every`` host
     steps between decisions (10: a decision every 0.1 simulated s, a driver's reaction; each
     decision is a round trip to the page, most of a stepped lap's cost), with ``device``
     ("keyboard", "touch" or "gamepad"); return the laps timed. The page must have been
-    started for this drive (``skidpad.start``)."""
+    started for this drive (``skidpad.start``). With ``need_lap`` false the drive is the
+    first ``max_sim_s`` simulated seconds, lap or not (a stated sample of a lap)."""
     driver = page_driver(preset)
     held: set[str] = set()
     centres = {}
@@ -165,6 +171,8 @@ def drive_stepped(
                 raise ValueError(f"unknown device {device!r}")
             state = page.evaluate(STEP_JS, {"n": every, "pad": pad})
             steps += every
+        if not need_lap:
+            return state["laps"]
         raise NoLap(f"{preset} ({device}, stepping): no valid lap in {max_sim_s:.0f} simulated s")
     finally:
         for key in held:

@@ -36,6 +36,10 @@ def strict_float_lint() -> ModuleType:
 #: under CI a runtime that cannot run fails its tests instead of skipping them
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
+#: ``nox -s campaigns`` sets ``SKIDPAD_CAMPAIGNS=full``: the tests that run a stated sample
+#: in the test command (docs/manual/testing.md, "Stated samples") run their whole campaign
+FULL_CAMPAIGNS = os.environ.get("SKIDPAD_CAMPAIGNS") == "full"
+
 
 def manual(block: dict) -> dict:
     """A copy of gearbox definition ``block`` as a manual gearbox (the shift points dropped)."""

@@ -13,7 +13,10 @@ state) is a bug, and the fix is a valid range for the parameter
 ``engine/definition.py``), not a broad ``except``.
 
 CommonRoad: every model's recording is edited, because each model divides by
-other parameters (KS uses few, MB nearly all). KS and ST replay their first 50
+other parameters (KS uses few, MB nearly all). The test command edits each leaf with
+each value in one model, the models taken in turn, so each model meets every value
+across the leaves (a stated sample, a quarter of the replays); ``nox -s campaigns``
+edits every leaf with every value in every model. KS and ST replay their first 50
 host steps; STD and MB (10x slower per step) replay 10, about 170 substeps, past
 the substep where every NaN seen before the ranges existed had appeared.
 Four-wheel: every leaf of ``sportsRwd-scripted.json``'s definition, and those of
@@ -40,7 +43,7 @@ from skidpad.replay.commonroad import parameters_hash
 from skidpad.replay.recording import RecordingError
 from skidpad.replay.replayer import replay
 
-from tests.helpers import cut_recording
+from tests.helpers import FULL_CAMPAIGNS, cut_recording
 
 ROOT = Path(__file__).resolve().parents[1]
 VALUES = (0.0, -1.0, 1e300)
@@ -132,15 +135,33 @@ def test_every_model_embeds_the_same_parameter_leaves() -> None:
     assert len(CR_LEAVES) > 120
 
 
-@pytest.mark.parametrize("leaf", CR_LEAVES, ids=["/".join(map(str, p)) for p in CR_LEAVES])
-def test_commonroad_extreme_value_replays_or_is_refused_by_name(leaf) -> None:
-    for model in CR_STEPS:
-        for value in VALUES:
-            doc = cr_edited(model, leaf, value)
-            check_replays_or_is_refused(doc, leaf, f"{model} {leaf} = {value!r}")
+def cr_cases(index: int) -> list[tuple[str, float]]:
+    """The (model, value) edits of the leaf at ``index`` in ``CR_LEAVES``: every pair in the
+    full campaign; in the test command value ``j`` in model ``(index + j) mod 4``."""
+    models = list(CR_STEPS)
+    if FULL_CAMPAIGNS:
+        return [(model, value) for model in models for value in VALUES]
+    return [(models[(index + j) % len(models)], value) for j, value in enumerate(VALUES)]
+
+
+@pytest.mark.parametrize(
+    ("index", "leaf"), list(enumerate(CR_LEAVES)), ids=["/".join(map(str, p)) for p in CR_LEAVES]
+)
+def test_commonroad_extreme_value_replays_or_is_refused_by_name(index, leaf) -> None:
+    for model, value in cr_cases(index):
+        doc = cr_edited(model, leaf, value)
+        check_replays_or_is_refused(doc, leaf, f"{model} {leaf} = {value!r}")
     nan = json.dumps(edited(cr_text("ks"), "parameters", leaf, math.nan, lambda d: None))
     with pytest.raises(RecordingError, match="NaN is not allowed"):
         recording.loads(nan)
+
+
+def test_the_sample_meets_every_model_with_every_value() -> None:
+    met = {pair for index in range(len(CR_LEAVES)) for pair in cr_cases(index)}
+    assert met == {(model, value) for model in CR_STEPS for value in VALUES}
+    # and a leaf is edited in three of the four models, never one value twice
+    assert all(len({m for m, _ in cr_cases(i)}) == min(3, len(CR_STEPS)) or FULL_CAMPAIGNS
+               for i in range(len(CR_LEAVES)))
 
 
 # the colleague's fuzzing found these dividing by zero (ZeroDivisionError) on load

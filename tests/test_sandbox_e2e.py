@@ -35,6 +35,8 @@ from skidpad.sandbox.automation import (
     text_handed_over,
 )
 
+from tests.helpers import FULL_CAMPAIGNS
+
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 PRESET = "openWheeler"  # the quickest lap of the six
 ROOT = Path(__file__).resolve().parent.parent
@@ -168,22 +170,38 @@ def test_an_unchanged_picture_is_not_drawn_again(stepped) -> None:
     assert page.evaluate(DRAWN_AFTER_TWO_FRAMES) == drawn + 1
 
 
+#: The stated sample of the stepped laps (docs/manual/testing.md): each device drives a whole
+#: valid lap in one browser (touch in Chromium, whose touch events are real; the gamepad in
+#: Chromium; the keyboard in Firefox) and the lap's first SECTOR_S simulated seconds in the
+#: other, whose recording must verify the same way. ``nox -s campaigns`` drives every lap whole.
+WHOLE_LAPS = {("chromium", "touch"), ("chromium", "gamepad"), ("firefox", "keyboard")}
+SECTOR_S = 20.0  # the start, the first straight and the first corners
+
+
 @pytest.mark.parametrize("device", ["keyboard", "touch", "gamepad"])
-def test_a_full_valid_lap_in_stepping_mode_verifies_and_says_it_was_stepped(
+def test_a_lap_in_stepping_mode_verifies_and_says_it_was_stepped(
     stepped, device, tmp_path, verify_cli
 ) -> None:
     page = stepped
+    whole = FULL_CAMPAIGNS or (page.browser_name, device) in WHOLE_LAPS
     page.evaluate(f"window.skidpad.start({{preset: '{PRESET}'}})")
     page.focus("#view")
-    try:
-        drive_stepped(page, PRESET, device)  # a decision every 10 host steps
+    try:  # a decision every 10 host steps
+        if whole:
+            drive_stepped(page, PRESET, device)
+        else:
+            drive_stepped(page, PRESET, device, max_sim_s=SECTOR_S, need_lap=False)
     except NoLap as exc:
         pytest.fail(f"{page.browser_name}: {exc}")
     shown = {
         "laps": page.evaluate("window.skidpad.laps()"),
         "hash": page.evaluate("window.skidpad.stateHash()"),
     }
-    assert any(lap["valid"] for lap in shown["laps"]), shown["laps"]
+    if whole:
+        assert any(lap["valid"] for lap in shown["laps"]), shown["laps"]
+    else:  # the driver drove: down the straight and into the corners, on the track
+        car = page.evaluate("window.skidpad.car()")
+        assert car["distance"] > 150.0, car
     text = download(page)
     doc = json.loads(text)
     assert doc["driven"] == "stepped"
@@ -199,8 +217,9 @@ def test_a_full_valid_lap_in_stepping_mode_verifies_and_says_it_was_stepped(
         assert PAD_THROTTLE in throttles and 1.0 not in throttles
     else:
         assert 1.0 in throttles
-    lap = next(lap for lap in shown["laps"] if lap["valid"])
-    print(f"{page.browser_name} {device}: stepped lap {lap['time_s']:.3f} s simulated")
+    if whole:
+        lap = next(lap for lap in shown["laps"] if lap["valid"])
+        print(f"{page.browser_name} {device}: stepped lap {lap['time_s']:.3f} s simulated")
 
 
 # ----------------------------------------------------------------------------- verdicts
