@@ -128,6 +128,7 @@ CAMPAIGN_TESTS = [
     "tests/test_validation_results.py",
     "tests/test_sandbox_e2e.py",
     "tests/test_specialise_mutations.py",
+    "tests/test_bless_interrupted.py",
 ]
 
 
@@ -135,7 +136,8 @@ CAMPAIGN_TESTS = [
 def campaigns(session: nox.Session) -> None:
     """The campaigns the test command samples, run whole: every CommonRoad parameter edit in
     every model, the timestep sweep's whole grid, every stepped lap driven to a valid lap in
-    both browsers, the forged lap time searched through every physics, and the 64 mutations
+    both browsers, the forged lap time searched through every physics, twenty interrupted
+    blesses, and the 64 mutations
     (docs/manual/testing.md). For a physics change, a new runtime, or a release."""
     install_project(session, extras="test")
     session.env["SKIDPAD_CAMPAIGNS"] = "full"

@@ -261,6 +261,11 @@ EXPECTED_VERDICT = {
 }
 
 
+#: the verdict files Firefox loads in the test command (all seven under nox -s campaigns)
+FIREFOX_FILES = {"good-lap.json", "lap-time-plus-1ms.json", "claims-removed.json",
+                 "not-json.json"}
+
+
 def test_the_visible_verdict_is_skidpad_verifys_for_every_file(
     stepped, tmp_path, verify_cli
 ) -> None:
@@ -271,7 +276,12 @@ def test_the_visible_verdict_is_skidpad_verifys_for_every_file(
 
     page = stepped
     box = page.locator("#replay-result")
-    for name, data in tampered_copies():
+    files = tampered_copies()
+    if page.browser_name != "chromium" and not FULL_CAMPAIGNS:
+        # the stated sample: the verdicts are computed by the same Python in both browsers;
+        # Firefox shows a green, a red forged lap time, an empty claim and a refusal
+        files = [f for f in files if f[0] in FIREFOX_FILES]
+    for name, data in files:
         rc, expected = verify_cli(data, tmp_path / "cli", name)
         (tmp_path / "page").mkdir(exist_ok=True)
         path = tmp_path / "page" / name
@@ -408,14 +418,14 @@ def test_the_bare_url_serves_the_page_with_the_servers_wheel(bare) -> None:
 
 
 def test_a_real_time_drive_replays_to_what_the_page_showed(bare, tmp_path, verify_cli) -> None:
-    """The pacing itself: keys against the clock for 15 s of wall time, whatever the load;
+    """The pacing itself: keys against the clock for 8 s of wall time, whatever the load;
     the recording (not stepped) verifies and replays to the page's laps and final hash."""
     page = bare
     page.bring_to_front()
     page.click("#view", position={"x": 5, "y": 300})
     page.evaluate(f"window.skidpad.start({{preset: '{PRESET}'}})")
     page.focus("#view")
-    drive_real_time(page, PRESET, 15.0)
+    drive_real_time(page, PRESET, 8.0)
     page.keyboard.press("p")
     page.wait_for_function("window.skidpad.paused()")
     time.sleep(0.3)  # the worker finishes the slice it was in
