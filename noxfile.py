@@ -45,6 +45,7 @@ its version number does not change with its content. ``--reuse-venv=no`` starts 
 from __future__ import annotations
 
 import functools
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -61,6 +62,10 @@ CPYTHON_VERSIONS = tuple(PINNED)  # "3.11", "3.12", "3.13"
 RUNTIMES = [f"cpython{minor}" for minor in CPYTHON_VERSIONS] + ["node"]
 
 nox.options.reuse_venv = "yes"
+# uv makes the virtualenvs and installs into them where it is installed (ci/setup.sh does),
+# virtualenv and pip otherwise (ADR 0257). Seeded with pip: tests run `python -m pip`.
+nox.options.default_venv_backend = "uv|virtualenv"
+os.environ.setdefault("UV_VENV_SEED", "1")
 nox.options.error_on_missing_interpreters = True
 # plain `nox` runs what CI runs (README's test command): the suite, the lint, the parity
 # matrix of all 7 runtimes in one table (its stated sample, ADR 0243: every recording in

@@ -25,12 +25,14 @@ if ! "$PY" -m pip --version >/dev/null 2>&1; then
     say "pip missing: bootstrapping it with ensurepip"
     "$PY" -m ensurepip --upgrade
 fi
-# nox runs the sessions; hatchling builds the project wheel without an isolated env.
-if "$PY" -c 'import nox, hatchling' >/dev/null 2>&1; then
-    say "nox and hatchling already installed"
+# nox runs the sessions; hatchling builds the project wheel without an isolated env; uv
+# makes nox's virtualenvs and installs into them (ADR 0257: a tenth of pip's time).
+if "$PY" -c 'import nox, hatchling, uv' >/dev/null 2>&1; then
+    say "nox, hatchling and uv already installed"
 else
-    say "pip install nox hatchling"
-    "$PY" -m pip install --disable-pip-version-check -q 'nox>=2024.3' 'hatchling>=1.21'
+    say "pip install nox hatchling uv"
+    "$PY" -m pip install --disable-pip-version-check -q 'nox>=2024.3' 'hatchling>=1.21' \
+        'uv>=0.5'
 fi
 if command -v pyenv >/dev/null 2>&1; then
     pyenv rehash 2>/dev/null || true   # a freshly pip-installed nox needs its shim
