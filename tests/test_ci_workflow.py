@@ -493,8 +493,8 @@ def runner_without_pyenv(tmp_path_factory) -> dict[str, str]:
     wrapper, so no pyenv shim comes with it), PATH holds no pyenv directory, and nothing
     ci/setup.sh would install is missing. The test installs nothing: `npm ci`, `apt-get`
     and pip downloads are refused, so a shared node_modules or system is never touched."""
-    if subprocess.run([sys.executable, "-c", "import nox, hatchling"]).returncode != 0:
-        pytest.skip(f"{sys.executable} lacks nox or hatchling (pip install -e '.[test]')")
+    if subprocess.run([sys.executable, "-c", "import nox, hatchling, uv"]).returncode != 0:
+        pytest.skip(f"{sys.executable} lacks nox, hatchling or uv (pip install -e '.[test]')")
     if not (shutil.which("node") and shutil.which("npm") and _pyodide_installed()):
         pytest.skip("node, npm or node_modules/pyodide missing (bash ci/setup.sh installs them)")
     bin_dir = tmp_path_factory.mktemp("runner-bin")
@@ -511,6 +511,7 @@ def runner_without_pyenv(tmp_path_factory) -> dict[str, str]:
     }
     env.update(PATH=os.pathsep.join([str(bin_dir), *kept]), SKIDPAD_NO_BROWSERS="1")
     env["PIP_NO_INDEX"] = "1"  # pip may install local wheels only
+    env["UV_NO_INDEX"] = "1"  # and so may uv (nox's virtualenvs, ADR 0257)
     assert shutil.which("pyenv", path=env["PATH"]) is None
     return env
 
@@ -552,7 +553,7 @@ def test_setup_and_a_selftest_session_without_pyenv(runner_without_pyenv, interp
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for name, minor in zip(OVERRIDES, MINORS, strict=True):
         assert f"CPython {minor}: {interpreters[name]} (from {name})" in proc.stdout
-    assert "nox and hatchling already installed" in proc.stdout
+    assert "nox, hatchling and uv already installed" in proc.stdout
     assert re.search(r"pyodide \S+ already in node_modules", proc.stdout)
     assert "SKIDPAD_NO_BROWSERS=1: not installing the browser runtimes" in proc.stdout
 
