@@ -1,17 +1,16 @@
-"""The explanations of the columns that stay outside the reference table (ADRs 0181, 0182).
+"""The mechanisms behind the columns that stay outside the reference table, each tested by
+toggling it and measuring the move it causes (ADRs 0181, 0182 as amended by issue 32).
 
-Each test checks a cause the ADRs give, so that the explanation fails when the
-physics stops behaving as it says:
+No test here asserts a distance from the reference table: how far each column is from
+the table is ``skidpad validate``'s report (docs/validation.md), not a test. What is tested:
 
-- the limited-slip differential is what puts sportsRwd's and openWheeler's K_us
-  outside: with an open differential both are within 15 % of the reference;
-- the pickup's high rear roll centre is what puts its four-wheel K_us below its
-  single-track one (every other car sits above): at the front's height it rises above;
-- the step-steer response time follows linear bicycle theory of the same data
-  (within 10 %), so a reference 25-30 % slower than that theory differs in its data,
-  not in our dynamics; the same holds for the CommonRoad vehicle-2 car the
-  independent comparison drives;
-- the open-wheeler's overshoot is linear theory's.
+- the limited-slip differential adds understeer: opened, sportsRwd's and openWheeler's K_us
+  fall by 0.05-0.3 deg/g (measured 0.09 and 0.16);
+- the pickup's high rear roll centre lowers its four-wheel K_us below its single-track one
+  (every other car sits above): at the front's height it rises above;
+- the step-steer response follows linear bicycle theory of the same data (within 10 %),
+  for every preset and for the CommonRoad vehicle-2 car;
+- the LSD quickens the step steer; the open-wheeler's overshoot is linear theory's.
 
 Each K_us here is the left circle of ISO 4138 (the validation averages left and
 right; the two agree to a few thousandths on these symmetric cars), and the step
@@ -30,10 +29,6 @@ from skidpad.scenarios.comparison.vehicle import build_definition
 from skidpad.scenarios.skidpad import RADIUS_M, SPEEDS_MPS
 from skidpad.scenarios.validation import iso4138, linear_bicycle, step_steer
 
-# The reference engine's published table for the same presets (issue 17).
-REFERENCE_KUS = {"sportsRwd": 0.71, "openWheeler": 0.64, "pickup4x4": 0.94}
-REFERENCE_RESPONSE_S = {"hatchbackFwd": 0.21, "sportsRwd": 0.20, "openWheeler": 0.14}
-REFERENCE_OVERSHOOT_PCT = {"openWheeler": 0.0}
 PRESETS = ("hatchbackFwd", "sportsRwd", "kart", "pickup4x4", "crossoverEv", "openWheeler")
 
 
@@ -56,13 +51,13 @@ def _response(definition: dict) -> dict:
 
 
 @pytest.mark.parametrize("preset", ["sportsRwd", "openWheeler"])
-def test_the_limited_slip_differential_is_what_puts_kus_outside(preset: str) -> None:
+def test_the_limited_slip_differential_adds_understeer(preset: str) -> None:
+    """A locking differential in a steady corner sends drive to the slower inner wheel: a
+    yaw moment against the turn. Opened, K_us falls."""
     d = load_preset(preset)
-    ref = REFERENCE_KUS[preset]
     with_lsd = _kus(d)
     without = _kus(_open_differential(d))
-    assert with_lsd > 1.15 * ref, f"{preset} with its LSD: {with_lsd:.3f} deg/g"
-    assert abs(without - ref) <= 0.15 * ref, f"{preset} open: {without:.3f} vs {ref}"
+    assert 0.05 <= with_lsd - without <= 0.3, f"{preset}: {with_lsd:.3f} vs open {without:.3f}"
 
 
 def test_the_pickups_high_rear_roll_centre_is_what_lowers_its_kus() -> None:
@@ -73,9 +68,8 @@ def test_the_pickups_high_rear_roll_centre_is_what_lowers_its_kus() -> None:
     susp = lowered["suspension"]
     susp["rear"]["roll_centre_height_m"] = susp["front"]["roll_centre_height_m"]
     k_lowered = _kus(lowered)
-    # the preset: below its single-track model and outside the reference
+    # the preset: below its single-track model
     assert k_preset < k_st - 0.03
-    assert k_preset < 0.85 * REFERENCE_KUS["pickup4x4"]
     # the same car with the rear links at the front's height: above it, like every other car
     assert k_lowered > k_st + 0.03
     assert k_lowered > k_preset + 0.1
@@ -87,10 +81,6 @@ def test_step_steer_response_follows_linear_bicycle_theory(preset: str) -> None:
     ours = _response(d)["yaw_rate_response_s"]
     lin = linear_bicycle.step_response(d).yaw_rate_response_s
     assert abs(ours - lin) <= 0.10 * lin, f"{preset}: {ours:.3f} s vs linear {lin:.3f} s"
-    if preset in REFERENCE_RESPONSE_S:
-        # the reference is not what linear theory of this data gives
-        ref = REFERENCE_RESPONSE_S[preset]
-        assert ref > 1.15 * lin, f"{preset}: reference {ref} s vs linear {lin:.3f} s"
 
 
 def test_the_comparison_car_follows_linear_bicycle_theory_too() -> None:
@@ -113,7 +103,6 @@ def test_the_open_wheelers_overshoot_is_linear_theorys() -> None:
     ours = _response(d)["yaw_rate_overshoot_pct"]
     lin = linear_bicycle.step_response(d).yaw_rate_overshoot_pct
     assert abs(ours - lin) <= 1.0, f"{ours:.2f} % vs linear {lin:.2f} %"
-    assert lin - REFERENCE_OVERSHOOT_PCT["openWheeler"] > 2.0
 
 
 def test_linear_bicycle_steady_state_is_linear_theorys_understeer() -> None:

@@ -178,8 +178,9 @@ tests `tests/test_validation_results.py` fail when a figure leaves its tolerance
   shows, dashed, the linear bicycle model of each preset's own data (linear-theory
   axles, yaw inertia, tire relaxation lengths, the same ramp): the four-wheel response
   follows it. Where a column differs from the reference engine's table, ADR 0181 gives
-  the measured cause and ADR 0182 the checks of the manoeuvre and the tests of the
-  explanation.
+  the measured cause and ADR 0182 the checks of the manoeuvre and the mechanism tests; the
+  response time's difference is not explained until the engine has a steering system
+  and suspension kinematics and compliance.
 - **Lane change** — ISO 3888-1: sections 15/30/25/25/15 m, lanes 1.1/1.2/1.3 × W +
   0.25 m (W = track + 0.25 m), 3.5 m offset. Driver: pure pursuit on a smooth
   centreline with curvature feedforward from the linear understeer gradient and a
