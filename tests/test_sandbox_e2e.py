@@ -4,9 +4,10 @@ Each browser starts once for this module, with two pages that each load Pyodide 
 
 * a page in stepping mode (ADR 0222: ``?stepping=1`` on a page opened by automation), on
   which the laps are driven by keyboard, by touch and by a (stubbed) gamepad. The test, not
-  the clock, advances the drive, so nothing depends on the machine's speed: every lap is
-  asserted valid, and its recording verified by ``skidpad verify`` in CPython, which reports
-  it was stepped. The same page checks loaded files: its visible verdict must be the
+  the clock, advances the drive, so nothing depends on the machine's speed: every whole
+  lap is asserted valid (each device drives one, the rest of the stated sample a first
+  sector: ``WHOLE_LAPS``), and every recording verified by ``skidpad verify`` in CPython,
+  which reports it was stepped. The same page checks loaded files: its visible verdict must be the
   command's output for the same file, word for word.
 * a page at the bare URL (no query), in real time: one closed-loop keyboard drive against
   the clock tests the pacing, asserting only what holds whatever the load (the recording
