@@ -142,8 +142,8 @@ def campaigns(session: nox.Session) -> None:
     """The campaigns the test command samples, run whole: every CommonRoad parameter edit in
     every model, the timestep sweep's whole grid, every stepped lap driven to a valid lap in
     both browsers, the forged lap time searched through every physics, twenty interrupted
-    blesses, and the 64 mutations
-    (docs/manual/testing.md). For a physics change, a new runtime, or a release."""
+    blesses, and the 64 mutations (docs/manual/testing.md). For a physics change, a new
+    runtime, or a release."""
     install_project(session, extras="test")
     session.env["SKIDPAD_CAMPAIGNS"] = "full"
     session.env["SKIDPAD_MUTATIONS"] = "all"
