@@ -119,10 +119,7 @@ def mutations(session: nox.Session) -> None:
     """The full mutation test of the specialiser (tests/test_specialise_mutations.py, 64
     mutations of the readable functions every fast path is derived from: the CommonRoad
     tire and MB, the four-wheel shape and stages; the suite runs 37, each function once)."""
-    install_project(session, extras="test")
-    session.env["SKIDPAD_MUTATIONS"] = "all"
-    args = session.posargs or ["-n", "auto"]
-    session.run("python", "-c", _PYTEST_SHIM, "tests/test_specialise_mutations.py", *args)
+    _run_whole(session, ["tests/test_specialise_mutations.py"])
 
 
 #: the test modules that run a stated sample in the test command (``FULL_CAMPAIGNS`` in
@@ -144,11 +141,17 @@ def campaigns(session: nox.Session) -> None:
     both browsers, the forged lap time searched through every physics, twenty interrupted
     blesses, and the 64 mutations (docs/manual/testing.md). For a physics change, a new
     runtime, or a release."""
+    _run_whole(session, CAMPAIGN_TESTS)
+
+
+def _run_whole(session: nox.Session, modules: list[str]) -> None:
+    """``modules`` under pytest with every stated sample lifted (the campaigns' and the
+    mutation test's)."""
     install_project(session, extras="test")
     session.env["SKIDPAD_CAMPAIGNS"] = "full"
     session.env["SKIDPAD_MUTATIONS"] = "all"
     args = session.posargs or ["-n", "auto", "--dist", "loadgroup"]
-    session.run("python", "-c", _PYTEST_SHIM, *CAMPAIGN_TESTS, *args)
+    session.run("python", "-c", _PYTEST_SHIM, *modules, *args)
 
 
 _PYTEST_SHIM = """\

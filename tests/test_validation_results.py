@@ -38,23 +38,22 @@ def _result(preset: str, name: str) -> dict:
 
 def sampled_sweep_problems(preset: str, result: dict) -> list[str]:
     """The sweep's criteria on the sampled cells; the reference cell against its golden
-    figures; and each worst difference no worse than the whole grid's golden worst (a
-    maximum over some of the cells cannot exceed the maximum over all of them)."""
-    golden = vrun.golden_for(GOLDEN, preset, "timestep_sweep") or {}
+    figures (``vrun.compare``); and each worst difference no worse than the whole grid's
+    golden worst (a maximum over some of the cells cannot exceed the maximum over all)."""
+    golden = dict(vrun.golden_for(GOLDEN, preset, "timestep_sweep") or {})
     figs = vrun.figures("timestep_sweep", result)
-    problems = [f"{preset} {c}" for c in vrun.criteria("timestep_sweep", result)]
-    for key, value in figs.items():
-        if key not in golden:
-            problems.append(f"{preset} timestep_sweep.{key}: not in the golden file")
-        elif key.startswith("max_"):
-            worst = golden[key]["value"]
-            if not (value <= worst or vrun.within(value, worst, golden[key]["tol"])):
-                problems.append(f"{preset} timestep_sweep.{key}: {value!r} is worse than the "
-                                f"whole grid's golden {golden[key]['value']!r}")
-        elif not vrun.within(value, golden[key]["value"], golden[key]["tol"]):
-            problems.append(f"{preset} timestep_sweep.{key}: {value!r} vs golden "
-                            f"{golden[key]['value']!r} (tolerance {golden[key]['tol']})")
-    return problems
+    worst = {key: figs.pop(key) for key in list(figs) if key.startswith("max_")}
+    grid = {key: golden.pop(key) for key in list(golden) if key.startswith("max_")}
+    problems = vrun.criteria("timestep_sweep", result)
+    problems += vrun.compare("timestep_sweep", figs, golden)
+    for key, value in worst.items():
+        g = grid.get(key)
+        if g is None:
+            problems.append(f"timestep_sweep.{key}: not in the golden file")
+        elif not (value <= g["value"] or vrun.within(value, g["value"], g["tol"])):
+            problems.append(f"timestep_sweep.{key}: {value!r} is worse than the whole "
+                            f"grid's golden {g['value']!r}")
+    return [f"{preset} {p}" for p in problems]
 
 
 @pytest.mark.parametrize("name", list(vrun.SCENARIOS))
