@@ -10,12 +10,15 @@ time in Pyodide under Node on a loaded machine). The sample:
   recording, ``recordings/history/`` included, so every golden file and every recording's
   claims are checked in the test command, and every other runtime is compared with it;
 * every **other runtime** (CPython 3.12, 3.13, Pyodide in Node and the three browsers)
-  replays the cover below.
+  replays the cover below: all of its recordings of today's physics, and its archived ones
+  (physics of earlier versions) in turn, each by one other CPython and one Pyodide runtime
+  (:func:`archived_turns`).
 
 The cover is chosen from the files' contents, never from timings, so it is the same on
-every machine: the recordings sorted by size (bytes, then name), each taken when it adds a
-model family (a vehicle preset or a CommonRoad model), a kind of drive (scripted, lap,
-sandbox, random) or a physics version not yet covered. Archived recordings of the
+every machine: the recordings of today's physics sorted by size (bytes, then name), each
+taken when it adds a model family (a vehicle preset or a CommonRoad model) or a kind of drive
+(scripted, lap, sandbox, random) not yet covered; and the smallest archived recording of
+each earlier physics version. Archived recordings of the
 CommonRoad std model are left out of it (their versions, 2-4, run outside the reference
 runtime in the full matrix only): they cost more than the rest of a runtime's share together.
 """
@@ -73,13 +76,16 @@ def _physics(doc: dict[str, Any], rec: RecordingFile) -> str:
     return "current" if stamp is None or stamp == PHYSICS_VERSION else str(stamp)
 
 
-def cover(recordings: Sequence[RecordingFile]) -> list[RecordingFile]:
-    """The smallest files that together cover every family, drive kind and physics version
-    (greedy, by size in bytes then name: deterministic), in the recordings' order."""
+def cover(
+    recordings: Sequence[RecordingFile], keys: Sequence[str] = ("family", "drive", "physics")
+) -> list[RecordingFile]:
+    """The smallest files that together cover every value of the traits ``keys`` (family,
+    drive kind, physics version; greedy, by size in bytes then name: deterministic), in the
+    recordings' order."""
     seen: set[tuple[str, str]] = set()
     chosen: set[str] = set()
     for rec in sorted(recordings, key=lambda r: (len(r.text.encode("utf-8")), r.name)):
-        new = {(k, v) for k, v in traits(rec).items()} - seen
+        new = {(k, v) for k, v in traits(rec).items() if k in keys} - seen
         if new:
             seen |= new
             chosen.add(rec.name)
@@ -102,11 +108,37 @@ def sample_plan(
 ) -> dict[str, list[RecordingFile]]:
     """Each runtime's share of ``recordings`` in the test command's sample."""
     everything = list(recordings)
-    share = cover(_candidates(everything))
-    plan = {name: everything if name == REFERENCE else share for name in names}
+    candidates = _candidates(everything)
+    # today's physics covers every family and drive kind by itself; each archived version
+    # adds its smallest file, replayed in turn
+    today = cover([r for r in candidates if traits(r)["physics"] == "current"])
+    archived = cover([r for r in candidates if traits(r)["physics"] != "current"],
+                     keys=("physics",))
+    turns = archived_turns(names, archived)
+    shared = {r.name for r in today}
+    plan = {name: everything if name == REFERENCE else
+            [r for r in everything if r.name in shared or r.name in turns.get(name, ())]
+            for name in names}
     if REFERENCE not in plan and names:  # no reference asked for: the first runtime runs all
         plan[names[0]] = everything
     return plan
+
+
+def archived_turns(names: Sequence[str], archived: Sequence[RecordingFile]) -> dict[str, set]:
+    """Which runtime other than the reference replays which archived recording of the cover:
+    each one CPython and one Pyodide runtime, taken in turn (by physics version, then
+    name). An archived engine is frozen code that ran in every runtime while it was today's;
+    the reference replays every archived file each time, and the full matrix runs them all."""
+    others = [n for n in names if n != REFERENCE]
+    groups = [[n for n in others if n.startswith("cpython")],
+              [n for n in others if not n.startswith("cpython")]]
+    turns: dict[str, set] = {n: set() for n in others}
+    ordered = sorted(archived, key=lambda r: (int(traits(r)["physics"]), r.name))
+    for k, rec in enumerate(ordered):
+        for group in groups:
+            if group:
+                turns[group[k % len(group)]].add(rec.name)
+    return turns
 
 
 def describe(plan: dict[str, list[RecordingFile]], total: int) -> str:

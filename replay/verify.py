@@ -140,14 +140,21 @@ def _replay_here(
 
 
 def run_under(
-    version: int, path: Path, rec: Any, observer: Any = None, progress: Any = None
+    version: int, path: Path, rec: Any, observer: Any = None, progress: Any = None,
+    trial: bool = False,
 ) -> PhysicsRun:
     """Replay ``rec`` (read from ``path``) under physics ``version``: today's in this
     process, an archived one in a process of its own (ADR 0205). ``observer`` sees the pose
     after every substep under today's physics, and after every host step under an archived
     one (what its run reports: :func:`_observe_host_steps`), so a caller's ghost is the
-    same whichever physics drew it; ``progress`` sees today's physics only."""
+    same whichever physics drew it; ``progress`` sees today's physics only. An archived
+    version, and today's in a ``trial`` (identifying an unstamped file, nothing observed),
+    replays the file's opening first and stops there if its checkpoints already differ."""
     if version == PHYSICS_VERSION:
+        if trial and observer is None:
+            early = _opening_here(path, rec)
+            if early is not None:
+                return early
         result, laps = _replay_here(rec, observer, progress)
         return PhysicsRun(version, result, laps, _checked(rec, result, laps))
     from skidpad.replay.archive import run_archived
@@ -167,6 +174,22 @@ def run_under(
         empty = _Checked("mismatch", (), (), 0)
         return PhysicsRun(version, answer, None, empty, refused=answer.error)
     return PhysicsRun(version, answer, answer.laps, _checked(rec, answer, answer.laps))
+
+
+def _opening_here(path: Path, rec: Any) -> PhysicsRun | None:
+    """Today's physics over the file's opening (:func:`_opening`), in this process: the run
+    when its checkpoints already differ there, else None (the whole file must be replayed)."""
+    from skidpad.replay.recording import load
+
+    head = _opening(path, rec)
+    if head is None:
+        return None
+    try:
+        result, _laps = _replay_here(load(head))
+    finally:
+        head.unlink(missing_ok=True)
+    early = _opening_check(rec, result)
+    return PhysicsRun(PHYSICS_VERSION, result, None, early) if early.status == "mismatch" else None
 
 
 def _observe_host_steps(rec: Any, poses: list | None, observer: Any) -> None:
@@ -346,7 +369,7 @@ def verify_one(
     for version in order or candidates(rec, sha256):
         run = memo.get(version) if memo is not None else None
         if run is None:
-            run = run_under(version, path, rec, observer, progress)
+            run = run_under(version, path, rec, observer, progress, trial=how == "identified")
         if memo is not None:
             memo[version] = run
         runs.append(run)

@@ -122,3 +122,51 @@ def test_version_1_recordings_verify_their_final_hash(lap_file, tmp_path, capsys
     # (tests/test_physics_versions.py tests that search), 15 s of this test's 17
     rc, out, _ = run(["verify", str(path), "--physics", "current"], capsys)
     assert rc == 1 and "/final_hash" in out
+
+
+def test_identifying_an_unstamped_file_stops_todays_physics_at_an_early_departure(
+    lap_file, tmp_path, monkeypatch
+) -> None:
+    """Trying today's physics on an unstamped file (identification by trial) replays the
+    opening first: a file that departs there costs the opening, not the whole replay; one
+    that holds is replayed whole and verified, as before."""
+    from skidpad.engine.physics import PHYSICS_VERSION
+    from skidpad.replay import verify
+    from skidpad.replay.archive import unstamped_copy
+
+    unstamped = unstamped_copy(lap_file)
+    genuine = tmp_path / "unstamped.json"
+    genuine.write_bytes(unstamped.read_bytes())
+    unstamped.unlink()
+
+    def forge(doc):  # one step's throttle and steering changed, under way, at host step 120
+        frames, rows, at = doc["frames"], [], 0
+        for count, *values in frames:
+            if at <= 120 < at + count:
+                changed = [0.5, values[1], values[2] + 0.3, *values[3:]]
+                rows += [[120 - at, *values], [1, *changed], [at + count - 121, *values]]
+            else:
+                rows.append([count, *values])
+            at += count
+        doc["frames"] = [r for r in rows if r[0] > 0]
+
+    forged = tampered(genuine, tmp_path / "forged.json", forge)
+    replayed: list[int] = []
+    real = verify._replay_here
+    monkeypatch.setattr(verify, "_replay_here",
+                        lambda rec, *a, **k: (replayed.append(rec.steps), real(rec, *a, **k))[1])
+
+    rec = recording.load(forged)
+    run = verify.run_under(PHYSICS_VERSION, forged, rec, trial=True)
+    assert not run.holds and replayed == [verify.OPENING_STEPS] < [rec.steps]
+    # parted at the first checkpoint after the change (host step 200, the third)
+    assert run.check.problems[0].startswith("/claims/checkpoints/2 claims "), run.check.problems
+    replayed.clear()
+    whole = verify.run_under(PHYSICS_VERSION, forged, rec)  # not a trial: the whole file
+    assert not whole.holds and replayed == [rec.steps]
+    assert whole.reach(rec)[0] == run.reach(rec)[0]  # both part at the same checkpoint
+
+    replayed.clear()
+    rec = recording.load(genuine)
+    run = verify.run_under(PHYSICS_VERSION, genuine, rec, trial=True)
+    assert run.holds and replayed == [verify.OPENING_STEPS, rec.steps]
