@@ -784,9 +784,20 @@ _ASSIGNED = re.compile(r"^\s*([(A-Za-z_][\w, ()]*?)\s*(?:[-+*]?=)(?!=)", re.M)
 _NOT_LOCAL = frozenset(keyword.kwlist)
 
 
+_BOUND: dict = {}  # _bind_hot_first's answers by text (a pure function of it)
+
+
 def _bind_hot_first(body: str, head: str) -> str:
     """A block that is never run, naming the locals of the substep ``body`` (assigned in it or
-    in ``head``) in order of use, most used first."""
+    in ``head``) in order of use, most used first. Kept by text: simulations of a definition
+    ask with the same text, and reading it takes half of a warm build."""
+    got = _BOUND.get((body, head))
+    if got is None:
+        got = _keep(_BOUND, CODE_CACHE, (body, head), _bind_hot_first_of(body, head))
+    return got
+
+
+def _bind_hot_first_of(body: str, head: str) -> str:
     body = re.sub(r"#.*", "", body)
     assigned = set()
     for text in (head, body):
