@@ -129,6 +129,7 @@ CAMPAIGN_TESTS = [
     "tests/test_physics_versions.py",
     "tests/test_validation_results.py",
     "tests/test_sandbox_e2e.py",
+    "tests/test_sandbox_keep_e2e.py",
     "tests/test_specialise_mutations.py",
     "tests/test_bless_interrupted.py",
 ]
