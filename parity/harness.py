@@ -362,6 +362,7 @@ def run_parity(
     scheduler: str | None = None,
     batch: int | None = None,
     sample: bool = False,
+    fastpath: bool = True,
 ) -> int:
     """Run ``names``, print the table (or the JSON report), write the reports; 0 if all ok.
 
@@ -379,6 +380,8 @@ def run_parity(
     ``counter`` (a ``replay.progress.Progress``) counts the self-tests and recordings run.
     With ``sample`` each runtime replays its share of the stated sample (``parity.sampling``,
     ADR 0243: every recording in the reference runtime); the others' cells are "full only".
+    Without ``fastpath`` the self-test leaves out the fast-path check (its cells show
+    "skipped"): for callers that ask about something else.
     """
     from skidpad.parity.executor import check_scheduler
 
@@ -425,6 +428,7 @@ def run_parity(
         batch=batch,
         plan=plan,
         checkpoint_every=checkpoint_every,
+        fastpath=None if fastpath else False,
         **timeouts,
     )
     if wheel is not None and factory_is_ours:

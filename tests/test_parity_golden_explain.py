@@ -231,6 +231,7 @@ def _parity(names, recording, hashes, tmp_path, factory) -> tuple[int, str, dict
     code = run_parity(
         names,
         root=ROOT,
+        fastpath=False,  # about something else: the fast path has its own tests
         recording_paths=[recording],
         hashes_dir=hashes,
         report_dir=tmp_path / "report",

@@ -131,6 +131,7 @@ def test_parity_on_a_local_cluster_equals_a_serial_run(cluster, short_recordings
         run_parity(
             names,
             root=ROOT,
+            fastpath=False,  # about something else: the fast path has its own tests
             recording_paths=short_recordings,
             batch=batch,
             hashes_dir=tmp_path / "hashes",
