@@ -107,11 +107,21 @@ def tests(session: nox.Session) -> None:
     """The pytest suite; exit 5 (no test collected) is a failure, named as such."""
     install_project(session, extras="test")
     # loadgroup: a module's tests of one browser on one worker, so it starts once
-    # (tests/conftest.py). One worker per core: the pages' Pyodide is CPU-bound (ADR 0244).
-    args = session.posargs or ["-n", "auto", "--dist", "loadgroup"]
+    # (tests/conftest.py). One worker per core and one more: the pages' Pyodide is
+    # CPU-bound, but a worker waits too (a browser's frame, a subprocess starting), and the
+    # extra worker fills those waits (ADR 0244).
+    args = session.posargs or ["-n", str(_cores() + 1), "--dist", "loadgroup"]
     # pytest's exit 5 means "no tests collected": a suite that runs nothing must not pass,
     # and a bare "exit code 5" says too little, so the shim names it.
     session.run("python", "-c", _PYTEST_SHIM, *args)
+
+
+def _cores() -> int:
+    """The cores this process may run on (what pytest-xdist's ``-n auto`` counts)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
 @nox.session
