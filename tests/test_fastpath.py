@@ -30,7 +30,7 @@ SCRIPTED = sorted(ROOT.glob("recordings/*-scripted.json"))
 LAPS = sorted(ROOT.glob("recordings/*-lap.json"))
 # The first 20 s of each scripted recording (its manoeuvres) and 5 s of each lap: the whole
 # files take minutes on the readable path; the blessed hashes of the whole files are checked
-# on the fast path by tests/test_replay_determinism.py.
+# on the fast path by the parity matrix (`nox -s parity`: every recording in CPython 3.11).
 SCRIPTED_STEPS = 2000
 LAP_STEPS = 500
 ASSISTS_ON = (0, 1, 1, 1, 1)
