@@ -273,7 +273,7 @@ def history(session: nox.Session) -> None:
     directory, with no git: each must be VERIFIED under the physics version the manifest names
     for it (ADR 0205). Every blob must be in the manifest. The test command verifies a stated
     sample, the smallest file of each physics version (one per version: every archived
-    engine runs), each file by its own ``skidpad verify``, two at a time; ``nox -s history
+    engine runs), each file by its own ``skidpad verify``, one per core at a time; ``nox -s history
     -- --all`` verifies all of them. Then the shipped archive is checked against what the
     history builds."""
     import hashlib
@@ -314,29 +314,30 @@ def history(session: nox.Session) -> None:
         copies.append(out / f"{sha[:16]}-{Path(path).name}")
         copies[-1].write_bytes(data)
     # the archived CommonRoad engines (physics 2-4, oldest slowest) have no fast path and
-    # take most of the time: started first, the other files fill the second core
+    # take most of the time: started first, the other files fill the other cores
     order = sorted(range(len(chosen)), key=lambda k: (
         b'"skidpad-commonroad-recording"' not in files[chosen[k]][1][:100],
         known[chosen[k]]["version"]))
     scope = "all" if everything else "a sample: the smallest of each physics version"
     session.log(f"history: {len(files)} distinct recording files ever committed, all in the "
-                f"manifest; verifying {len(chosen)} ({scope}), two at a time")
+                f"manifest; verifying {len(chosen)} ({scope}), {_cores()} at a time")
     session.chdir(out.parent)
     # no git on the PATH and a fresh archive cache: what a plain install of the wheel has
     bare = {"PATH": session.bin, "SKIDPAD_CACHE": str(out.parent / "cache")}
     shutil.rmtree(bare["SKIDPAD_CACHE"], ignore_errors=True)
     if shutil.which("git", path=bare["PATH"]):
         session.error(f"history: git is on the bare PATH {bare['PATH']}")
-    reports = _verify_two_at_a_time(session, [copies[k] for k in order], bare)
+    reports = _verify_one_per_core(session, [copies[k] for k in order], bare)
     session.run("python", "-P", "-c", _HISTORY_CHECK, *map(str, reports))
     session.chdir(ROOT)
     session.run("python", "-P", "-m", "skidpad", "physics", "--check", "--root", str(ROOT))
 
 
-def _verify_two_at_a_time(session: nox.Session, paths: list[Path], env: dict) -> list[Path]:
-    """``skidpad verify FILE --report`` for each of ``paths``, two processes at a time (CI
-    has two cores), each file's lines printed whole as it ends; the reports, one per file.
-    A verdict is judged afterwards from the reports; a refusal (exit 2 or worse) fails."""
+def _verify_one_per_core(session: nox.Session, paths: list[Path], env: dict) -> list[Path]:
+    """``skidpad verify FILE --report`` for each of ``paths``, one process per core at a time,
+    each file's lines printed whole as it ends; the reports, one per file. ``env`` is laid
+    over this process's environment (as ``session.run`` does). A verdict is judged
+    afterwards from the reports; a refusal (exit 2 or worse) fails."""
     import subprocess
     from concurrent.futures import ThreadPoolExecutor
 
@@ -345,12 +346,12 @@ def _verify_two_at_a_time(session: nox.Session, paths: list[Path], env: dict) ->
     def verify(path: Path) -> tuple[Path, int, str]:
         report = path.with_suffix(".jsonl")
         done = subprocess.run([python, "-P", "-m", "skidpad", "verify", str(path), "--report",
-                               str(report)], env=env, cwd=path.parent.parent,
+                               str(report)], env={**os.environ, **env}, cwd=path.parent.parent,
                               capture_output=True, text=True)
         return report, done.returncode, done.stdout + done.stderr
 
     reports, failed = [], []
-    with ThreadPoolExecutor(2) as pool:
+    with ThreadPoolExecutor(_cores()) as pool:
         for report, code, text in pool.map(verify, paths):
             print(text, end="", flush=True)
             reports.append(report)
