@@ -316,7 +316,7 @@ def history(session: nox.Session) -> None:
     # the archived CommonRoad engines (physics 2-4, oldest slowest) have no fast path and
     # take most of the time: started first, the other files fill the other cores
     order = sorted(range(len(chosen)), key=lambda k: (
-        b'"skidpad-commonroad-recording"' not in files[chosen[k]][1][:100],
+        json.loads(files[chosen[k]][1]).get("format") != "skidpad-commonroad-recording",
         known[chosen[k]]["version"]))
     scope = "all" if everything else "a sample: the smallest of each physics version"
     session.log(f"history: {len(files)} distinct recording files ever committed, all in the "

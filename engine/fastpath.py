@@ -784,17 +784,11 @@ _ASSIGNED = re.compile(r"^\s*([(A-Za-z_][\w, ()]*?)\s*(?:[-+*]?=)(?!=)", re.M)
 _NOT_LOCAL = frozenset(keyword.kwlist)
 
 
-_BOUND: dict = {}  # _bind_hot_first's answers by text (a pure function of it)
-
-
 def _bind_hot_first(body: str, head: str) -> str:
     """A block that is never run, naming the locals of the substep ``body`` (assigned in it or
-    in ``head``) in order of use, most used first. Kept by text: simulations of a definition
-    ask with the same text, and reading it takes half of a warm build."""
-    got = _BOUND.get((body, head))
-    if got is None:
-        got = _keep(_BOUND, CODE_CACHE, (body, head), _bind_hot_first_of(body, head))
-    return got
+    in ``head``) in order of use, most used first. Kept by text (:func:`_memo`): simulations
+    of a definition ask with the same text, and reading it takes half of a warm build."""
+    return _memo((_bind_hot_first, body, head), lambda: _bind_hot_first_of(body, head))
 
 
 def _bind_hot_first_of(body: str, head: str) -> str:

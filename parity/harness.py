@@ -428,6 +428,7 @@ def run_parity(
         batch=batch,
         plan=plan,
         checkpoint_every=checkpoint_every,
+        # None: with the self-test, so in each runtime's first batch only
         fastpath=None if fastpath else False,
         **timeouts,
     )

@@ -150,24 +150,16 @@ def run_under(
     same whichever physics drew it; ``progress`` sees today's physics only. An archived
     version, and today's in a ``trial`` (identifying an unstamped file, nothing observed),
     replays the file's opening first and stops there if its checkpoints already differ."""
-    if version == PHYSICS_VERSION:
-        if trial and observer is None:
-            early = _opening_here(path, rec)
-            if early is not None:
-                return early
+    today = version == PHYSICS_VERSION
+    if not today or (trial and observer is None):
+        early = _early_departure(version, path, rec)
+        if early is not None:
+            return early
+    if today:
         result, laps = _replay_here(rec, observer, progress)
         return PhysicsRun(version, result, laps, _checked(rec, result, laps))
     from skidpad.replay.archive import run_archived
 
-    head = _opening(path, rec)
-    if head is not None:  # the first checkpoints first: most other physics depart there
-        try:
-            answer = run_archived(version, head)
-        finally:
-            head.unlink(missing_ok=True)
-        early = _opening_check(rec, answer)
-        if answer.error is None and early.status == "mismatch":
-            return PhysicsRun(version, answer, None, early)
     answer = run_archived(version, path, poses=observer is not None)
     _observe_host_steps(rec, answer.poses, observer)
     if answer.error is not None:
@@ -176,20 +168,28 @@ def run_under(
     return PhysicsRun(version, answer, answer.laps, _checked(rec, answer, answer.laps))
 
 
-def _opening_here(path: Path, rec: Any) -> PhysicsRun | None:
-    """Today's physics over the file's opening (:func:`_opening`), in this process: the run
-    when its checkpoints already differ there, else None (the whole file must be replayed)."""
-    from skidpad.replay.recording import load
-
+def _early_departure(version: int, path: Path, rec: Any) -> PhysicsRun | None:
+    """Physics ``version`` over the file's opening (:func:`_opening`; today's in this process,
+    an archived one in its own): the run when its checkpoints already differ there (most
+    other physics depart there), else None: the whole file must be replayed."""
     head = _opening(path, rec)
     if head is None:
         return None
     try:
-        result, _laps = _replay_here(load(head))
+        if version == PHYSICS_VERSION:
+            from skidpad.replay.recording import load
+
+            answer, _laps = _replay_here(load(head))
+        else:
+            from skidpad.replay.archive import run_archived
+
+            answer = run_archived(version, head)
     finally:
         head.unlink(missing_ok=True)
-    early = _opening_check(rec, result)
-    return PhysicsRun(PHYSICS_VERSION, result, None, early) if early.status == "mismatch" else None
+    early = _opening_check(rec, answer)
+    if getattr(answer, "error", None) is None and early.status == "mismatch":
+        return PhysicsRun(version, answer, None, early)
+    return None
 
 
 def _observe_host_steps(rec: Any, poses: list | None, observer: Any) -> None:
