@@ -19,7 +19,10 @@ directories, ``..``, percent-encoded tricks, directory listings) gets a 404,
 so nothing outside the allow-list can be reached however the path is spelled.
 Methods other than GET and HEAD get 405. Requests are kept in
 :attr:`LoopbackServer.requests` (``(method, path, status)``) for the failure
-report; nothing is printed.
+report; nothing is printed. Every file is sent with a strong entity tag (a digest of its
+bytes) and ``Cache-Control: no-cache``: a browser may keep it, and its compiled
+WebAssembly, but asks before each use, and gets 304 only while the bytes on disk are the
+ones it holds (ADR 0258).
 
 The server is bounded against a hostile or broken client (ADR 0210): every read of
 a connection times out after :data:`READ_TIMEOUT_S` (or the ``read_timeout`` it was built
@@ -35,6 +38,7 @@ the port through DNS rebinding gets nothing.
 from __future__ import annotations
 
 import collections
+import hashlib
 import http.server
 import socket
 import threading
@@ -201,17 +205,42 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         except OSError:
             self._refuse(404)
             return
+        tag = entity_tag(data)
+        if _matches(tag, self.headers.get("If-None-Match", "")):
+            self._record(304)  # the browser's copy is these bytes: it keeps it
+            self.send_response(304)
+            self.send_header("ETag", tag)
+            self.send_header("Cache-Control", "no-cache")
+            self.end_headers()
+            return
         self._record(200)
         self.send_response(200)
         self.send_header("Content-Type", MIME_TYPES.get(target.suffix, "application/octet-stream"))
         self.send_header("Content-Length", str(len(data)))
-        self.send_header("Cache-Control", "no-store")
+        # no-cache: the browser may keep a copy but asks before every use (the ETag says
+        # whether the bytes are still the served ones), so a reload never runs a stale wheel
+        # or Pyodide; a kept Pyodide keeps the browser's compiled WebAssembly with it
+        self.send_header("ETag", tag)
+        self.send_header("Cache-Control", "no-cache")
         self.end_headers()
         if body:
             self.wfile.write(data)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         pass  # requests are kept in owner.requests instead
+
+
+def entity_tag(data: bytes) -> str:
+    """The strong HTTP entity tag of a file's bytes: a digest, so equal tags mean equal
+    bytes whatever the file's name, time or version."""
+    return '"' + hashlib.sha256(data).hexdigest()[:32] + '"'
+
+
+def _matches(tag: str, if_none_match: str) -> bool:
+    """Whether an ``If-None-Match`` header names ``tag`` (RFC 9110 §13.1.2: ``*`` names any,
+    and a GET compares a weak tag by its value)."""
+    listed = {t.strip().removeprefix("W/") for t in if_none_match.split(",") if t.strip()}
+    return "*" in listed or tag in listed
 
 
 _MESSAGES = {
@@ -323,9 +352,10 @@ class LoopbackServer:
         return f"{self.url}index.html?{query}"
 
     def refused(self) -> list[tuple[str, str, int]]:
-        """The requests answered with anything but 200 (for the failure report)."""
+        """The requests answered with anything but the file (200) or "your copy is the
+        file" (304), for the failure report."""
         with self.lock:
-            return [r for r in self.requests if r[2] != 200]
+            return [r for r in self.requests if r[2] not in (200, 304)]
 
     def stop(self) -> None:
         httpd, self._httpd = self._httpd, None

@@ -43,6 +43,9 @@ PRESET = "openWheeler"  # the quickest lap of the six
 ROOT = Path(__file__).resolve().parent.parent
 SHOTS = ROOT / "build" / "sandbox"
 DESKTOP = {"width": 1280, "height": 800}
+#: the wall time of the real-time drive: several hundred host steps at 100 Hz, pacing
+#: through many of the page's frames and the worker's slices (the other drives are stepped)
+REAL_TIME_S = 5.0
 PHONE = {"width": 390, "height": 844}
 GOOD_LAP = ROOT / "recordings" / f"{PRESET}-sandbox.json"
 
@@ -292,9 +295,11 @@ def test_the_visible_verdict_is_skidpad_verifys_for_every_file(
         (tmp_path / "page").mkdir(exist_ok=True)
         path = tmp_path / "page" / name
         path.write_bytes(data)
+        t0 = time.monotonic()
         page.set_input_files("#load", str(path))
         head = page.locator("#verify-head")
         expect(head).to_contain_text(f"skidpad verify {name} (exit", timeout=180_000)
+        end_to_end = time.monotonic() - t0
         expect(box).to_be_visible()
         shown = page.locator("#verdict-text").inner_text().strip()
         assert shown == expected, (name, shown, expected)
@@ -309,6 +314,12 @@ def test_the_visible_verdict_is_skidpad_verifys_for_every_file(
             expect(page.locator("#ghost-note")).to_have_text(
                 f"shown as the ghost (physics {PHYSICS_VERSION})")
             page.screenshot(path=str(shot_dir() / f"verdict-verified-{page.browser_name}.png"))
+            # the verdict replay's speed (docs/sandbox.md; the bare loop's is the next test's)
+            rec = loads(data.decode("utf-8"))
+            sim = rec.steps / rec.host_hz
+            seconds = page.evaluate("window.skidpad.lastVerdict()")["seconds"]
+            print(f"{page.browser_name}: {sim:.1f} s lap verified in {seconds:.2f} s in Python, "
+                  f"{end_to_end:.2f} s end to end ({sim / end_to_end:.1f}x real time)")
 
 
 #: a lap driven in the page under physics 7 and committed then (8d82252; format 2, unstamped):
@@ -376,29 +387,17 @@ def shot_dir() -> Path:
 
 
 def test_the_replay_runs_near_the_bare_substep_loop(stepped) -> None:
-    """The verdict's replay (lap timer, checkpoints, ghost, progress) against the same
-    inputs replayed bare, in the same worker: printed for docs/sandbox.md; asserted only
-    that both ran the same drive (a ratio would depend on the machine)."""
+    """The bare substep loop (``window.skidpad.bench``: the lap's inputs with no lap timer,
+    no ghost, one checkpoint) reaches the lap's claimed final state; its speed is printed
+    for docs/sandbox.md beside the verdict replay's, which the verdict test prints for the
+    same file in the same worker (a ratio asserted would depend on the machine)."""
     page = stepped
     text = GOOD_LAP.read_text(encoding="utf-8")
     bare = page.evaluate("(t) => window.skidpad.bench(t)", text)
-    out = page.evaluate("window.skidpad.lastVerdict()")
-    t0 = time.monotonic()
-    page.set_input_files("#load", str(GOOD_LAP))
-    page.wait_for_function(
-        "window.skidpad.lastVerdict() && window.skidpad.lastVerdict().text.includes("
-        f"'{GOOD_LAP.name}: VERIFIED')"
-    )
-    end_to_end = time.monotonic() - t0
-    out = page.evaluate("window.skidpad.lastVerdict()")
-    assert bare["final_hash"] in out["text"]
+    assert bare["final_hash"] == json.loads(text)["claims"]["final_hash"]
     sim = bare["sim_s"]
-    print(
-        f"{page.browser_name}: {sim:.1f} s lap verified in {out['seconds']:.2f} s in Python, "
-        f"{end_to_end:.2f} s end to end ({sim / end_to_end:.1f}x real time); bare substep "
-        f"loop {bare['wall_s']:.2f} s ({sim / bare['wall_s']:.1f}x); verdict replay at "
-        f"{bare['wall_s'] / end_to_end:.0%} of the bare loop's speed end to end"
-    )
+    print(f"{page.browser_name}: bare substep loop {bare['wall_s']:.2f} s for the "
+          f"{sim:.1f} s lap ({sim / bare['wall_s']:.1f}x real time)")
 
 
 # ----------------------------------------------------------------------------- the bare URL
@@ -424,14 +423,14 @@ def test_the_bare_url_serves_the_page_with_the_servers_wheel(bare) -> None:
 
 
 def test_a_real_time_drive_replays_to_what_the_page_showed(bare, tmp_path, verify_cli) -> None:
-    """The pacing itself: keys against the clock for 8 s of wall time, whatever the load;
+    """The pacing itself: keys against the clock for 5 s of wall time, whatever the load;
     the recording (not stepped) verifies and replays to the page's laps and final hash."""
     page = bare
     page.bring_to_front()
     page.click("#view", position={"x": 5, "y": 300})
     page.evaluate(f"window.skidpad.start({{preset: '{PRESET}'}})")
     page.focus("#view")
-    drive_real_time(page, PRESET, 8.0)
+    drive_real_time(page, PRESET, REAL_TIME_S)
     page.keyboard.press("p")
     page.wait_for_function("window.skidpad.paused()")
     time.sleep(0.3)  # the worker finishes the slice it was in

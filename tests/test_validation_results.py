@@ -24,16 +24,33 @@ HASHES = Path(__file__).resolve().parent.parent / "hashes"
 
 
 #: The stated sample of the timestep sweep (docs/manual/testing.md): the reference cell and
-#: the grid's four corners, the coarsest and finest substep with the slowest and fastest
-#: host, instead of all 16 cells; ``nox -s campaigns`` (and ``skidpad validate``) run all.
-SWEEP_SAMPLE = {"substeps": (250, 2000), "hosts": (30, 240)}
+#: one diagonal of the grid's four corners (the coarsest and the finest substep, each with
+#: the slowest or the fastest host), the two diagonals in turn from preset to preset, so
+#: every corner runs in half the presets; ``nox -s campaigns`` (and ``skidpad validate``)
+#: run all 16 cells of every preset.
+SWEEP_DIAGONALS = (((250, 30), (2000, 240)), ((250, 240), (2000, 30)))
+
+
+def sweep_sample(preset: str) -> list[tuple[int, int]]:
+    """The (substep Hz, host Hz) corner cells ``preset`` runs in the test command."""
+    return list(SWEEP_DIAGONALS[PRESET_NAMES.index(preset) % len(SWEEP_DIAGONALS)])
 
 
 @functools.cache
 def _result(preset: str, name: str) -> dict:
     if name == "timestep_sweep" and not FULL_CAMPAIGNS:
-        return timestep_sweep.run(load_preset(preset), **SWEEP_SAMPLE)
+        return timestep_sweep.run(load_preset(preset), cells_hz=sweep_sample(preset))
     return vrun.run_scenario(preset, name)
+
+
+def test_the_sweep_sample_runs_every_corner_of_the_grid() -> None:
+    substeps = (min(timestep_sweep.SUBSTEPS_HZ), max(timestep_sweep.SUBSTEPS_HZ))
+    hosts = (min(timestep_sweep.HOSTS_HZ), max(timestep_sweep.HOSTS_HZ))
+    corners = {(s, h) for s in substeps for h in hosts}
+    sampled = [cell for preset in PRESET_NAMES for cell in sweep_sample(preset)]
+    assert set(sampled) == corners and corners <= set(timestep_sweep.grid())
+    for preset in PRESET_NAMES:  # each preset: its coarsest and its finest substep
+        assert tuple(sorted(s for s, _ in sweep_sample(preset))) == substeps
 
 
 def sampled_sweep_problems(preset: str, result: dict) -> list[str]:
