@@ -403,7 +403,8 @@ def test_the_replay_runs_near_the_bare_substep_loop(stepped) -> None:
     """The bare substep loop (``window.skidpad.bench``: the lap's inputs with no lap timer,
     no ghost, one checkpoint) reaches the lap's claimed final state; its speed is printed
     for docs/sandbox.md beside the verdict replay's, which the verdict test prints for the
-    same file in the same worker (a ratio asserted would depend on the machine)."""
+    same file in the same worker where it loads that file (Firefox; both browsers under
+    ``nox -s campaigns``). A ratio asserted would depend on the machine."""
     page = stepped
     text = GOOD_LAP.read_text(encoding="utf-8")
     bare = page.evaluate("(t) => window.skidpad.bench(t)", text)
