@@ -273,7 +273,9 @@ def history(session: nox.Session) -> None:
     directory, with no git: each must be VERIFIED under the physics version the manifest names
     for it (ADR 0205). Every blob must be in the manifest. The test command verifies a stated
     sample, the smallest file of each physics version (one per version: every archived
-    engine runs), each file by its own ``skidpad verify``, one per core at a time; ``nox -s history
+    engine runs) and the frozen files the parity sample leaves here (the archived CommonRoad
+    std ones, ``parity.sampling.left_to_history``), each file by its own ``skidpad verify``,
+    one per core at a time; ``nox -s history
     -- --all`` verifies all of them. Then the shipped archive is checked against what the
     history builds."""
     import hashlib
@@ -307,7 +309,14 @@ def history(session: nox.Session) -> None:
             version = known[sha]["version"]
             if version not in smallest or len(files[sha][1]) < len(files[smallest[version]][1]):
                 smallest[version] = sha
-        chosen = sorted(smallest.values())
+        # and the frozen files the parity sample leaves to this session (ADR 0243): no
+        # runtime replays them in the test command
+        left = session.run("python", "-P", "-c", _LEFT_TO_HISTORY, str(ROOT), silent=True)
+        chosen = sorted(set(smallest.values()) | set(left.split()))
+        missing = sorted(set(chosen) - set(files))
+        if missing:
+            session.error(f"history: files the parity sample leaves here are not committed: "
+                          f"{missing}")
     copies = []
     for sha in chosen:
         path, data = files[sha]
@@ -318,7 +327,8 @@ def history(session: nox.Session) -> None:
     order = sorted(range(len(chosen)), key=lambda k: (
         json.loads(files[chosen[k]][1]).get("format") != "skidpad-commonroad-recording",
         known[chosen[k]]["version"]))
-    scope = "all" if everything else "a sample: the smallest of each physics version"
+    scope = "all" if everything else ("a sample: the smallest of each physics version and the "
+                                      "frozen files the parity sample leaves here")
     session.log(f"history: {len(files)} distinct recording files ever committed, all in the "
                 f"manifest; verifying {len(chosen)} ({scope}), {_cores()} at a time")
     session.chdir(out.parent)
@@ -378,6 +388,16 @@ def _blobs(blobs) -> list[bytes]:
         at = end + 1 + size + 1
     return out
 
+
+#: the SHA-256 of each recording the parity sample leaves to the history session
+_LEFT_TO_HISTORY = """\
+import sys
+from pathlib import Path
+from skidpad.parity.runs import load_recordings
+from skidpad.parity.sampling import left_to_history
+for rec in left_to_history(load_recordings(None, Path(sys.argv[1]))):
+    print(rec.sha256)
+"""
 
 _HISTORY_CHECK = """\
 import hashlib, json, sys

@@ -50,8 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--sample",
         action="store_true",
-        help="the test command's stated sample (ADR 0243): every recording in cpython3.11, a "
-        "cover of every model family, drive kind and physics version in the other runtimes",
+        help="the test command's stated sample (ADR 0243): every recording in cpython3.11 but "
+        "the archived CommonRoad std files (nox -s history verifies those), a cover of every "
+        "model family, drive kind and physics version in the other runtimes",
     )
     parser.add_argument(
         "recordings",

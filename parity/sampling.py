@@ -7,8 +7,12 @@ CommonRoad std model (one such file: about 40 s of CPU in CPython 3.11, about 28
 time in Pyodide under Node on a loaded machine). The sample:
 
 * the **reference runtime** (``cpython3.11``, the first of the matrix) replays **every**
-  recording, ``recordings/history/`` included, so every golden file and every recording's
-  claims are checked in the test command, and every other runtime is compared with it;
+  recording, ``recordings/history/`` included, but the archived CommonRoad std files
+  (:func:`left_to_history`), so every golden file and every recording's claims are checked
+  in the test command, and every other runtime is compared with it. The archived std files
+  are verified under their own physics by ``nox -s history`` in the same command, which
+  adds them to its sample: replaying them here as well was the same archived engine on the
+  same bytes twice (about 20 s of the reference's 50);
 * every **other runtime** (CPython 3.12, 3.13, Pyodide in Node and the three browsers)
   replays the cover below: all of its recordings of today's physics, and its archived ones
   (physics of earlier versions) in turn, each by one other CPython and one Pyodide runtime
@@ -19,8 +23,10 @@ every machine: the recordings of today's physics sorted by size (bytes, then nam
 taken when it adds a model family (a vehicle preset or a CommonRoad model) or a kind of drive
 (scripted, lap, sandbox, random) not yet covered; and the smallest archived recording of
 each earlier physics version. Archived recordings of the
-CommonRoad std model are left out of it (their versions, 2-4, run outside the reference
-runtime in the full matrix only): they cost more than the rest of a runtime's share together.
+CommonRoad std model are left out of it and out of the reference's share (their versions,
+2-4, have no fast path: they cost more than the rest of a runtime's share together); the
+history session verifies them in the test command, and the full matrix replays them in
+every runtime.
 """
 
 from __future__ import annotations
@@ -103,12 +109,21 @@ def _candidates(recordings: Sequence[RecordingFile]) -> list[RecordingFile]:
     return [r for r in recordings if not full_only(r)]
 
 
+def left_to_history(recordings: Sequence[RecordingFile]) -> list[RecordingFile]:
+    """The recordings no runtime replays in the sample: the archived CommonRoad std files
+    (:data:`FULL_ONLY_MODELS`). The history session verifies each of them under its own
+    physics in the test command (noxfile.py, ``history``); the full matrix replays them in
+    every runtime."""
+    kept = {r.name for r in _candidates(recordings)}
+    return [r for r in recordings if r.name not in kept]
+
+
 def sample_plan(
     names: Sequence[str], recordings: Sequence[RecordingFile]
 ) -> dict[str, list[RecordingFile]]:
-    """Each runtime's share of ``recordings`` in the test command's sample."""
-    everything = list(recordings)
-    candidates = _candidates(everything)
+    """Each runtime's share of ``recordings`` in the test command's sample: the reference
+    runs every recording but those :func:`left_to_history`, the others a cover."""
+    candidates = _candidates(list(recordings))
     # today's physics covers every family and drive kind by itself; each archived version
     # adds its smallest file, replayed in turn
     today = cover([r for r in candidates if traits(r)["physics"] == "current"])
@@ -116,11 +131,11 @@ def sample_plan(
                      keys=("physics",))
     turns = archived_turns(names, archived)
     shared = {r.name for r in today}
-    plan = {name: everything if name == REFERENCE else
-            [r for r in everything if r.name in shared or r.name in turns.get(name, ())]
+    plan = {name: candidates if name == REFERENCE else
+            [r for r in candidates if r.name in shared or r.name in turns.get(name, ())]
             for name in names}
     if REFERENCE not in plan and names:  # no reference asked for: the first runtime runs all
-        plan[names[0]] = everything
+        plan[names[0]] = candidates
     return plan
 
 

@@ -48,7 +48,12 @@ def _traits_read_here(rec: RecordingFile) -> tuple[str, str, int | None]:
 def test_the_reference_replays_everything_the_others_a_cover_of_every_trait() -> None:
     recordings = _committed()
     plan = sampling.sample_plan(list(RUNTIME_NAMES), recordings)
-    assert [r.name for r in plan["cpython3.11"]] == [r.name for r in recordings]
+    # everything but the archived CommonRoad std files, which the history session verifies
+    left = [r.name for r in recordings
+            if _traits_read_here(r)[0] == "commonroad:std" and _traits_read_here(r)[2]]
+    assert left and [r.name for r in sampling.left_to_history(recordings)] == left
+    assert [r.name for r in plan["cpython3.11"]] == [
+        r.name for r in recordings if r.name not in left]
     everything = [_traits_read_here(r) for r in recordings]
     today = [t for t in everything if t[2] is None]
     for name in RUNTIME_NAMES[1:]:
@@ -67,6 +72,18 @@ def test_the_reference_replays_everything_the_others_a_cover_of_every_trait() ->
         missing = versions - set().union(*held.values())
         assert not missing, f"no {kind} runtime but the reference replays physics {missing}"
         assert all(len(v) < len(versions) for v in held.values()), held
+
+
+def test_what_no_runtime_replays_is_frozen_and_verified_by_the_history_session() -> None:
+    """Each file the sample leaves out of every runtime is a frozen file of recordings/history/
+    (the history session reads those bytes from the git history), and the history session
+    adds exactly the files ``left_to_history`` names to its sample."""
+    left = sampling.left_to_history(_committed())
+    assert left
+    assert all(Path(r.path).parent == ROOT / "recordings" / "history" for r in left)
+    noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
+    history = noxfile.split("def history(", 1)[1].split("\n@nox.session", 1)[0]
+    assert "_LEFT_TO_HISTORY" in history and "left_to_history(" in noxfile
 
 
 def test_the_sample_does_not_depend_on_the_order_of_the_files() -> None:
