@@ -175,6 +175,10 @@ def test_the_registry_is_one_table_of_unique_entries() -> None:
         assert (f.name, f.writes) in keys
 
 
+#: the steps of a recording the seam test replays (its opening)
+SEAM_STEPS = 600
+
+
 @pytest.mark.parametrize(
     "name", ["hatchbackFwd-scripted.json", "kart-lap.json", "commonroad-mb-v2.json"]
 )
@@ -194,10 +198,6 @@ def test_each_entry_reads_writes_and_replays_its_recordings(name: str) -> None:
     wanted = [tuple(c) for c in golden["checkpoints"] if c[0] <= SEAM_STEPS]
     assert len(wanted) >= 3  # the opening holds several of the golden checkpoints
     assert replay(rec, every, stop_after=SEAM_STEPS).checkpoints == wanted
-
-
-#: the steps of a recording the seam test replays (its opening)
-SEAM_STEPS = 600
 
 
 def test_a_version_1_recording_is_read_by_its_entry_and_written_in_a_later_version() -> None:

@@ -410,7 +410,6 @@ def test_an_old_lap_loaded_is_drawn_as_its_ghost_under_its_own_physics(
     data = OLDER_DRIVE.read_bytes()
     rc, expected = verify_cli(data, tmp_path / "cli", name)
     assert rc == 0 and "VERIFIED (physics 8, stamped)" in expected, expected
-    historic_poses = older_drive_poses
     page.evaluate(f"window.skidpad.start({{preset: '{PRESET}'}})")
     (tmp_path / "page").mkdir()
     (tmp_path / "page" / name).write_bytes(data)
@@ -433,8 +432,8 @@ def test_an_old_lap_loaded_is_drawn_as_its_ghost_under_its_own_physics(
         for _ in range(3):
             v = page.evaluate("window.skidpad.advance(150)")
             g = page.evaluate("window.skidpad.ghost()")
-            k = min(v["step"] - start, len(historic_poses) - 1)
-            assert g["pose"] == list(historic_poses[k]), (page.browser_name, k)
+            k = min(v["step"] - start, len(older_drive_poses) - 1)
+            assert g["pose"] == list(older_drive_poses[k]), (page.browser_name, k)
             poses.append(g["pose"])
     finally:
         page.keyboard.up("ArrowUp")
