@@ -98,15 +98,16 @@ def cover(
     return [r for r in recordings if r.name in chosen]
 
 
+def _full_only(rec: RecordingFile) -> bool:
+    """An archived recording of a :data:`FULL_ONLY_MODELS` CommonRoad model."""
+    t = traits(rec)
+    return t["physics"] != "current" and t["family"] in {
+        f"commonroad:{m}" for m in FULL_ONLY_MODELS}
+
+
 def _candidates(recordings: Sequence[RecordingFile]) -> list[RecordingFile]:
-    """The recordings the cover is chosen from: all but the archived CommonRoad std ones."""
-    models = {f"commonroad:{m}" for m in FULL_ONLY_MODELS}
-
-    def full_only(rec: RecordingFile) -> bool:
-        t = traits(rec)
-        return t["physics"] != "current" and t["family"] in models
-
-    return [r for r in recordings if not full_only(r)]
+    """The recordings the sample is chosen from: all but the archived CommonRoad std ones."""
+    return [r for r in recordings if not _full_only(r)]
 
 
 def left_to_history(recordings: Sequence[RecordingFile]) -> list[RecordingFile]:
@@ -114,8 +115,7 @@ def left_to_history(recordings: Sequence[RecordingFile]) -> list[RecordingFile]:
     (:data:`FULL_ONLY_MODELS`). The history session verifies each of them under its own
     physics in the test command (noxfile.py, ``history``); the full matrix replays them in
     every runtime."""
-    kept = {r.name for r in _candidates(recordings)}
-    return [r for r in recordings if r.name not in kept]
+    return [r for r in recordings if _full_only(r)]
 
 
 def sample_plan(
@@ -143,7 +143,8 @@ def archived_turns(names: Sequence[str], archived: Sequence[RecordingFile]) -> d
     """Which runtime other than the reference replays which archived recording of the cover:
     each one CPython and one Pyodide runtime, taken in turn (by physics version, then
     name). An archived engine is frozen code that ran in every runtime while it was today's;
-    the reference replays every archived file each time, and the full matrix runs them all."""
+    the reference replays every archived file but those :func:`left_to_history`, and the
+    full matrix runs them all."""
     others = [n for n in names if n != REFERENCE]
     groups = [[n for n in others if n.startswith("cpython")],
               [n for n in others if not n.startswith("cpython")]]
