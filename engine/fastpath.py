@@ -512,6 +512,53 @@ def _deflect_text(bound: dict, i: int) -> str:
     return f"if loaded{i}:\n{_indent(loaded, 4)}else:\n{_indent(airborne, 4)}"
 
 
+def _undamp_of(
+    w: object, omega: float, kxs: float, kys: float, relax_x: float, uyr: float, cxd: float,
+    cyd: float, p: float, q: float, ux: float, uy: float, mzk: float, sfx: float, sfy: float,
+    pdx: float, pdy: float, slid: bool, b: float, dg: float, redo: bool,
+) -> tuple:  # fmt: skip
+    t = tire.PatchTerms(kxs, kys, relax_x, uyr, cxd, cyd, p, q, ux, uy, mzk, sfx, sfy, pdx, pdy)
+    if wheel.slid_damped(t, slid):
+        free = tire.sliding(t)
+        b, dg = wheel.undamped_row(w, free, omega)
+        redo = True
+        cxd = free.damper_x
+        cyd = free.damper_y
+        p = free.p
+        q = free.q
+    # the names the rest of the substep reads (the final return is not part of the text)
+    return (cxd, cyd, p, q, b, dg, redo)
+
+
+#: the names of wheel i's patch terms and row of the solve in the substep's text, as
+#: ``_undamp_of`` names them (suffixed with i); its spin at the start is ``w<i>``, and
+#: ``redo`` is the substep's own
+UNDAMP_NAMES = DEFLECT_INPUTS[:15] + ("slid", "b", "dg")
+
+
+def _undamp_source(sim: object, i: int) -> str:
+    """Wheel ``i`` after a pass of the solve, as ``wheel.solve`` does it: a damped patch that
+    slid is undamped (``tire.sliding``) and its row of the solve written again
+    (``wheel.undamped_row``); ``redo`` is set."""
+    functions = (wheel.slid_damped, tire.sliding, wheel.undamped_row)
+    key = (_undamp_source, functions, sim.wheels[i], i)
+    return _memo(key, lambda: _undamp_text(sim.wheels[i], i, functions))
+
+
+def _undamp_text(w: object, i: int, functions: tuple) -> str:
+    spec = specialise(_undamp_of, {"w": w}, Plan(inline=frozenset(functions), fold=frozenset()))
+    renamed = {name: f"{name}{i}" for name in UNDAMP_NAMES}
+    renamed.update(omega=f"w{i}", redo="redo")
+    text = spec.body_text(renamed)
+    _only_known_names(spec, text, "wheel.undamped_row")
+    return text
+
+
+def _forwards_only_of(motor: bool, w_e_n: float) -> float:
+    w_e_n = wheel.forwards_only(motor, w_e_n)
+    return w_e_n
+
+
 # ------------------------------------------------------------- derived texts, memoised
 # Specialising a stage is most of the cost of a fast path (about 70 ms a definition); a
 # verifier, a test suite or a parity run builds the same stages again for every Simulation
@@ -615,18 +662,6 @@ def _tire_names(sim: object) -> dict:
     spec = _tires(sim)
     return _names_beyond(spec, spec.names_read(), "tire.forces", allowed=kernels)
 
-
-# A patch that slid while its damper acted slides: undamped, then every wheel is solved again.
-SLIDE = """\
-if slid{i} and (cxd{i} != 0.0 or cyd{i} != 0.0):
-    cxd{i} = 0.0
-    cyd{i} = 0.0
-    p{i} = sfx{i}
-    q{i} = 0.0
-    b{i} = {a} * w{i} - {rad} * p{i}
-    dg{i} = {a}
-    redo = True
-"""
 
 # The body stage is derived (body.integrate); what is left moves the substep's new values
 # into the state's locals and checks them (the sum of the float slots, named by the layout:
@@ -732,43 +767,6 @@ def _probe_substep(store: str, load: str) -> str:
 
 
 # ---------------------------------------------------------------------------- the builder
-def _wheel_constants(sim: object, i: int) -> dict:
-    w = sim.wheels[i]
-    k = w.tire
-    return {
-        "i": str(i),
-        "x": num(w.x),
-        "y": num(w.y),
-        "pdmu": num(k.load_sensitivity),
-        "inv_fz0": num(k.inv_fz0),
-        "mu_x": num(k.mu_x),
-        "mu_y": num(k.mu_y),
-        "inv_ky2": num(k.inv_ky2_fz0),
-        "ky1": num(k.ky1_fz0),
-        "kx": num(k.kx),
-        "inv_c": num(k.inv_c),
-        "sig_x": num(k.sigma_x),
-        "sig_y": num(k.sigma_y),
-        "c": num(k.c),
-        "e": num(k.e),
-        "rho_tol": num(k.rho_cap * (1.0 - 1e-12)),
-        "rho_cap": num(k.rho_cap),
-        "rho_cap2": num(k.rho_cap * k.rho_cap),
-        "inv_vf2": num(k.inv_vfade2),
-        "damper_x": num(k.damper_x),
-        "damper_y": num(k.damper_y),
-        "h_sx": num(w.h_over_sigma_x),
-        "h_sy": num(w.h_over_sigma_y),
-        "inv_sx": num(w.inv_sigma_x),
-        "rad": num(w.radius),
-        "neg_t0": num(-k.trail),
-        "inv_rt2": num(k.inv_rho_t2),
-        "a": num(w.a),
-        "h": num(sim.h),
-        "inv_h": num(sim.inv_h),
-    }
-
-
 # CPython numbers a function's locals in the order its compiler first meets them and reads the
 # 257th and later through an EXTENDED_ARG prefix, which also keeps it out of the interpreter's
 # fused load pairs (3.13 and later fuse only the first 16); the generated run has some 340.
@@ -819,7 +817,6 @@ def source(sim: object, probed: bool = False) -> str:
     sk = sim.suspension_k
     stk = sim.steer_k
     dk = sim.drive_k
-    wheel_k = [_wheel_constants(sim, i) for i in WHEELS]
     assist = {"wheelbase": sim.wheelbase, "a_lim": ak.steer_lat_accel, "max_angle": stk.max_angle}
     assisted = _derived(_assist_of, assist, assists.assisted_steer, assists.steer_scale)
     sub = _ground_source(sim, tap)
@@ -858,11 +855,10 @@ def source(sim: object, probed: bool = False) -> str:
     # as wheel.solve: a damped patch that slid is undamped and every wheel solved again, until
     # none is left (four passes at most); the solves again are rare: their text does not count
     # for the order of the locals
-    slide = "redo = False\n" + "".join(SLIDE.format(**wheel_k[i]) for i in WHEELS)
+    slide = "redo = False\n" + "".join(_undamp_source(sim, i) for i in WHEELS)
     rare = "if not redo:\n    break\n" + solve + deflect
     sub += "for _pass in range(4):\n" + _indent(slide + rare, 4)
-    if not dk.motor:
-        sub += "if w_e_n < 0.0:\n    w_e_n = 0.0  # an engine does not turn backwards\n"
+    sub += _derived(_forwards_only_of, {"motor": dk.motor}, wheel.forwards_only)
     sub += tap(PROBE_WHEELS)
     store = "".join(f"st[{index}] = {name}\n" for name, index in SLOTS).rstrip("\n")
     reload = "".join(f"{name} = st[{index}]\n" for name, index in SLOTS).rstrip("\n")

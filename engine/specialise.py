@@ -537,6 +537,9 @@ class _Scope:
         return v
 
     def _call(self, node: ast.Call, hoist: bool) -> K | ast.expr:
+        replaced = self._replace(node, hoist)
+        if replaced is not None:
+            return replaced
         func = self.value(node.func, hoist)
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
             raise Unsupported(f"{self.fn.__qualname__}: keyword or starred arguments")
@@ -569,6 +572,23 @@ class _Scope:
                 return ast.Name(result, ast.Load()) if record is None else record
             func = literal(fn, self.unit, func.hint or "f")
         return ast.Call(func, [self.expr(a, "c") for a in args], [])
+
+    def _replace(self, node: ast.Call, hoist: bool) -> Agg | None:
+        """``record._replace(field=value, ...)`` of a record value: the same record with those
+        fields' values (a NamedTuple's copy, built only if something needs the object); None
+        for any other call."""
+        if not _replaces(node):
+            return None
+        base = self.value(node.func.value, hoist)
+        if not (isinstance(base, Agg) and _is_record_class(base.cls)):
+            return None
+        fields = base.cls._fields
+        if node.args or any(k.arg not in fields for k in node.keywords):
+            raise Unsupported(f"{self.fn.__qualname__}: _replace takes the record's fields")
+        items = list(base.items)
+        for k in node.keywords:
+            items[fields.index(k.arg)] = self.value(k.value, hoist)
+        return Agg(base.cls, tuple(items))
 
     def _extremum(self, fn: Callable, args: list) -> ast.expr:
         """``max(a, b)`` as CPython computes it, ``b if b > a else a`` (``min``: ``<``): the
@@ -847,6 +867,8 @@ class _Scope:
 
     def _assign(self, target: ast.expr, value: ast.expr) -> list:
         names = target.elts if isinstance(target, ast.Tuple) else [target]
+        if _replaces(value):  # a record's copy with some fields changed: a value, not a call
+            return self._bind(target, self.value(value))
         if isinstance(value, ast.Call) and all(isinstance(e, ast.Name) for e in names):
             func = self.value(value.func)
             fn = func.value if isinstance(func, K) else None
@@ -1366,6 +1388,15 @@ _VALUE_RULES: dict = {
 
 _SEQUENCE_MAKERS = ("tuple", "list")
 WHILE_TRIPS = 64  # a loop unrolled further than this is refused, not written out
+
+
+def _replaces(node: ast.expr) -> bool:
+    """``node`` is a call of a ``_replace`` method (a record's copy, :meth:`_Scope._replace`)."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "_replace"
+    )
 
 
 def _truth(test: object) -> object:

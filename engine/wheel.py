@@ -120,11 +120,10 @@ def solve(
         redo = False
         for i in range(4):
             t = terms[i]
-            if t is not None and patches[i].slid and (t.damper_x != 0.0 or t.damper_y != 0.0):
+            if t is not None and slid_damped(t, patches[i].slid):
                 t = tire.sliding(t)
                 terms[i] = t
-                rhs[i] = wheels[i].a * omega[i] - wheels[i].radius * t.p
-                diag[i] = wheels[i].a
+                rhs[i], diag[i] = undamped_row(wheels[i], t, omega[i])
                 redo = True
         if not redo:
             break
@@ -133,8 +132,7 @@ def solve(
             sol[0][i] = w
         patches = _deflect_all(wheels, terms, sol[0], tf.v_x, h, inv_h)
     omega, t_b, held, t_d, w_e_n, t_c, c_locked, _w_out = sol
-    if not motor and w_e_n < 0.0:
-        w_e_n = 0.0  # an engine does not turn backwards
+    w_e_n = forwards_only(motor, w_e_n)
     return WheelSolution(
         tuple(omega),
         tuple(p.ux for p in patches),
@@ -149,6 +147,26 @@ def solve(
         t_c,
         c_locked,
     )
+
+
+def slid_damped(t: tire.PatchTerms, slid: bool) -> bool:
+    """The patch slid while its low-speed damper acted: it is to be undamped
+    (:func:`engine.tire.sliding`) and every wheel solved again."""
+    return slid and (t.damper_x != 0.0 or t.damper_y != 0.0)
+
+
+def undamped_row(w: WheelConstants, t: tire.PatchTerms, omega: float) -> tuple[float, float]:
+    """The wheel's row of the solve, ``(rhs, diag)``, for a patch without damper (``Q = 0``);
+    ``omega`` is the spin at the start of the substep."""
+    return w.a * omega - w.radius * t.p, w.a
+
+
+def forwards_only(motor: bool, w_e: float) -> float:
+    """The power unit's speed after the solve: an engine does not turn backwards (a motor
+    may)."""
+    if not motor and w_e < 0.0:
+        w_e = 0.0
+    return w_e
 
 
 _AIRBORNE = tire.PatchUpdate(0.0, 0.0, 0.0, 0.0, 0.0, False)

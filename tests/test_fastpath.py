@@ -261,6 +261,22 @@ class _DefiniteAssignment:
                 return bound
         return bound
 
+    def reads_short_circuit(self, value, bound: set) -> set:
+        """Read ``value``; in ``a and b ...`` the operands after a flag ``a`` are read only
+        where it is true (with what it implies). The names bound where ``value`` is true."""
+        import ast
+
+        first, rest = value, []
+        if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.And):
+            first, rest = value.values[0], value.values[1:]
+        self.reads(first, bound)
+        body = set(bound)
+        if isinstance(first, ast.Name) and first.id in self.implies:
+            body |= self.implies[first.id]
+        for operand in rest:  # read only where the first is true
+            self.reads(operand, body)
+        return body
+
     @staticmethod
     def flags(branch: list, other: list, truth: object = True) -> list:
         """Names that can be true only after ``branch``: set to True there, or set there and to
@@ -297,7 +313,7 @@ class _DefiniteAssignment:
         import ast
 
         if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            self.reads(stmt.value, bound)
+            where_true = self.reads_short_circuit(stmt.value, bound)
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             if isinstance(stmt, ast.AugAssign):
                 self.reads(ast.Name(stmt.target.id, ast.Load(), lineno=stmt.lineno), bound)
@@ -312,20 +328,18 @@ class _DefiniteAssignment:
                     elif isinstance(sub, ast.Subscript):
                         self.reads(sub.value, bound)
                         self.reads(sub.slice, bound)
+            if (
+                isinstance(stmt, ast.Assign)
+                and isinstance(stmt.targets[0], ast.Name)
+                and isinstance(stmt.value, ast.BoolOp)
+                and isinstance(stmt.value.op, ast.And)
+            ):  # flag = a and b: where the flag is true, a is (with what a implies)
+                self.implies[stmt.targets[0].id] = where_true
             return out
         if isinstance(stmt, ast.If):
             if isinstance(stmt.test, ast.Constant) and not stmt.test.value:
                 return self.block(stmt.orelse, set(bound), breaks)  # the dropped block
-            test = stmt.test
-            first, rest = test, []
-            if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-                first, rest = test.values[0], test.values[1:]
-            self.reads(first, bound)
-            body = set(bound)
-            if isinstance(first, ast.Name) and first.id in self.implies:
-                body |= self.implies[first.id]
-            for operand in rest:  # read only where the first is true
-                self.reads(operand, body)
+            body = self.reads_short_circuit(stmt.test, bound)
             then = self.block(stmt.body, body, breaks)
             other = self.block(stmt.orelse, set(bound), breaks)
             for flag in self.flags(stmt.body, stmt.orelse):

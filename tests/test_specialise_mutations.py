@@ -41,6 +41,7 @@ from skidpad.engine import (
     specialise,
     steering,
     suspension,
+    wheel,
 )
 from skidpad.engine import tire as fw_tire
 from skidpad.engine.commonroad import constraints, mb, mb_fast, tire, tire_fast
@@ -273,6 +274,10 @@ FAMILIES = {
             fw_tire.patch_terms,
             fw_tire.load_terms,
             fw_tire.deflect,
+            fw_tire.sliding,
+            wheel.slid_damped,
+            wheel.undamped_row,
+            wheel.forwards_only,
             differential.solve,
             constraint.bound,
             constraint.bounded_solve,
