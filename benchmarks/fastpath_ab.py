@@ -1,7 +1,7 @@
 """The four-wheel fast path's generated code, another tree's against this one, in one process.
 
 Usage: ``python benchmarks/fastpath_ab.py --old-tree ../main [--rounds 24] [--preset P ...]``.
-The old tree's ``engine.fastpath.source`` texts are written by a child process run in that
+The old tree's ``engine.fourwheel.fastpath.source`` texts are written by a child process run in that
 tree; both texts are then compiled here and drive this tree's ``Simulation`` (one set of
 host-step machinery, so only the generated code differs), 180 host steps a run after 20 of
 warm-up, alternating old/new and new/old, CPU time, best of ``--rounds``. The final state
@@ -21,16 +21,21 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from skidpad.engine import fastpath, gearbox, powertrain  # noqa: E402
-from skidpad.engine.definition import PRESET_NAMES, load_preset  # noqa: E402
-from skidpad.engine.simulation import Simulation  # noqa: E402
+from skidpad.engine.fourwheel import fastpath, gearbox, powertrain  # noqa: E402
+from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset  # noqa: E402
+from skidpad.engine.fourwheel.simulation import Simulation  # noqa: E402
 from skidpad.engine.smath import kernels, trig  # noqa: E402
 
 DUMP = (
     "import json, sys\n"
-    "from skidpad.engine.definition import load_preset\n"
-    "from skidpad.engine.simulation import Simulation\n"
-    "from skidpad.engine import fastpath\n"
+    "try:\n"
+    "    from skidpad.engine.fourwheel import fastpath\n"
+    "    from skidpad.engine.fourwheel.definition import load_preset\n"
+    "    from skidpad.engine.fourwheel.simulation import Simulation\n"
+    "except ImportError:  # a tree from before the four-wheel package (engine/fourwheel/)\n"
+    "    from skidpad.engine import fastpath\n"
+    "    from skidpad.engine.definition import load_preset\n"
+    "    from skidpad.engine.simulation import Simulation\n"
     "names = json.loads(sys.argv[1])\n"
     "print(json.dumps({p: fastpath.source(Simulation(load_preset(p))) for p in names}))\n"
 )

@@ -32,7 +32,7 @@ CHILD = """
 import json, os, resource, sys, time, tracemalloc
 sys.path.insert(0, {root!r})
 from skidpad.replay import recording
-import engine.simulation, replay.commonroad
+import engine.fourwheel.simulation, replay.commonroad
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 traced = sys.argv[2] == "trace"
 if traced:

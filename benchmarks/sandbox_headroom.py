@@ -77,7 +77,7 @@ def measure(browser_name: str, presets: list[str], seconds: float) -> dict:
 
 
 def main() -> int:
-    from skidpad.engine.definition import PRESET_NAMES
+    from skidpad.engine.fourwheel.definition import PRESET_NAMES
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--browsers", default="chromium,firefox")

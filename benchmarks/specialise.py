@@ -18,10 +18,10 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from skidpad.engine import fastpath  # noqa: E402
 from skidpad.engine.commonroad import mb_fast, tire_fast  # noqa: E402
 from skidpad.engine.commonroad.params import load_vehicle  # noqa: E402
-from skidpad.engine.definition import PRESET_NAMES, load_preset  # noqa: E402
+from skidpad.engine.fourwheel import fastpath  # noqa: E402
+from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset  # noqa: E402
 from skidpad.engine.specialise import compile_specialised  # noqa: E402
 
 
@@ -57,7 +57,7 @@ def main() -> None:
             first = cost(make, arg)
             best = min(cost(make, arg) for _ in range(max(1, args.repeat)))
             print(f"{label:<16}{first:>10.1f}{best:>10.1f}")
-    from skidpad.engine.simulation import Simulation
+    from skidpad.engine.fourwheel.simulation import Simulation
 
     for preset in PRESET_NAMES:
         sim = Simulation(load_preset(preset))

@@ -34,8 +34,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from skidpad.engine.definition import PRESET_NAMES, load_preset  # noqa: E402
-from skidpad.engine.simulation import Simulation  # noqa: E402
+from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset  # noqa: E402
+from skidpad.engine.fourwheel.simulation import Simulation  # noqa: E402
 
 
 def drive(k: int, host_hz: int, switches: tuple = ()) -> tuple:

@@ -100,7 +100,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def campaign_of(args: argparse.Namespace):  # -> parity.fuzz.Campaign
     """The campaign the arguments ask for; HarnessError (exit 2) names the first bad one."""
     from skidpad.cli import comma_list
-    from skidpad.engine.definition import PRESET_NAMES
+    from skidpad.engine.fourwheel.definition import PRESET_NAMES
     from skidpad.parity.fuzz import Campaign
     from skidpad.parity.runs import HarnessError
     from skidpad.scenarios.random_drive import FUZZ_PRESETS

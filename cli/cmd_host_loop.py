@@ -18,7 +18,7 @@ import json
 import sys
 
 from skidpad.cli.options import add_json_flag, check_known
-from skidpad.engine.definition import PRESET_NAMES
+from skidpad.engine.fourwheel.definition import PRESET_NAMES
 from skidpad.replay.progress import Progress
 from skidpad.scenarios import host_loop
 

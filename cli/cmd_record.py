@@ -155,8 +155,8 @@ def check_options(args: argparse.Namespace, drives: list[str]) -> None:
     if args.host_wheels is not None and args.host is None:
         raise SkidpadError("--host-wheels applies only with --host (a host run)")
     if args.host is not None:
-        from skidpad.engine import host as engine_host
-        from skidpad.engine import hosts
+        from skidpad.engine.fourwheel import host as engine_host
+        from skidpad.engine.fourwheel import hosts
 
         if cr:
             raise SkidpadError(
@@ -202,8 +202,8 @@ def driven_wheels(definition: dict) -> str:
 
 def check_host_wheels(definition: dict, wheels: str, preset: str) -> None:
     """Refuse, before any drive runs, a wheel set the engine does not let a host own."""
-    from skidpad.engine import definition as engine_definition
-    from skidpad.engine import drive, host
+    from skidpad.engine.fourwheel import definition as engine_definition
+    from skidpad.engine.fourwheel import drive, host
 
     k = drive.constants(definition["drivetrain"], engine_definition.SUBSTEP_HZ_MIN)
     try:
@@ -233,7 +233,7 @@ def host_loop_warning(definition: dict, host_hz: int, substep_hz: int | None) ->
 
 def _presets(spec: str) -> list[str]:
     from skidpad.cli import comma_list
-    from skidpad.engine import definition as engine_definition
+    from skidpad.engine.fourwheel import definition as engine_definition
 
     if spec == "all":
         return list(engine_definition.PRESET_NAMES)
@@ -251,7 +251,7 @@ def _file_name(preset: str, drive: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from skidpad.cli import comma_list
-    from skidpad.engine import definition as engine_definition
+    from skidpad.engine.fourwheel import definition as engine_definition
     from skidpad.replay import output, recording
     from skidpad.replay.progress import Progress
     from skidpad.replay.recorder import record_drive

@@ -16,7 +16,7 @@ import argparse
 import json
 
 from skidpad.cli.options import add_json_flag, add_preset_option, chosen_names
-from skidpad.engine.definition import PRESET_NAMES
+from skidpad.engine.fourwheel.definition import PRESET_NAMES
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -10,7 +10,7 @@ import argparse
 import sys
 import time
 
-from skidpad.engine.definition import PRESET_NAMES
+from skidpad.engine.fourwheel.definition import PRESET_NAMES
 
 
 def port_number(text: str) -> int:

@@ -1,10 +1,10 @@
 """``skidpad tir check FILE...``: read MF 6.1 ``.tir`` tire property files and summarise them.
 
-Each file is read by :func:`skidpad.engine.tir.read_tir`, the reader the engine will use;
+Each file is read by :func:`skidpad.engine.fourwheel.tir.read_tir`, the reader the engine will use;
 a file it refuses is reported in one line naming the file, line, section and key, and
 the command exits 2 (ADR 0260). A good file prints its nominal load, radius, peak friction
 and slip stiffnesses at that load, and relaxation lengths, computed by
-:mod:`skidpad.engine.mf61` (``--json``: one object per file).
+:mod:`skidpad.engine.fourwheel.mf61` (``--json``: one object per file).
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def summary(path: str) -> dict[str, object]:
     """What a person checks first in a tire file, at its own nominal load."""
-    from skidpad.engine import mf61
-    from skidpad.engine.tir import read_tir
+    from skidpad.engine.fourwheel import mf61
+    from skidpad.engine.fourwheel.tir import read_tir
 
     p = read_tir(path)
     fz = p.FNOMIN * p.LFZO

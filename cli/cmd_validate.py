@@ -32,8 +32,8 @@ from skidpad.cli.options import (
     chosen_names,
     int_in,
 )
-from skidpad.engine.definition import PRESET_NAMES
 from skidpad.engine.errors import SkidpadError
+from skidpad.engine.fourwheel.definition import PRESET_NAMES
 from skidpad.replay.progress import Progress
 from skidpad.scenarios.validation import run as vrun
 

@@ -109,7 +109,7 @@ def chosen_names(given: list | None, known: Sequence[str], what: str) -> list:
 def add_preset_option(parser: argparse.ArgumentParser, verb: str = "run") -> None:
     """``--preset P``: the presets to ``verb``, a comma list, repeatable (default all); read
     with ``chosen_names(args.preset, PRESET_NAMES, "preset")``."""
-    from skidpad.engine.definition import PRESET_NAMES
+    from skidpad.engine.fourwheel.definition import PRESET_NAMES
 
     parser.add_argument(
         "--preset",

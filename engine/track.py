@@ -29,7 +29,7 @@ lap 1 begins at the car's first forward crossing of the line.
 
 The file's ``surfaces`` block names the surface of the track and of the runoff beyond
 its edges, each with a friction and a rolling-resistance factor; every wheel drives on
-the surface under its contact point, every substep (:mod:`engine.ground`). The block is
+the surface under its contact point, every substep (:mod:`engine.fourwheel.ground`). The block is
 part of the physics: changing it is a new physics version.
 
 :class:`LapTimer` times laps in the engine's time base. It observes the
@@ -54,7 +54,7 @@ from pathlib import Path
 
 from skidpad.engine import smath
 from skidpad.engine.errors import SkidpadError
-from skidpad.engine.ground import Ground, Surface, ground_for, parse_surfaces
+from skidpad.engine.fourwheel.ground import Ground, Surface, ground_for, parse_surfaces
 
 TRACK_DIR = Path(__file__).resolve().parent / "tracks"
 CLOSURE_M = 1e-3
@@ -292,7 +292,7 @@ class Circuit:
     limit_margin_m: float
     grid_behind_m: float
     normals: tuple  # per centreline sample, (nx, ny): unit left normal
-    #: (track, runoff): the surfaces on and beyond the track's edges (engine.ground)
+    #: (track, runoff): the surfaces on and beyond the track's edges (engine.fourwheel.ground)
     surfaces: tuple = DEFAULT_SURFACES
 
     @property
@@ -319,7 +319,7 @@ def _line(track: Track, name: str, s: float) -> Line:
 
 def build_circuit(track: Track, block: dict, surfaces: object = None) -> Circuit:
     """The circuit of ``track`` from its file's ``circuit`` block (see the module docstring)
-    and its ``surfaces`` block (:func:`engine.ground.parse_surfaces`; None: the track's
+    and its ``surfaces`` block (:func:`engine.fourwheel.ground.parse_surfaces`; None: the track's
     surface everywhere, a circuit without runoff)."""
     where = f"{track.name}: circuit"
     if not isinstance(block, dict) or sorted(block) != sorted(CIRCUIT_KEYS):

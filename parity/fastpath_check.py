@@ -1,7 +1,8 @@
 """Fast path against readable path, in the runtime that runs it (ADR 0176).
 
 The four-wheel substep has two implementations that must give the same bits (ADR 0130): the
-readable stages and the code :mod:`engine.fastpath` generates from them for one definition.
+readable stages and the code :mod:`engine.fourwheel.fastpath` generates from them for one
+definition.
 ``tests/test_fastpath.py`` holds them equal in the suite (CPython); this module is the same
 check sized for the parity matrix, where every runtime (CPython 3.11–3.13, Pyodide under Node
 and in the browsers) generates and ``exec``s the fast path itself. ``parity.worker`` runs it
@@ -30,9 +31,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from skidpad.engine.definition import PRESET_NAMES, load_preset
 from skidpad.engine.floatbits import float_bits, ulp_distance
-from skidpad.engine.simulation import Simulation
+from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset
+from skidpad.engine.fourwheel.simulation import Simulation
 
 DRIVE_STEPS = 60
 INITIAL = {"speed_mps": 6.0, "surface": "wet"}  # low and slippery: the assists have work

@@ -92,7 +92,7 @@ def drive_name(index: int) -> str:
 
 def record_drive_text(campaign: Campaign, index: int) -> str:
     """The recording of drive ``index`` (JSON text), made in this process."""
-    from skidpad.engine import definition as engine_definition
+    from skidpad.engine.fourwheel import definition as engine_definition
     from skidpad.replay.recorder import record_drive
     from skidpad.replay.recording import dumps
     from skidpad.scenarios.random_drive import RandomDriver

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 
-from skidpad.engine.definition import SUBSTEP_HZ_MAX
+from skidpad.engine.fourwheel.definition import SUBSTEP_HZ_MAX
 
 #: Recordings larger than this are refused before they are read.
 DEFAULT_MAX_FILE_BYTES = 64 * 1024 * 1024

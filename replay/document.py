@@ -242,7 +242,8 @@ def _loads(text: str, parse_int: Callable[[str], int]) -> Any:
 class Column(NamedTuple):
     """One value of a frame: name, inclusive range, kind ("f" a number, "i" an integer).
 
-    ``engine.inputs.Channel`` has the same attributes, so the four-wheel channels serve as is.
+    ``engine.fourwheel.inputs.Channel`` has the same attributes, so the four-wheel channels
+    serve as is.
     """
 
     name: str

@@ -1,15 +1,15 @@
-"""The four-wheel family behind the model seam: ``engine.simulation.Simulation`` as a
+"""The four-wheel family behind the model seam: ``engine.fourwheel.simulation.Simulation`` as a
 :class:`replay.model.VehicleModel`.
 
 The model factory of the four-wheel formats (``replay.recording.FORMATS``): a replay
 builds ``Simulation(definition, substep_hz, host_hz, initial)`` from the recording's
 embedded definition (or, asked for explicitly, today's preset of the same name) and feeds
-each recorded frame, already in ``engine.inputs.CHANNELS`` order, to ``step``. A run whose
+each recorded frame, already in ``engine.fourwheel.inputs.CHANNELS`` order, to ``step``. A run whose
 wheels an external host owned (the recording's ``host`` block, ADR 0202) replays without
 the host: after host step k the speeds the host returned for it are handed back, by step
 index, so a restored snapshot picks up the right ones. The
 simulation's own probe argument serves the stage-level diff: a probed step runs the
-readable path, whose stages (``engine.simulation.STAGES``) report their values.
+readable path, whose stages (``engine.fourwheel.simulation.STAGES``) report their values.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from skidpad.engine import definition as engine_definition
 from skidpad.engine.errors import DefinitionError, SkidpadError
-from skidpad.engine.simulation import STAGES, Simulation
+from skidpad.engine.fourwheel import definition as engine_definition
+from skidpad.engine.fourwheel.simulation import STAGES, Simulation
 from skidpad.engine.state import StateLayout
 from skidpad.engine.ticks import ticks_of_step
 from skidpad.engine.track import drive_ground
@@ -55,7 +55,7 @@ def build_simulation(rec: Any, use_preset: bool = False) -> Simulation:
             initial=rec.initial or None,
             host_wheels=None if rec.host is None else list(rec.host.wheels),
         )
-        # a drive on a circuit drives on its surfaces (engine.ground)
+        # a drive on a circuit drives on its surfaces (engine.fourwheel.ground)
         sim.set_ground(drive_ground(rec.track, sim.definition, sim.surface))
         return sim
     except RecordingError:

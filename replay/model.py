@@ -11,7 +11,7 @@ two things, both declared once:
   the model factory (a recording to a fresh model). The one table of them is
   ``replay.recording.FORMATS``;
 * a model adapter fulfilling :class:`VehicleModel` over the family's engine object:
-  ``replay.fourwheel.FourWheelModel`` over ``engine.simulation.Simulation``,
+  ``replay.fourwheel.FourWheelModel`` over ``engine.fourwheel.simulation.Simulation``,
   ``replay.commonroad.CommonRoadModel`` over ``engine.commonroad.daemon.CommonRoadDaemon``.
 
 A recording of any format is an object with the attributes of :class:`RecordingLike`.

@@ -1,8 +1,8 @@
 """The recorder: wraps a ``Simulation`` and captures every host step's inputs.
 
-The recorder normalises each step's inputs once with ``engine.inputs.normalise_inputs``
+The recorder normalises each step's inputs once with ``engine.fourwheel.inputs.normalise_inputs``
 (the four-wheel family's one home for input checks: a dict becomes a tuple in
-``engine.inputs.CHANNELS`` order, missing channels take their default), feeds that exact
+``engine.fourwheel.inputs.CHANNELS`` order, missing channels take their default), feeds that exact
 tuple to ``Simulation.step`` and keeps it. A replay therefore feeds the engine
 the very same values, bit for bit, whatever the driver handed over.
 
@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from skidpad.engine import definition as engine_definition
-from skidpad.engine import inputs as engine_inputs
-from skidpad.engine.inputs import normalise_inputs
+from skidpad.engine.fourwheel import definition as engine_definition
+from skidpad.engine.fourwheel import inputs as engine_inputs
+from skidpad.engine.fourwheel.inputs import normalise_inputs
+from skidpad.engine.fourwheel.simulation import Simulation
+from skidpad.engine.fourwheel.vehicle_layout import I_OMEGA
 from skidpad.engine.physics import PHYSICS_VERSION
-from skidpad.engine.simulation import Simulation
 from skidpad.engine.track import drive_ground
-from skidpad.engine.vehicle_layout import I_OMEGA
 from skidpad.replay.document import current_math_hash
 from skidpad.replay.recording import CHECKPOINT_EVERY, HostBlock, Recording, run_length
 
@@ -82,11 +82,11 @@ class Recorder:
         self.track = track
         self.drive = drive
         self._frames: list[tuple] = []
-        #: the external host (``engine.hosts``) of a host run, and the speeds it returned
+        #: the external host (``engine.fourwheel.hosts``) of a host run, and the speeds it returned
         self.host = host
         self._omega: list[tuple] = []
         self.checkpoints: list[tuple[int, str]] = [(0, sim.state_hash())]
-        # a drive on a circuit drives on its surfaces (engine.ground), as its replay will
+        # a drive on a circuit drives on its surfaces (engine.fourwheel.ground), as its replay will
         sim.set_ground(drive_ground(track, sim.definition, sim.surface))
         self.lap_timer = circuit_timer(track, definition, sim.substep_hz)
         if self.lap_timer is not None:
@@ -182,14 +182,14 @@ def record_drive(
 ) -> tuple[Recording, Any]:
     """Drive ``definition`` with ``driver`` to its end; return the recording and the simulation.
 
-    ``host`` = (reference host name, wheel set) makes it a host run (``engine.hosts``)."""
+    ``host`` = (reference host name, wheel set) makes it a host run (``engine.fourwheel.hosts``)."""
     initial = driver.initial()
     sim = make_simulation(
         definition, driver.host_hz, substep_hz, initial, None if host is None else host[1]
     )
     ext = None
     if host is not None:
-        from skidpad.engine import hosts
+        from skidpad.engine.fourwheel import hosts
 
         ext = hosts.make_host(host[0], sim)
     rec = Recorder(

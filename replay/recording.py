@@ -19,13 +19,13 @@ A four-wheel recording is one UTF-8 JSON object (schema: ``replay/recording.sche
      "preset": "sportsRwd",                preset the definition came from, or null
      "drive": "scripted",                  how the inputs were produced (informational), or null
      "track": "sandbox",                   track name, or null
-     "definition_hash": "...",             engine.definition.definition_hash(definition)
+     "definition_hash": "...",             engine.fourwheel.definition.definition_hash(definition)
      "definition": {...},                  the full vehicle definition, embedded
      "initial": {...},                     initial conditions and environment
      "host_hz": 100,                       host steps per second
      "substep_hz": 1000,                   physics substeps per second
-     "input_version": 1,                   engine.inputs.INPUT_VERSION
-     "channels": ["steer", ...],           channel names, in engine.inputs.CHANNELS order
+     "input_version": 1,                   engine.fourwheel.inputs.INPUT_VERSION
+     "channels": ["steer", ...],           channel names, in engine.fourwheel.inputs.CHANNELS order
      "steps": 3000,                        number of host steps
      "final_hash": "...",                  state hash after the last step at record time, or null
      "frames": [[count, v1, v2, ...], ...] run-length encoded host-step inputs
@@ -65,11 +65,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from skidpad.engine import definition as engine_definition
-from skidpad.engine import inputs as engine_inputs
-from skidpad.engine.definition import SUBSTEP_HZ_MAX, SUBSTEP_HZ_MIN
 from skidpad.engine.errors import DefinitionError, SkidpadError
-from skidpad.engine.simulation import Simulation
+from skidpad.engine.fourwheel import definition as engine_definition
+from skidpad.engine.fourwheel import inputs as engine_inputs
+from skidpad.engine.fourwheel.definition import SUBSTEP_HZ_MAX, SUBSTEP_HZ_MIN
+from skidpad.engine.fourwheel.simulation import Simulation
 from skidpad.replay import commonroad, fourwheel, output
 from skidpad.replay.budget import DEFAULT_BUDGET, Budget
 from skidpad.replay.document import (  # noqa: F401  (the field checks, re-exported for their callers)
@@ -252,7 +252,7 @@ def _engine_channels(input_version: int, path: str) -> tuple:
 
 def check_rates(doc: dict) -> tuple[int, int]:
     """``(host_hz, substep_hz)``: the substep rate within the range a definition allows
-    (``engine.definition.SUBSTEP_HZ_MIN..MAX``), the host rate from 1 Hz up to it."""
+    (``engine.fourwheel.definition.SUBSTEP_HZ_MIN..MAX``), the host rate from 1 Hz up to it."""
     for key in ("substep_hz", "host_hz"):
         require(doc, key, is_int(doc[key]), "an integer")
     substep_hz = doc["substep_hz"]
@@ -435,10 +435,10 @@ def load_host_block(block: Any, steps: int, definition: dict) -> HostBlock:
     The wheels must be a set the engine lets a host own (a whole axle or all
     four); ``signals`` must name ``omega.<wheel>`` for each, in order; every run is
     ``[count, ω...]`` with one finite speed per wheel within the engine's limit
-    (``engine.host.SURFACE_SPEED_LIMIT`` over the wheel's radius), and the counts
+    (``engine.fourwheel.host.SURFACE_SPEED_LIMIT`` over the wheel's radius), and the counts
     add up to the recording's steps.
     """
-    from skidpad.engine import host as engine_host
+    from skidpad.engine.fourwheel import host as engine_host
 
     exact_keys(block, HOST_KEYS, "/host")
     wheels = block["wheels"]

@@ -36,10 +36,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from skidpad.engine import definition as engine_definition
 from skidpad.engine import smath
 from skidpad.engine.errors import InputError
-from skidpad.engine.simulation import LAYOUT
+from skidpad.engine.fourwheel import definition as engine_definition
+from skidpad.engine.fourwheel.simulation import LAYOUT
 from skidpad.engine.track import (
     Circuit,
     load_circuit,
@@ -368,7 +368,7 @@ class PageAPI:
         """The presets, surfaces and assist switches the page offers."""
         import json
 
-        from skidpad.engine.tire import SURFACES
+        from skidpad.engine.fourwheel.tire import SURFACES
 
         from skidpad import engine
 

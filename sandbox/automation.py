@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from skidpad.engine.definition import load_preset
+from skidpad.engine.fourwheel.definition import load_preset
 from skidpad.engine.track import load_circuit
 from skidpad.scenarios.key_driver import KeyDriver
 

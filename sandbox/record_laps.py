@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from skidpad.engine.definition import PRESET_NAMES
+from skidpad.engine.fourwheel.definition import PRESET_NAMES
 
 
 def record(presets: list[str], out_dir: Path) -> int:

@@ -1,6 +1,6 @@
 """The external-host loop, predicted from the preset's data and measured by simulation.
 
-The backward-Euler host (:mod:`engine.hosts`) owns the driven wheels; the
+The backward-Euler host (:mod:`engine.fourwheel.hosts`) owns the driven wheels; the
 engine holds ω[k−1] over host step k and returns the mean tire torque. For
 one wheel of tire (R, I, σ_x, C_s = K_x·F_z at the static load) the
 linearised loop is the wheel/tire torsional mode (ADR 0203):
@@ -30,12 +30,12 @@ import math
 from collections.abc import Callable
 from typing import NamedTuple
 
-from skidpad.engine import definition as engine_definition
-from skidpad.engine import drive, hosts
 from skidpad.engine.errors import SkidpadError
-from skidpad.engine.inputs import CHANNELS
-from skidpad.engine.simulation import Simulation
-from skidpad.engine.vehicle_layout import I_OMEGA, I_VX, I_X
+from skidpad.engine.fourwheel import definition as engine_definition
+from skidpad.engine.fourwheel import drive, hosts
+from skidpad.engine.fourwheel.inputs import CHANNELS
+from skidpad.engine.fourwheel.simulation import Simulation
+from skidpad.engine.fourwheel.vehicle_layout import I_OMEGA, I_VX, I_X
 
 #: the position of the brake pedal in a host step's inputs
 BRAKE = tuple(c.name for c in CHANNELS).index("brake")

@@ -91,7 +91,7 @@ def braking_limit(definition: dict) -> float:
 
 
 def telemetry_pose(t: object) -> tuple[float, float, float, float, float]:
-    """(x, y, cos yaw, sin yaw, forward speed) from ``engine.telemetry.Telemetry``."""
+    """(x, y, cos yaw, sin yaw, forward speed) from ``engine.fourwheel.telemetry.Telemetry``."""
     yaw = t.yaw
     return t.x, t.y, smath.cos(yaw), smath.sin(yaw), t.vx
 

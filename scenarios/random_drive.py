@@ -16,8 +16,8 @@ used only in the last second, to park.
 
 from __future__ import annotations
 
-from skidpad.engine.definition import load_preset
-from skidpad.engine.drive import top_start_speed
+from skidpad.engine.fourwheel.definition import load_preset
+from skidpad.engine.fourwheel.drive import top_start_speed
 from skidpad.engine.prng import SplitMix64
 
 
@@ -55,7 +55,7 @@ class RandomDriver:
         duration_s: float = 30.0,
         initial: dict | None = None,
     ) -> None:
-        from skidpad.engine import inputs as engine_inputs
+        from skidpad.engine.fourwheel import inputs as engine_inputs
 
         self.seed = int(seed)
         self.drive = f"random:{self.seed}"
@@ -122,7 +122,7 @@ HOST_RATES = (30, 50, 60, 100, 120, 144, 200, 240)
 #: substep rates in bands: (lowest, highest, weight out of 10); the bands span the definition's
 #: allowed range (100-20000 Hz), the slow top band drawn least so a campaign stays affordable
 SUBSTEP_BANDS = ((100, 999, 4), (1000, 4999, 4), (5000, 20000, 2))
-#: road surfaces of ``engine.tire.SURFACES``
+#: road surfaces of ``engine.fourwheel.tire.SURFACES``
 SURFACES = ("dry", "wet", "gravel", "snow", "ice")
 
 

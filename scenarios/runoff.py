@@ -2,7 +2,7 @@
 
 Two measurements, each made twice — on the circuit's runoff as its track file defines it,
 and with the runoff switched to the track's surface — so the difference is the grass's and
-nothing else's (:mod:`engine.ground`):
+nothing else's (:mod:`engine.fourwheel.ground`):
 
 - **Throttle held on the grass** (:func:`throttle_held`): a car on the grass 20 m to the
   right of the start straight, heading along it at 25 m/s (90 km/h), full throttle for
@@ -26,11 +26,11 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from skidpad.engine import smath
-from skidpad.engine.definition import PRESET_NAMES, load_preset
-from skidpad.engine.ground import Surface, ground_for
-from skidpad.engine.simulation import Simulation
+from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset
+from skidpad.engine.fourwheel.ground import Surface, ground_for
+from skidpad.engine.fourwheel.simulation import Simulation
+from skidpad.engine.fourwheel.vehicle_layout import I_HC, I_HS
 from skidpad.engine.track import Circuit, Track, load_circuit, wheel_offsets
-from skidpad.engine.vehicle_layout import I_HC, I_HS
 from skidpad.scenarios.lap_driver import LapDriver
 
 #: where the throttle is held: on the grass beside the start straight, heading along it

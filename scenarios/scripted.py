@@ -3,7 +3,7 @@
 See docs/architecture.md §2.
 
 Its final state hash is the preset's *scripted drive hash*. The script is
-data: for each input channel (``engine.inputs``: ``throttle``, ``brake``,
+data: for each input channel (``engine.fourwheel.inputs``: ``throttle``, ``brake``,
 ``handbrake`` 0..1, ``steer`` -1..1 as a fraction of the preset's maximum
 road-wheel angle, positive left) a list of key frames ``(t_ms, value)``
 with integer times in milliseconds, linearly interpolated between them and
@@ -122,7 +122,7 @@ class ScriptedDriver:
     def __init__(
         self, host_hz: int = 100, script: dict | None = None, duration_ms: int = DURATION_MS
     ) -> None:
-        from skidpad.engine import inputs as engine_inputs
+        from skidpad.engine.fourwheel import inputs as engine_inputs
 
         self.host_hz = int(host_hz)
         self.script = SCRIPT if script is None else script

@@ -11,7 +11,7 @@ driver (:class:`CircleDriver`):
 After a settle, the steer angle, yaw rate, speed and lateral acceleration
 are averaged; each point's steer angle is reduced by the Ackermann angle of
 the path actually driven, ``L·r/V``, and K_us is the least-squares slope of
-that over ``a_y = V·r`` in deg/g (:func:`engine.single_track.fit_understeer`).
+that over ``a_y = V·r`` in deg/g (:func:`engine.fourwheel.single_track.fit_understeer`).
 
 Everything here uses only ``+ - * /`` and comparisons (the drivers feed the
 state hash when a drive is recorded).
@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from skidpad.engine.simulation import Simulation
-from skidpad.engine.single_track import linear_understeer
-from skidpad.engine.steering import DEG
+from skidpad.engine.fourwheel.simulation import Simulation
+from skidpad.engine.fourwheel.single_track import linear_understeer
+from skidpad.engine.fourwheel.steering import DEG
 
 RADIUS_M = 40.0
 SPEEDS_MPS = (4.0, 6.0, 8.0, 10.0, 12.0)

@@ -47,12 +47,12 @@ del _root
 #: the public API: name -> the module that defines it
 _PUBLIC = {
     # a car: build, step, read
-    "Simulation": "skidpad.engine.simulation",
-    "Telemetry": "skidpad.engine.telemetry",
+    "Simulation": "skidpad.engine.fourwheel.simulation",
+    "Telemetry": "skidpad.engine.fourwheel.telemetry",
     "load_preset": "skidpad.api",
     "load_definition": "skidpad.api",
     "preset_names": "skidpad.api",
-    "definition_hash": "skidpad.engine.definition",
+    "definition_hash": "skidpad.engine.fourwheel.definition",
     # recordings: record, save, load, replay, verify, diff
     "Recording": "skidpad.replay.recording",
     "ReplayResult": "skidpad.replay.replayer",
@@ -125,11 +125,11 @@ if TYPE_CHECKING:  # what a type checker and an IDE see: the same names, eagerly
         verify,
     )
     from skidpad.engine import __version__  # noqa: F401
-    from skidpad.engine.definition import definition_hash
     from skidpad.engine.errors import DefinitionError, InputError, SkidpadError
-    from skidpad.engine.simulation import Simulation
+    from skidpad.engine.fourwheel.definition import definition_hash
+    from skidpad.engine.fourwheel.simulation import Simulation
+    from skidpad.engine.fourwheel.telemetry import Telemetry
     from skidpad.engine.state import NonFiniteStateError
-    from skidpad.engine.telemetry import Telemetry
     from skidpad.replay.diff import DiffReport
     from skidpad.replay.document import RecordingError
     from skidpad.replay.recording import Recording

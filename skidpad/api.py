@@ -12,8 +12,8 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from skidpad.engine import definition as _definition
 from skidpad.engine.errors import DefinitionError
+from skidpad.engine.fourwheel import definition as _definition
 from skidpad.replay import document as _document
 from skidpad.replay import recording as _recording
 from skidpad.replay.budget import DEFAULT_BUDGET, from_seconds

@@ -14,8 +14,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from skidpad.engine import gearbox
-from skidpad.engine.definition import load_preset
+from skidpad.engine.fourwheel import gearbox
+from skidpad.engine.fourwheel.definition import load_preset
 
 ROOT = Path(__file__).resolve().parents[1]
 

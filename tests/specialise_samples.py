@@ -198,3 +198,21 @@ def settle(x: float, w: tuple, cap: float) -> tuple:
                 break
             prev = count
     return t, prev
+
+
+def freed(p: Pair) -> Pair:
+    return p._replace(sum=0.0)
+
+
+def replaces_a_field(x: float, y: float, slid: bool) -> float:
+    """A record's copy with one field replaced (``_replace``), in a branch."""
+    p = make_pair(x, y)
+    if slid:
+        free = freed(p)
+        return free.sum + free.parts[0] * y
+    return p.sum + p.parts[0] * y
+
+
+def replaces_an_unknown_field(x: float, y: float) -> float:
+    p = Pair(x, (y, y))
+    return p._replace(total=1.0).sum

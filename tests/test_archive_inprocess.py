@@ -25,7 +25,7 @@ def cache(tmp_path, monkeypatch):
 
 
 def test_in_process_gives_the_bits_of_a_process_of_its_own_and_leaves_no_trace(cache) -> None:
-    import skidpad.engine.simulation as today
+    import skidpad.engine.fourwheel.simulation as today
 
     tree = archive.unpacked_tree(6)
     path, meta = list(sys.path), list(sys.meta_path)
@@ -40,7 +40,7 @@ def test_in_process_gives_the_bits_of_a_process_of_its_own_and_leaves_no_trace(c
     assert [list(c) for c in inside["checkpoints"]] == claims["checkpoints"]
     # nothing of the archived tree is left, and today's engine is the same module object
     assert not [n for n in sys.modules if n.split(".")[0] in ("engine", "replay")]
-    assert sys.modules["skidpad.engine.simulation"] is today
+    assert sys.modules["skidpad.engine.fourwheel.simulation"] is today
     assert sys.path == path and sys.meta_path == meta
 
 

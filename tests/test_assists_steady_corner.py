@@ -12,8 +12,8 @@ from __future__ import annotations
 import copy
 
 import pytest
-from skidpad.engine.definition import PRESET_NAMES, load_preset
-from skidpad.engine.simulation import Simulation
+from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset
+from skidpad.engine.fourwheel.simulation import Simulation
 from skidpad.scenarios.skidpad import CircleDriver
 
 G = 9.80665

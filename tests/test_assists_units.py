@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from skidpad.engine import assists
 from skidpad.engine.errors import DefinitionError
+from skidpad.engine.fourwheel import assists
 
 
 def k():

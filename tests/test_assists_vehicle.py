@@ -7,9 +7,9 @@ from __future__ import annotations
 import math
 
 import pytest
-from skidpad.engine.definition import load_preset
-from skidpad.engine.inputs import CHANNEL_INDEX, DEFAULTS
-from skidpad.engine.simulation import Simulation
+from skidpad.engine.fourwheel.definition import load_preset
+from skidpad.engine.fourwheel.inputs import CHANNEL_INDEX, DEFAULTS
+from skidpad.engine.fourwheel.simulation import Simulation
 
 
 def inputs(**kw) -> tuple:

@@ -12,10 +12,10 @@ import json
 
 import pytest
 from skidpad.cli import main
-from skidpad.engine import load_transfer
 from skidpad.engine.commonroad.params import load_vehicle
-from skidpad.engine.definition import validate_definition
-from skidpad.engine.tire import cornering_stiffness
+from skidpad.engine.fourwheel import load_transfer
+from skidpad.engine.fourwheel.definition import validate_definition
+from skidpad.engine.fourwheel.tire import cornering_stiffness
 from skidpad.scenarios.comparison import compare, drive, manoeuvres, report, tolerances, vehicle
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 from skidpad.cli import main
-from skidpad.engine import definition as engine_definition
-from skidpad.engine import fastpath
-from skidpad.engine.simulation import STAGES, Simulation
+from skidpad.engine.fourwheel import definition as engine_definition
+from skidpad.engine.fourwheel import fastpath
+from skidpad.engine.fourwheel.simulation import STAGES, Simulation
 from skidpad.replay import recording
 from skidpad.replay.diff import diff_recordings
 from skidpad.replay.document import RecordingError

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 from skidpad.cli import main
-from skidpad.engine import definition as engine_definition
 from skidpad.engine.floatbits import bits_float, float_bits
-from skidpad.engine.simulation import STAGES
+from skidpad.engine.fourwheel import definition as engine_definition
+from skidpad.engine.fourwheel.simulation import STAGES
 from skidpad.replay import recording
 from skidpad.replay.diff import diff_recordings, diff_traces
 from skidpad.replay.golden import golden_document, write_golden

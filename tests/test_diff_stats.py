@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from skidpad.cli import main
-from skidpad.engine import definition as engine_definition
+from skidpad.engine.fourwheel import definition as engine_definition
 from skidpad.replay import recording
 from skidpad.replay.recorder import record_drive
 from skidpad.replay.stats import parse_tolerances, recording_series, state_stats

@@ -107,8 +107,8 @@ def test_replaying_the_recording_recomputes_laps_and_hashes_exactly(
 def test_the_pose_observer_sees_the_same_bits_on_the_fast_and_the_readable_path() -> None:
     import struct
 
-    from skidpad.engine.definition import load_preset
-    from skidpad.engine.simulation import Simulation
+    from skidpad.engine.fourwheel.definition import load_preset
+    from skidpad.engine.fourwheel.simulation import Simulation
 
     definition = load_preset("sportsRwd")
     seen = {}

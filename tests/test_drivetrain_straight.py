@@ -23,9 +23,9 @@ from __future__ import annotations
 import math
 
 import pytest
-from skidpad.engine.definition import PRESET_NAMES, load_preset
-from skidpad.engine.inputs import CHANNEL_INDEX, DEFAULTS
-from skidpad.engine.simulation import I_VX, I_VY, Simulation
+from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset
+from skidpad.engine.fourwheel.inputs import CHANNEL_INDEX, DEFAULTS
+from skidpad.engine.fourwheel.simulation import I_VX, I_VY, Simulation
 
 V100 = 100.0 / 3.6
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from skidpad.engine import clutch, differential, gearbox, powertrain
 from skidpad.engine.errors import DefinitionError
+from skidpad.engine.fourwheel import clutch, differential, gearbox, powertrain
 
 from tests.helpers import manual
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import copy
 
-from skidpad.engine import gearbox
-from skidpad.engine.definition import load_preset
-from skidpad.engine.inputs import CHANNEL_INDEX, DEFAULTS
-from skidpad.engine.simulation import Simulation
+from skidpad.engine.fourwheel import gearbox
+from skidpad.engine.fourwheel.definition import load_preset
+from skidpad.engine.fourwheel.inputs import CHANNEL_INDEX, DEFAULTS
+from skidpad.engine.fourwheel.simulation import Simulation
 
 from tests.helpers import manual_hatch
 

@@ -1,4 +1,5 @@
-"""The external-host contract (engine.host), the reference hosts (engine.hosts), host
+"""The external-host contract (engine.fourwheel.host), the reference hosts
+(engine.fourwheel.hosts), host
 recordings and the loop analysis (scenarios.host_loop), issue 18.
 
 Every check can fail: the delay test plants an extra delay and sees it; the
@@ -15,11 +16,11 @@ from pathlib import Path
 
 import pytest
 from skidpad.cli import main
-from skidpad.engine import definition as engine_definition
-from skidpad.engine import hosts
-from skidpad.engine.host import SURFACE_SPEED_LIMIT, HostError
-from skidpad.engine.simulation import Simulation
-from skidpad.engine.vehicle_layout import I_OMEGA
+from skidpad.engine.fourwheel import definition as engine_definition
+from skidpad.engine.fourwheel import hosts
+from skidpad.engine.fourwheel.host import SURFACE_SPEED_LIMIT, HostError
+from skidpad.engine.fourwheel.simulation import Simulation
+from skidpad.engine.fourwheel.vehicle_layout import I_OMEGA
 from skidpad.replay import recording
 from skidpad.replay.golden import read_golden
 from skidpad.replay.recorder import record_drive

@@ -1,4 +1,4 @@
-"""The fast path (engine/fastpath.py) gives the readable stages' bits: every committed
+"""The fast path (engine/fourwheel/fastpath.py) gives the readable stages' bits: every committed
 four-wheel recording (a part of each) and a set of random drives, through both paths in
 lockstep, agree on the whole state and the derived values at every host step and on the
 state hash every second; a one-ulp change planted in any one stage of the generated code
@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 from helpers import strict_float_lint
-from skidpad.engine import fastpath
-from skidpad.engine.definition import PRESET_NAMES, load_preset
 from skidpad.engine.floatbits import float_bits
-from skidpad.engine.simulation import STAGES, Simulation
+from skidpad.engine.fourwheel import fastpath
+from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset
+from skidpad.engine.fourwheel.simulation import STAGES, Simulation
+from skidpad.engine.fourwheel.vehicle_layout import I_YAW
 from skidpad.engine.state import NonFiniteStateError
 from skidpad.engine.track import drive_ground
-from skidpad.engine.vehicle_layout import I_YAW
 from skidpad.replay import recording
 from skidpad.replay.fourwheel import build_simulation
 from skidpad.scenarios.random_drive import RandomDriver

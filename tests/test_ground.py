@@ -1,4 +1,4 @@
-"""The ground under each wheel (engine.ground): surfaces by position on a circuit.
+"""The ground under each wheel (engine.fourwheel.ground): surfaces by position on a circuit.
 
 Each physical claim is tested by its mechanism: the same drive with a surface's factor
 switched to the track's, and the move measured.
@@ -13,8 +13,8 @@ import re
 from pathlib import Path
 
 import pytest
-from skidpad.engine import definition as engine_definition
-from skidpad.engine.ground import (
+from skidpad.engine.fourwheel import definition as engine_definition
+from skidpad.engine.fourwheel.ground import (
     CELL_M,
     EDGE_SLACK_M,
     Ground,
@@ -24,9 +24,9 @@ from skidpad.engine.ground import (
     ground_for,
     parse_surfaces,
 )
-from skidpad.engine.simulation import Simulation
+from skidpad.engine.fourwheel.simulation import Simulation
+from skidpad.engine.fourwheel.vehicle_layout import I_HC, I_HS
 from skidpad.engine.track import drive_ground, load_circuit, wheel_offsets
-from skidpad.engine.vehicle_layout import I_HC, I_HS
 from skidpad.replay.session import DriveSession, Keys
 
 CIRCUIT = load_circuit("sandbox")
@@ -214,7 +214,7 @@ def test_the_fast_path_and_the_stages_agree_across_the_edge_stage_by_stage() -> 
 
 def test_the_fast_path_on_a_ground_obeys_the_strict_float_contract() -> None:
     from helpers import strict_float_lint
-    from skidpad.engine import fastpath
+    from skidpad.engine.fourwheel import fastpath
 
     sim = DriveSession("openWheeler").sim
     assert sim.ground is not None

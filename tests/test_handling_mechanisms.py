@@ -22,9 +22,9 @@ from __future__ import annotations
 import copy
 
 import pytest
-from skidpad.engine import tire
-from skidpad.engine.definition import load_preset
-from skidpad.engine.simulation import Simulation
+from skidpad.engine.fourwheel import tire
+from skidpad.engine.fourwheel.definition import load_preset
+from skidpad.engine.fourwheel.simulation import Simulation
 from skidpad.scenarios.comparison import drive, manoeuvres, metrics
 from skidpad.scenarios.skidpad import CircleDriver
 from skidpad.scenarios.validation import iso4138

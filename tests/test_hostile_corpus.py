@@ -361,7 +361,7 @@ RECORD = ["record", "--preset", "kart", "--drive", "random:3", "--duration", "0.
     "name", [_long(256), _long(300), _long(256, "é"), _long(1000, "ü")], ids=str.__len__
 )
 def test_record_refuses_a_name_too_long_before_driving(box, capsys, monkeypatch, name) -> None:
-    from skidpad.engine.simulation import Simulation
+    from skidpad.engine.fourwheel.simulation import Simulation
 
     calls = []
     real = Simulation.step
@@ -673,7 +673,7 @@ def test_a_file_name_with_undecodable_bytes_is_printed_escaped(box: Path, capsys
 @pytest.mark.parametrize("command", ["replay", "verify", "bless"])
 def test_a_planted_internal_error_is_not_bad_input(box: Path, capsys, monkeypatch, command):
     """An exception deep in the engine that is not bad input: exit 70, says so."""
-    from skidpad.engine import simulation
+    from skidpad.engine.fourwheel import simulation
 
     def broken(self, *a, **k):
         raise ZeroDivisionError("planted deep in the engine")

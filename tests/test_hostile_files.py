@@ -30,8 +30,8 @@ from pathlib import Path
 import pytest
 from skidpad.cli import main
 from skidpad.engine.commonroad.daemon import CommonRoadDaemon
-from skidpad.engine.definition import canonical_json
-from skidpad.engine.simulation import Simulation
+from skidpad.engine.fourwheel.definition import canonical_json
+from skidpad.engine.fourwheel.simulation import Simulation
 from skidpad.engine.state import hash_bytes
 from skidpad.replay import output, recording
 from skidpad.replay.budget import DEFAULT_MAX_SIM_SECONDS

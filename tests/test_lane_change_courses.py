@@ -14,8 +14,8 @@ from types import SimpleNamespace
 import pytest
 from skidpad.cli import cmd_validate
 from skidpad.cli.options import chosen_names
-from skidpad.engine.definition import PRESET_NAMES, load_preset
 from skidpad.engine.errors import SkidpadError
+from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset
 from skidpad.scenarios.validation import lane_change, report
 from skidpad.scenarios.validation import run as vrun
 
@@ -70,7 +70,7 @@ def test_throttle_is_released_at_the_entry_gate_on_3888_2(name: str, coasts: boo
 
 
 def _channels() -> tuple:
-    from skidpad.engine import inputs as engine_inputs
+    from skidpad.engine.fourwheel import inputs as engine_inputs
 
     return tuple(engine_inputs.CHANNEL_INDEX)
 

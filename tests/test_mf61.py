@@ -8,11 +8,11 @@ from math import atan, pi, sin
 from pathlib import Path
 
 import pytest
-from skidpad.engine import mf61
-from skidpad.engine.tir import Mf61Params, read_tir
+from skidpad.engine.fourwheel import mf61
+from skidpad.engine.fourwheel.tir import Mf61Params, read_tir
 
 ROOT = Path(__file__).resolve().parents[1]
-P = read_tir(ROOT / "engine" / "tires" / "chrono_185_80R14_mf61.tir")
+P = read_tir(ROOT / "engine" / "fourwheel" / "tires" / "chrono_185_80R14_mf61.tir")
 FZ0 = P.FNOMIN
 V = 20.0  # m/s forward
 

@@ -1,6 +1,7 @@
 """A mismatch against the golden hashes is explained from the run of the runtime that mismatched.
 
-A copy of the sources with one constant moved by one ulp (``engine/aero.py``) is built into a
+A copy of the sources with one constant moved by one ulp (``engine/fourwheel/aero.py``) is
+built into a
 wheel; the harness runs that wheel in CPython 3.11 and in Pyodide under Node on one short
 recording blessed from the working tree. Each runtime then has to explain its own mismatch:
 the first differing host step, substep, fields and stage, exactly what a direct diff of
@@ -62,7 +63,7 @@ def _copy_sources(target: Path) -> Path:
 def perturbed_tree(tmp_path_factory) -> Path:
     """The sources with ½ in the dynamic pressure moved one ulp up."""
     tree = _copy_sources(tmp_path_factory.mktemp("perturbed"))
-    aero = tree / "engine" / "aero.py"
+    aero = tree / "engine" / "fourwheel" / "aero.py"
     text = aero.read_text("utf-8")
     nudged = repr(math.nextafter(0.5, 1.0))
     assert text.count("q = 0.5 * ") == 1, "the constant this test perturbs has moved"

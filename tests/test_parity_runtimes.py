@@ -19,7 +19,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from skidpad.engine.definition import PRESET_NAMES
+from skidpad.engine.fourwheel.definition import PRESET_NAMES
 from skidpad.parity import worker
 from skidpad.parity.harness import make_runtime, run_parity
 from skidpad.parity.render import problem_lines, table_rows
@@ -671,7 +671,7 @@ def test_runtimes_run_concurrently_keep_their_order_and_verdicts(short_recording
 def _planted_fast_path(monkeypatch, target: str = "v_x0") -> None:
     """Every fast path built from now on has ``target`` (a line of the tire stage) one ulp
     larger: the pattern of tests/test_fastpath.py."""
-    from skidpad.engine import fastpath
+    from skidpad.engine.fourwheel import fastpath
     from test_fastpath import plant
 
     real_build, real_source = fastpath.build, fastpath.source

@@ -189,7 +189,7 @@ def test_bless_demands_the_bump_for_a_one_ulp_physics_change(tmp_path, monkeypat
     # the first host step (on both paths: the readable stages and the fast path)
     import math
 
-    from skidpad.engine import simulation
+    from skidpad.engine.fourwheel import simulation
 
     real_step = simulation.Simulation.step
     vx = simulation.LAYOUT.names.index("body.vx")

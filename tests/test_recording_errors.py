@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from skidpad.cli import main
-from skidpad.engine import inputs as engine_inputs
+from skidpad.engine.fourwheel import inputs as engine_inputs
 from skidpad.replay import recording
 from skidpad.replay.recording import RecordingError
 from test_recording_format import make_recording

@@ -11,8 +11,8 @@ import struct
 from pathlib import Path
 
 import pytest
-from skidpad.engine import definition as engine_definition
-from skidpad.engine import inputs as engine_inputs
+from skidpad.engine.fourwheel import definition as engine_definition
+from skidpad.engine.fourwheel import inputs as engine_inputs
 from skidpad.engine.physics import PHYSICS_VERSION
 from skidpad.replay import recording
 from skidpad.replay.output import OutputError

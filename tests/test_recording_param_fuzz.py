@@ -10,7 +10,7 @@ NaN written into the JSON text is refused by the parser. Anything else (a
 ZeroDivisionError, a math domain error, a ``NonFiniteStateError`` from a NaN
 state) is a bug, and the fix is a valid range for the parameter
 (``engine/commonroad/params.py``, ``powertrain.py``, ``safety.py``;
-``engine/definition.py``), not a broad ``except``.
+``engine/fourwheel/definition.py``), not a broad ``except``.
 
 CommonRoad: every model's recording is edited, because each model divides by
 other parameters (KS uses few, MB nearly all). The test command edits each leaf with
@@ -36,8 +36,8 @@ from pathlib import Path
 
 import pytest
 from skidpad.engine.commonroad import params, powertrain, safety
-from skidpad.engine.definition import definition_hash
 from skidpad.engine.errors import DefinitionError, SkidpadError
+from skidpad.engine.fourwheel.definition import definition_hash
 from skidpad.replay import recording
 from skidpad.replay.commonroad import parameters_hash
 from skidpad.replay.recording import RecordingError
@@ -90,7 +90,7 @@ def leaf_name(leaf: tuple) -> str:
     return next(k for k in reversed(leaf) if isinstance(k, str))
 
 
-#: Cross-parameter rules of ``engine/definition.py`` whose message names the rule (and
+#: Cross-parameter rules of ``engine/fourwheel/definition.py`` whose message names the rule (and
 #: another parameter of it) rather than the parameter edited here.
 NAMED_BY_RULE = {"unsprung_rear_kg": "unsprung mass", "ratios": "ratio step"}
 

@@ -9,7 +9,7 @@ import struct
 from dataclasses import replace
 
 import pytest
-from skidpad.engine import definition as engine_definition
+from skidpad.engine.fourwheel import definition as engine_definition
 from skidpad.replay import recording
 from skidpad.replay.fourwheel import build_simulation
 from skidpad.replay.recorder import Recorder, record_drive

@@ -7,8 +7,8 @@ import json
 
 import pytest
 from skidpad.cli import main
-from skidpad.engine.definition import PRESET_NAMES
-from skidpad.engine.ground import lattice_of
+from skidpad.engine.fourwheel.definition import PRESET_NAMES
+from skidpad.engine.fourwheel.ground import lattice_of
 from skidpad.engine.track import load_circuit
 from skidpad.scenarios import runoff
 

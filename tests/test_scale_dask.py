@@ -33,7 +33,8 @@ from skidpad.parity.runtimes.base import Runtime
 from tests.helpers import loopback_cluster, run_in_process
 
 ROOT = Path(__file__).resolve().parent.parent
-BODY_X = 0  # engine.simulation.LAYOUT.index["body.x"]; checked in test_the_plant_moves_body_x
+# engine.fourwheel.simulation.LAYOUT.index["body.x"]; checked in test_the_plant_moves_body_x
+BODY_X = 0
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
@@ -105,7 +106,7 @@ def _results(out: Path) -> dict:
 
 
 def test_the_plant_moves_body_x():
-    from skidpad.engine.simulation import LAYOUT
+    from skidpad.engine.fourwheel.simulation import LAYOUT
 
     assert LAYOUT.index["body.x"] == BODY_X
 
@@ -288,7 +289,7 @@ def test_the_local_cluster_is_on_loopback_and_yields_each_task_once():
 
 
 def test_random_setups_stay_in_the_allowed_ranges():
-    from skidpad.engine.simulation import Simulation
+    from skidpad.engine.fourwheel.simulation import Simulation
     from skidpad.scenarios.random_drive import HOST_RATES, SURFACES, drive_seed, random_setup
 
     setups = [random_setup(drive_seed(5, i)) for i in range(300)]
@@ -304,7 +305,7 @@ def test_random_setups_stay_in_the_allowed_ranges():
     assert max(s.substep_hz for s in setups) > 10000 and min(s.substep_hz for s in setups) < 300
     capped = [random_setup(drive_seed(5, i), max_substep_hz=600) for i in range(100)]
     assert all(s.substep_hz <= 600 for s in capped)
-    from skidpad.engine.definition import load_preset
+    from skidpad.engine.fourwheel.definition import load_preset
 
     for s in setups[:10]:  # the engine accepts every drawn setup
         Simulation(load_preset(s.preset), s.substep_hz, s.host_hz, s.initial)

@@ -6,8 +6,8 @@ import json
 import struct
 
 import pytest
-from skidpad.engine import definition as engine_definition
-from skidpad.engine import inputs as engine_inputs
+from skidpad.engine.fourwheel import definition as engine_definition
+from skidpad.engine.fourwheel import inputs as engine_inputs
 from skidpad.engine.prng import SplitMix64
 from skidpad.engine.track import TRACK_DIR, TrackError, build, load_track
 from skidpad.replay import recording

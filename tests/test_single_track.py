@@ -5,9 +5,9 @@ from __future__ import annotations
 import copy
 
 import pytest
-from skidpad.engine.definition import load_preset
 from skidpad.engine.errors import SkidpadError, SteadyStateError
-from skidpad.engine.single_track import RAD_TO_DEG_PER_G, linear_understeer, steady_state
+from skidpad.engine.fourwheel.definition import load_preset
+from skidpad.engine.fourwheel.single_track import RAD_TO_DEG_PER_G, linear_understeer, steady_state
 
 RADIUS = 40.0
 

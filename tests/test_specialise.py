@@ -13,6 +13,7 @@ from specialise_samples import (
     Consts,
     caller,
     corners,
+    freed,
     helper,
     list_in_one_arm,
     lookup,
@@ -22,6 +23,8 @@ from specialise_samples import (
     reads_a_maybe,
     record_in_a_branch,
     records_or_none,
+    replaces_a_field,
+    replaces_an_unknown_field,
     runaway,
     scaled,
     scaled_by,
@@ -90,6 +93,22 @@ def test_records_are_values_their_fields_settled_once() -> None:
     spec2, fast2 = build(record_in_a_branch, {}, plan)
     for x, y in ((1.0, 2.0), (2.0, 1.0), (-0.5, -0.25)):
         assert fast2(x, y) == record_in_a_branch(x, y)
+
+
+def test_a_records_replace_is_a_copy_with_its_fields_changed() -> None:
+    # tire.sliding's shape: ``record._replace(field=...)`` of a record value is that record
+    # with the field's value replaced; no record object and no call is left in the text
+    plan = specialise.Plan(inline=frozenset({make_pair, freed}), fold=frozenset())
+    spec, fast = build(replaces_a_field, {}, plan)
+    assert "_replace" not in spec.text and "Pair" not in spec.text
+    assert "return 0.0 + " in spec.text  # the replaced sum, read where it was replaced
+    rng = random.Random(3)
+    for _ in range(100):
+        x, y = rng.uniform(-5, 5), rng.uniform(-5, 5)
+        for slid in (False, True):
+            assert fast(x, y, slid) == replaces_a_field(x, y, slid)
+    with pytest.raises(specialise.Unsupported, match="_replace takes the record's fields"):
+        specialise.specialise(replaces_an_unknown_field, {}, NO_INLINE)
 
 
 def test_lists_are_slots_and_records_merge_across_a_branch() -> None:
@@ -360,7 +379,7 @@ def test_the_engine_parses_only_through_the_lock() -> None:
 def test_a_declared_non_negative_kernel_argument_inlines_only_the_positive_side() -> None:
     """Plan.nonneg drops the sign test of a kernel whose argument the caller declares not
     below zero; without the declaration both sides are written (the check can fail)."""
-    from skidpad.engine import tire
+    from skidpad.engine.fourwheel import tire
 
     both = specialise.Plan(inline=frozenset(), fold=frozenset())
     declared = both._replace(nonneg=frozenset({(tire.shape, "rho"), (tire.shape, "psi")}))

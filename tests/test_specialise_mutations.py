@@ -5,7 +5,8 @@ bits (ADR 0230).
 
 Families: the CommonRoad tire (``tire.combined_forces`` and ``shift_weight``), the MB
 derivative (``mb.derivatives_ext``, its slips and the input constraints, with the tire
-inlined) and the four-wheel fast path's derived part: its tire shape (``engine.tire.shape``,
+inlined) and the four-wheel fast path's derived part: its tire shape
+(``engine.fourwheel.tire.shape``,
 ADR 0231) and the functions of the stages it derives whole (steering, load transfer, body,
 suspension, compliance; ADR 0232), each checked through whole fast-path host steps against
 the readable stages. Each
@@ -26,7 +27,10 @@ import sys
 import textwrap
 
 import pytest
-from skidpad.engine import (
+from skidpad.engine import specialise
+from skidpad.engine.commonroad import constraints, mb, mb_fast, tire, tire_fast
+from skidpad.engine.commonroad.params import load_vehicle
+from skidpad.engine.fourwheel import (
     aero,
     assists,
     body,
@@ -38,14 +42,11 @@ from skidpad.engine import (
     gearbox,
     load_transfer,
     powertrain,
-    specialise,
     steering,
     suspension,
     wheel,
 )
-from skidpad.engine import tire as fw_tire
-from skidpad.engine.commonroad import constraints, mb, mb_fast, tire, tire_fast
-from skidpad.engine.commonroad.params import load_vehicle
+from skidpad.engine.fourwheel import tire as fw_tire
 from test_commonroad_mb_fast import mb_input, mb_state
 
 SUITE_SAMPLE = 37
@@ -172,7 +173,7 @@ def fourwheel_states(d, path: str) -> list:
     """The state's bits after each host step of ``FW_FRAMES`` on ``path``, ending with the
     error if the run broke (a broken run, on both paths alike)."""
     from skidpad.engine.errors import SkidpadError
-    from skidpad.engine.simulation import Simulation
+    from skidpad.engine.fourwheel.simulation import Simulation
     from skidpad.engine.track import drive_ground
 
     # on the sandbox circuit's grass, beside its start straight: the ground's friction and
@@ -206,10 +207,11 @@ def compare_paths(drive, new, real) -> tuple[int, int]:
 
 def fourwheel_family(target, site, rng: random.Random) -> tuple[int, int]:
     """As ``tire_family``, for one mutation of the four-wheel tire's shape: the mutant in
-    place of ``engine.tire.shape`` for both paths (the readable stages call it, the fast path
+    place of ``engine.fourwheel.tire.shape`` for both paths (the readable stages call it, the
+    fast path
     specialises it), whole host steps compared bit for bit. The declared non-negative kernel
     arguments are a proof about the unmutated text, so the mutant claims none."""
-    from skidpad.engine.definition import load_preset
+    from skidpad.engine.fourwheel.definition import load_preset
 
     d = load_preset(rng.choice(FW_PRESETS))
     new = mutant(target, mutated_text(target, site), dict(vars(fw_tire)))
@@ -234,7 +236,7 @@ def stage_family(target, site, rng: random.Random) -> tuple[int, int]:
     driveline solve, body, suspension, compliance): the mutant in place of the function in
     every module that names it (its own, and those that import it by name), where both
     paths find it."""
-    from skidpad.engine.definition import load_preset
+    from skidpad.engine.fourwheel.definition import load_preset
 
     d = load_preset(rng.choice(FW_PRESETS))
     module = sys.modules[target.__module__]

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from skidpad.cli import main
 from skidpad.engine.commonroad.daemon import CommonRoadDaemon
-from skidpad.engine.definition import load_preset
 from skidpad.engine.errors import DefinitionError
-from skidpad.engine.simulation import INITIAL_LIMITS, Simulation
+from skidpad.engine.fourwheel.definition import load_preset
+from skidpad.engine.fourwheel.simulation import INITIAL_LIMITS, Simulation
+from skidpad.engine.fourwheel.vehicle_layout import LAYOUT
 from skidpad.engine.state import NonFiniteStateError, StepArithmeticError
-from skidpad.engine.vehicle_layout import LAYOUT
 
 ROOT = Path(__file__).resolve().parents[1]
 

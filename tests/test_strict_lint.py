@@ -275,7 +275,7 @@ LAYERED = [
     ("replay", "from . import output\nfrom skidpad.engine import smath\n", False),
     ("scenarios", "from skidpad.replay import output\n"
                   "from skidpad.scenarios.validation import run\n", False),
-    ("scenarios", "from skidpad.engine.definition import PRESET_NAMES\n", False),
+    ("scenarios", "from skidpad.engine.fourwheel.definition import PRESET_NAMES\n", False),
     ("parity", "import mpmath\nfrom skidpad.scenarios import random_drive\n"
                "from skidpad.replay import diff\n", False),
     ("sandbox", "from skidpad.parity.server import LoopbackServer\n"

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from skidpad.engine.tir import (
+from skidpad.engine.fourwheel.tir import (
     COEFFICIENT_SECTIONS,
     MAX_BYTES,
     Mf61Params,
@@ -25,7 +25,7 @@ from skidpad.engine.tir import (
 from skidpad import cli
 
 ROOT = Path(__file__).resolve().parents[1]
-SHIPPED = ROOT / "engine" / "tires" / "chrono_185_80R14_mf61.tir"
+SHIPPED = ROOT / "engine" / "fourwheel" / "tires" / "chrono_185_80R14_mf61.tir"
 TEXT = SHIPPED.read_text("utf-8")
 
 

@@ -3,8 +3,8 @@
 The low-speed damper acts on the patch's deflection rate; before physics 10 it was
 bounded by nothing, and a car sliding backwards after a spin, or a wheel spun up from
 rest, got several times μ·F_z from it (6.9 kN on a 1.46 kN load was measured). Now a
-patch whose damped force would leave the friction ellipse slides (``engine.tire.deflect``)
-and is solved again undamped (``engine.wheel.solve``).
+patch whose damped force would leave the friction ellipse slides (``engine.fourwheel.tire.deflect``)
+and is solved again undamped (``engine.fourwheel.wheel.solve``).
 
 Each preset is driven through a spin, every assist off: 60 km/h with the car already
 yawing at 3 rad/s, 1 s at full lock with the handbrake, 4 s with nothing braking while it
@@ -18,9 +18,9 @@ must exceed it by half at least, so every drive reaches the case.
 from __future__ import annotations
 
 import pytest
-from skidpad.engine import tire, wheel
-from skidpad.engine.definition import PRESET_NAMES, load_preset
-from skidpad.engine.simulation import Simulation
+from skidpad.engine.fourwheel import tire, wheel
+from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset
+from skidpad.engine.fourwheel.simulation import Simulation
 
 HOST_HZ = 100
 ASSISTS_OFF = (0, -1, -1, -1, -1)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from math import sqrt
 
 import pytest
-from skidpad.engine.definition import load_preset
+from skidpad.engine.fourwheel.definition import load_preset
 from skidpad.engine.track import (
     LapTimer,
     TrackError,

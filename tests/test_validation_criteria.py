@@ -18,8 +18,8 @@ from __future__ import annotations
 import copy
 
 import pytest
-from skidpad.engine import differential, simulation
-from skidpad.engine.definition import load_preset
+from skidpad.engine.fourwheel import differential, simulation
+from skidpad.engine.fourwheel.definition import load_preset
 from skidpad.scenarios.validation import (
     iso4138,
     lane_change,

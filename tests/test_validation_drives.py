@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from skidpad.cli import main
-from skidpad.engine.definition import load_preset
+from skidpad.engine.fourwheel.definition import load_preset
 from skidpad.replay import recording
 from skidpad.scenarios.validation import straight_line
 

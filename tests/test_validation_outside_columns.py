@@ -23,8 +23,8 @@ from __future__ import annotations
 import copy
 
 import pytest
-from skidpad.engine.definition import load_preset
-from skidpad.engine.single_track import understeer as single_track_understeer
+from skidpad.engine.fourwheel.definition import load_preset
+from skidpad.engine.fourwheel.single_track import understeer as single_track_understeer
 from skidpad.scenarios.comparison.vehicle import build_definition
 from skidpad.scenarios.skidpad import RADIUS_M, SPEEDS_MPS
 from skidpad.scenarios.validation import iso4138, linear_bicycle, step_steer

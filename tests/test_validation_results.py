@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
-from skidpad.engine.definition import PRESET_NAMES, load_preset
+from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset
 from skidpad.scenarios.validation import run as vrun
 from skidpad.scenarios.validation import timestep_sweep
 

@@ -19,10 +19,10 @@ from __future__ import annotations
 import math
 
 import pytest
-from skidpad.engine import tire
-from skidpad.engine.definition import PRESET_NAMES, load_preset
-from skidpad.engine.load_transfer import G
-from skidpad.engine.simulation import I_VX, I_VY, Simulation
+from skidpad.engine.fourwheel import tire
+from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset
+from skidpad.engine.fourwheel.load_transfer import G
+from skidpad.engine.fourwheel.simulation import I_VX, I_VY, Simulation
 
 V0 = 100.0 / 3.6
 # full brake with every assist switched off (issue 3 measures the stop without assists)

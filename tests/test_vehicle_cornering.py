@@ -2,7 +2,7 @@
 
 For every preset: the four-wheel model's understeer gradient (closed-loop
 driver of ``scenarios.skidpad``) within 0.3 deg/g of the single-track model's
-(:mod:`engine.single_track`, same definition), and the single-track model
+(:mod:`engine.fourwheel.single_track`, same definition), and the single-track model
 within 0.05 deg/g of linear theory ``K_us = (m/L')(b'/C_f - a'/C_r)``.
 
 Documented exception (issue 3): the kart's solid rear axle arrives with the
@@ -19,8 +19,8 @@ equal (the four-wheel model has load transfer the single-track has not).
 from __future__ import annotations
 
 import pytest
-from skidpad.engine.definition import PRESET_NAMES, load_preset
-from skidpad.engine.single_track import fit_understeer, linear_understeer, understeer
+from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset
+from skidpad.engine.fourwheel.single_track import fit_understeer, linear_understeer, understeer
 from skidpad.scenarios.skidpad import RADIUS_M, SPEEDS_MPS, CirclePoint, circle_point
 
 SOLID_AXLE_EXCEPTIONS: tuple[str, ...] = ("kart",)  # its solid axle landed with issue 4

@@ -6,8 +6,9 @@ import copy
 import json
 
 import pytest
-from skidpad.engine import inputs
-from skidpad.engine.definition import (
+from skidpad.engine.errors import DefinitionError, InputError, SkidpadError
+from skidpad.engine.fourwheel import inputs
+from skidpad.engine.fourwheel.definition import (
     PRESET_NAMES,
     SCHEMA,
     canonical_json,
@@ -15,8 +16,7 @@ from skidpad.engine.definition import (
     load_preset,
     validate_definition,
 )
-from skidpad.engine.errors import DefinitionError, InputError, SkidpadError
-from skidpad.engine.simulation import LAYOUT, Simulation
+from skidpad.engine.fourwheel.simulation import LAYOUT, Simulation
 
 
 def test_six_presets_load_and_validate() -> None:

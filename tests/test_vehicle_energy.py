@@ -14,9 +14,9 @@
 from __future__ import annotations
 
 import pytest
-from skidpad.engine.definition import PRESET_NAMES, load_preset
-from skidpad.engine.load_transfer import G
-from skidpad.engine.simulation import I_OMEGA, I_R, I_VX, I_VY, Simulation
+from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset
+from skidpad.engine.fourwheel.load_transfer import G
+from skidpad.engine.fourwheel.simulation import I_OMEGA, I_R, I_VX, I_VY, Simulation
 
 
 def kinetic_energy(sim: Simulation) -> float:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 
 import pytest
-from skidpad.engine.definition import load_preset
-from skidpad.engine.simulation import I_X, I_Y, Simulation
+from skidpad.engine.fourwheel.definition import load_preset
+from skidpad.engine.fourwheel.simulation import I_X, I_Y, Simulation
 
 RATES = (30, 60, 100, 120, 240)
 

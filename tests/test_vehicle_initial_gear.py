@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from skidpad.engine.definition import PRESET_NAMES, load_preset
 from skidpad.engine.errors import DefinitionError
-from skidpad.engine.powertrain import RPM
-from skidpad.engine.simulation import Simulation
-from skidpad.engine.vehicle_layout import I_ENGINE, I_GEAR
+from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset
+from skidpad.engine.fourwheel.powertrain import RPM
+from skidpad.engine.fourwheel.simulation import Simulation
+from skidpad.engine.fourwheel.vehicle_layout import I_ENGINE, I_GEAR
 
 from tests.helpers import manual_hatch
 
@@ -66,7 +66,7 @@ def test_a_manual_starts_in_the_lowest_gear_within_the_redline():
 
 @pytest.mark.parametrize("preset", PRESET_NAMES)
 def test_top_start_speed_is_the_boundary_initial_accepts(preset: str) -> None:
-    from skidpad.engine.drive import top_start_speed
+    from skidpad.engine.fourwheel.drive import top_start_speed
 
     d = load_preset(preset)
     top = top_start_speed(d)

@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 
 import pytest
-from skidpad.engine.definition import PRESET_NAMES, load_preset
-from skidpad.engine.simulation import I_X, I_Y, Simulation
+from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset
+from skidpad.engine.fourwheel.simulation import I_X, I_Y, Simulation
 
 CASES = (
     ("flat", 0.0, 0.0, 0.0),

@@ -1,13 +1,14 @@
-"""Unit checks of the tire law and the bounded constraint (engine/tire.py, engine/constraint.py)."""
+"""Unit checks of the tire law and the bounded constraint (engine/fourwheel/tire.py,
+engine/fourwheel/constraint.py)."""
 
 from __future__ import annotations
 
 import math
 
 import pytest
-from skidpad.engine import constraint, tire
-from skidpad.engine.definition import load_preset
-from skidpad.engine.load_transfer import G
+from skidpad.engine.fourwheel import constraint, tire
+from skidpad.engine.fourwheel.definition import load_preset
+from skidpad.engine.fourwheel.load_transfer import G
 
 T = load_preset("hatchbackFwd")["tires"]["front"]
 FZ = 4000.0
@@ -163,9 +164,9 @@ def test_the_fast_paths_tire_stage_cache_stays_bounded() -> None:
     wheels, at most TIRES_CACHE of them kept."""
     from types import SimpleNamespace
 
-    from skidpad.engine import fastpath
-    from skidpad.engine.definition import load_preset
-    from skidpad.engine.simulation import Simulation
+    from skidpad.engine.fourwheel import fastpath
+    from skidpad.engine.fourwheel.definition import load_preset
+    from skidpad.engine.fourwheel.simulation import Simulation
 
     sim = Simulation(load_preset("kart"))
     for k in range(fastpath.TIRES_CACHE + 3):

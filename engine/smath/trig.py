@@ -917,7 +917,8 @@ def sincos_fast(x: float) -> tuple[float, float]:
 
 class KernelConstants(NamedTuple):
     """The tables and coefficients the kernels above use, for code generators that inline
-    them operation for operation (``engine.fastpath``, ``engine.commonroad.tire_fast``)."""
+    them operation for operation (``engine.fourwheel.fastpath``,
+    ``engine.commonroad.tire_fast``)."""
 
     atan_table: tuple  # (c, atan c hi, lo, pi/2 - atan c hi, lo) for c = k/256
     sincos_table: tuple  # (a, sin a hi, lo, cos a hi, lo, cos a Veltkamp-high, rest) for a = k/256

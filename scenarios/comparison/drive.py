@@ -1,6 +1,6 @@
 """Drive our car and CommonRoad's MB through one manoeuvre; the time series both produce.
 
-:func:`drive_ours` steps :class:`engine.simulation.Simulation` with the
+:func:`drive_ours` steps :class:`engine.fourwheel.simulation.Simulation` with the
 definition of :mod:`scenarios.comparison.vehicle`; :func:`drive_mb` steps the
 MB model inside :class:`engine.commonroad.daemon.CommonRoadDaemon` (our port,
 held to the reference package by ``tests/test_commonroad_parity.py``) with the
@@ -35,8 +35,8 @@ from skidpad.engine.commonroad.daemon import CommonRoadDaemon, DaemonParameters
 from skidpad.engine.commonroad.params import VehicleParams
 from skidpad.engine.commonroad.powertrain import load_powertrain
 from skidpad.engine.commonroad.safety import load_safety
-from skidpad.engine.inputs import inputs_from_mapping
-from skidpad.engine.simulation import Simulation
+from skidpad.engine.fourwheel.inputs import inputs_from_mapping
+from skidpad.engine.fourwheel.simulation import Simulation
 from skidpad.engine.smath.trig import sincos
 from skidpad.scenarios.comparison.manoeuvres import (
     HOST_HZ,

@@ -16,10 +16,10 @@ import copy
 from collections.abc import Callable, Mapping, Sequence
 from math import sqrt
 
-from skidpad.engine import inputs as engine_inputs
-from skidpad.engine.definition import validate_definition
 from skidpad.engine.errors import DefinitionError
-from skidpad.engine.simulation import Simulation
+from skidpad.engine.fourwheel import inputs as engine_inputs
+from skidpad.engine.fourwheel.definition import validate_definition
+from skidpad.engine.fourwheel.simulation import Simulation
 
 G = 9.80665
 KMH = 1.0 / 3.6

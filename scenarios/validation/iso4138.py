@@ -8,15 +8,15 @@ the Ackermann angle of the path actually driven, ``L·r/V``, and K_us is the
 least-squares slope of that over ``a_y = V·r`` (deg/g), fitted per direction
 on the magnitudes; the reported K_us is the mean of the two.
 
-Single-track: :func:`engine.single_track.understeer` (steady-state solve of
+Single-track: :func:`engine.fourwheel.single_track.understeer` (steady-state solve of
 the bicycle model from the same definition, same speeds and radius).
-Linear theory: :func:`engine.single_track.linear_understeer`.
+Linear theory: :func:`engine.fourwheel.single_track.linear_understeer`.
 """
 
 from __future__ import annotations
 
-from skidpad.engine.single_track import fit_understeer, linear_understeer
-from skidpad.engine.single_track import understeer as single_track_understeer
+from skidpad.engine.fourwheel.single_track import fit_understeer, linear_understeer
+from skidpad.engine.fourwheel.single_track import understeer as single_track_understeer
 from skidpad.scenarios.skidpad import (
     RADIUS_M,
     SPEEDS_MPS,

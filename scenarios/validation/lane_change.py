@@ -52,8 +52,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from skidpad.engine import smath
-from skidpad.engine.single_track import linear_understeer
-from skidpad.engine.steering import DEG
+from skidpad.engine.fourwheel.single_track import linear_understeer
+from skidpad.engine.fourwheel.steering import DEG
 from skidpad.scenarios.validation.common import (
     KMH,
     G,

@@ -15,7 +15,7 @@ relaxation length σ (the four-wheel model's tire deflection, linearised):
 a, b are the axle distances from the centre of gravity; a' = a - t_f and
 b' = b + t_r the moment arms with the pneumatic trail; C_f (compliance
 corrected) and C_r the axle cornering stiffnesses at the static loads, all
-as :func:`engine.single_track.linear_understeer` defines them, so the steady
+as :func:`engine.fourwheel.single_track.linear_understeer` defines them, so the steady
 yaw rate is V·δ/(L + K_us·V²) with the same K_us. The steering compliance's
 lag and every load transfer, roll, drivetrain and aerodynamic effect are left
 out: that is what "linear theory" means here.
@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from skidpad.engine.single_track import axles
+from skidpad.engine.fourwheel.single_track import axles
 from skidpad.scenarios.validation.step_steer import AY_TARGET, RAMP_S, SPEED_MPS, linear_angle
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skidpad.engine.definition import PRESET_NAMES, load_preset
+from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset
 from skidpad.engine.smath.selftest import selftest_hash
 from skidpad.scenarios import plots
 from skidpad.scenarios.validation import linear_bicycle
@@ -148,7 +148,7 @@ tests `tests/test_validation_results.py` fail when a figure leaves its tolerance
   by the Ackermann angle of the path actually driven, L·r/V, before the
   least-squares fit over a_y = V·r; the four-wheel figure is the mean of the two
   directions. Single-track: the steady-state bicycle model from the same
-  definition (`engine/single_track.py`); linear theory: K_us = (m/L')(b'/C_f − a'/C_r)
+  definition (`engine/fourwheel/single_track.py`); linear theory: K_us = (m/L')(b'/C_f − a'/C_r)
   with trail-corrected arms and compliance-corrected front stiffness.
 - **0–100 km/h** — full throttle from rest through the preset's drivetrain.
 - **100–0 km/h, locked / ABS; mean decel** — full brake from 100 km/h with the ABS

@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from skidpad.engine.definition import PRESET_NAMES, load_preset
+from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset
 from skidpad.scenarios.validation import (
     iso4138,
     lane_change,

@@ -21,8 +21,8 @@ steady side-slip angle ``atan(v_y/v_x)`` and roll (deg).
 from __future__ import annotations
 
 from skidpad.engine import smath
-from skidpad.engine.single_track import linear_understeer
-from skidpad.engine.steering import DEG
+from skidpad.engine.fourwheel.single_track import linear_understeer
+from skidpad.engine.fourwheel.steering import DEG
 from skidpad.scenarios.validation.common import (
     KMH,
     G,

@@ -1,7 +1,7 @@
 """Surfaces: the 100–0 km/h stop on wet, gravel, snow and ice, locked (no ABS) and with ABS.
 
 The stop of :mod:`.straight_line` on the surface (``initial.surface``: the
-engine's friction scale, :data:`engine.tire.SURFACES`). A car that swaps ends
+engine's friction scale, :data:`engine.fourwheel.tire.SURFACES`). A car that swaps ends
 (heading change past 90°) is flagged ``spins``; its distance is then how far
 from the start it came to rest. The hold after the stop is shortened to
 0.5 s (the rest check belongs to the dry stop).

@@ -21,7 +21,7 @@ parks, stops without chatter and comes to rest, |ΔK_us| <= 0.05 deg/g and
 from __future__ import annotations
 
 from skidpad.engine.errors import SkidpadError
-from skidpad.engine.single_track import fit_understeer
+from skidpad.engine.fourwheel.single_track import fit_understeer
 from skidpad.scenarios.skidpad import circle_point
 from skidpad.scenarios.validation import locked_wheels, parking
 from skidpad.scenarios.validation.straight_line import stop

@@ -3,7 +3,7 @@
 Inputs per substep: the accelerometer's specific force (f_x, f_y) of the
 previous substep (state ``body.ax``, ``body.ay``: the tire and aero forces
 over the total mass, gravity excluded, so a car parked on a grade reads
-``f_x = g·sin θ``), the roll and pitch states of :mod:`engine.suspension`,
+``f_x = g·sin θ``), the roll and pitch states of :mod:`engine.fourwheel.suspension`,
 the reference steer angle and the aero downforce.
 
 Static loads, with a = CoG to front axle, b = L - a, g_n the gravity normal
@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from skidpad.engine import aero
+from skidpad.engine.fourwheel import aero
 from skidpad.engine.state import Field  # noqa: F401  (no state of its own)
 
 G = 9.80665  # m/s², standard gravity

@@ -1,4 +1,4 @@
-"""Reference external hosts (:mod:`engine.host` is the contract they plug into).
+"""Reference external hosts (:mod:`engine.fourwheel.host` is the contract they plug into).
 
 **Backward-Euler wheel host** (:class:`BackwardEulerHost`): one integrator per
 host-owned wheel, the only one for that spin,
@@ -12,13 +12,13 @@ T_tire[k] the engine's mean tire torque of step k (computed with ω[k−1]: the
 one step of delay) and T_axle[k] from a torque source. The engine's brakes
 and the rolling resistance act through the host: their capacity (brake
 capacity + rolling-resistance torque) is a bounded constraint on the update,
-integrating the patch torque (as :func:`engine.constraint.bounded_solve` does
+integrating the patch torque (as :func:`engine.fourwheel.constraint.bounded_solve` does
 inside the engine), so a braked wheel stops and holds exactly at 0.
 
 Torque sources: :class:`ScriptedTorque` (a function of the step) and
 :class:`PowertrainTorque`, the preset's own power unit at a fixed gear,
 rigidly coupled (clutch closed, engine speed G·ω_out floored at idle), its
-crank torque T_e from :func:`engine.powertrain.torque` at the driver's
+crank torque T_e from :func:`engine.fourwheel.powertrain.torque` at the driver's
 throttle, reaching wheel i as η·k_i·G·T_e with the driveline weights k_i
 (an open differential's equal split).
 
@@ -48,11 +48,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from skidpad.engine import drive, gearbox, powertrain
-from skidpad.engine.constraint import bounded_solve
-from skidpad.engine.host import HostExchange
-from skidpad.engine.inputs import CHANNELS
-from skidpad.engine.vehicle_layout import I_OMEGA
+from skidpad.engine.fourwheel import drive, gearbox, powertrain
+from skidpad.engine.fourwheel.constraint import bounded_solve
+from skidpad.engine.fourwheel.host import HostExchange
+from skidpad.engine.fourwheel.inputs import CHANNELS
+from skidpad.engine.fourwheel.vehicle_layout import I_OMEGA
 
 #: the position of the driver's throttle in a host step's inputs
 THROTTLE = tuple(c.name for c in CHANNELS).index("throttle")

@@ -2,8 +2,8 @@
 
 The clutch sits between the power unit (speed ω_e) and the gearbox input
 (speed G·ω_o, G the signed overall ratio, ω_o the output speed). Like the
-brake (:mod:`engine.wheel`, ADR 0036) it is not a torque that is applied and
-then corrected: each substep :mod:`engine.differential` solves for the
+brake (:mod:`engine.fourwheel.wheel`, ADR 0036) it is not a torque that is applied and
+then corrected: each substep :mod:`engine.fourwheel.differential` solves for the
 clutch torque T_c that makes the slip speed ω_e' - G·ω_o' zero at the end of
 the substep, given every other torque and inertia (the engine, the wheels
 with their tires and brakes). If ``|T_c| <= capacity`` the clutch is locked
@@ -28,7 +28,7 @@ Capacity (N·m) = ``max_torque_nm`` · e · s, where
   (s_0 = 0.1), or with s_0 = 1 a centrifugal clutch whose bite depends on
   the engine speed alone (the kart: at low speed it slips smoothly, with a
   capacity that grows steadily with the engine speed);
-* s, the shift factor from :mod:`engine.gearbox` (0 while a shift opens
+* s, the shift factor from :mod:`engine.fourwheel.gearbox` (0 while a shift opens
   the clutch, ramping back to 1 as it re-engages).
 
 A power unit without a clutch (the electric motor's fixed reduction) uses
@@ -39,9 +39,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from skidpad.engine.blocks import number, refuse_unknown, require_object
 from skidpad.engine.errors import DefinitionError
-from skidpad.engine.powertrain import RPM
+from skidpad.engine.fourwheel.blocks import number, refuse_unknown, require_object
+from skidpad.engine.fourwheel.powertrain import RPM
 
 RIGID = 1.0e12  # N·m: the capacity of a shaft, never exceeded by a finite solve
 

@@ -51,8 +51,8 @@ from __future__ import annotations
 from math import ceil, sqrt
 from typing import NamedTuple
 
-from skidpad.engine.blocks import number, refuse_unknown, require_object
 from skidpad.engine.errors import DefinitionError
+from skidpad.engine.fourwheel.blocks import number, refuse_unknown, require_object
 
 V_REG = 0.5  # m/s, regularisation speed of the slips (as the telemetry's)
 ESC_REF_MIN = 0.02  # rad/s: below it the turn sense comes from the yaw rate

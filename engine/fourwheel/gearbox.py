@@ -8,7 +8,7 @@ substep, so a held request acts once, on its edge).
 
 Overall signed ratio G = ratio[gear]·final_drive (reverse: -reverse_ratio·final,
 neutral 0): engine speed ω_e = G·ω_o when the clutch is locked, ω_o the
-output (driven-wheel) speed of :mod:`engine.differential`; wheel torque =
+output (driven-wheel) speed of :mod:`engine.fourwheel.differential`; wheel torque =
 η·G·T_clutch with the efficiency η.
 
 Gear requests (input channel ``gear_request``): 0 none, 1 up, 2 down,
@@ -21,7 +21,7 @@ drive select the mode; up/down are ignored (the schedule chooses).
 A shift lasts ``shift_time_s`` (N ticks). The new gear is engaged at its
 start; the clutch is open for the first :data:`OPEN_FRACTION` of it and
 re-engages linearly over the rest (:func:`clutch_factor`, which scales the
-clutch capacity of :mod:`engine.clutch`). During an **upshift** the
+clutch capacity of :mod:`engine.fourwheel.clutch`). During an **upshift** the
 automatic also lifts the throttle by the same factor — the torque
 interruption (:func:`throttle_factor`) — so the engine falls towards the new
 gear's speed instead of flaring.
@@ -50,9 +50,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from skidpad.engine.blocks import number, refuse_unknown, require_keys, require_object
 from skidpad.engine.errors import DefinitionError
-from skidpad.engine.powertrain import RPM
+from skidpad.engine.fourwheel.blocks import number, refuse_unknown, require_keys, require_object
+from skidpad.engine.fourwheel.powertrain import RPM
 from skidpad.engine.state import Field
 
 FIELDS = (

@@ -4,14 +4,14 @@ Built from each subsystem's ``FIELDS`` in this order: ``body``, ``suspension``,
 ``steer``, ``wheel``, ``tire``, ``drivetrain``. The ``I_*`` constants are the
 slots the hot path indexes; everything else speaks in names. Bump
 :data:`LAYOUT_VERSION` whenever fields, order or meaning change. Version 2:
-the drivetrain (:mod:`engine.drive`) replaced the provisional ``drive``
+the drivetrain (:mod:`engine.fourwheel.drive`) replaced the provisional ``drive``
 group with ``drivetrain.throttle``, ``drivetrain.engine_omega`` and the
 gearbox's integer state (ADR 0070).
 """
 
 from __future__ import annotations
 
-from skidpad.engine import body, drive, steering, suspension, tire, wheel
+from skidpad.engine.fourwheel import body, drive, steering, suspension, tire, wheel
 from skidpad.engine.state import StateLayout
 
 #: Bumped whenever the state layout (fields, order, meaning) changes.

@@ -1,6 +1,6 @@
 """Differentials and the coupled driveline solve: power unit, clutch, gearbox, diffs, wheels.
 
-Wheel i obeys, inside one substep (:mod:`engine.wheel`):
+Wheel i obeys, inside one substep (:mod:`engine.fourwheel.wheel`):
 
     d_i·ω_i' = b_i + x_i - T_b,i,     |T_b,i| <= C_i (brake: a bounded constraint, target 0)
 
@@ -51,9 +51,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from skidpad.engine.blocks import number, refuse_unknown, require_keys, require_object
-from skidpad.engine.constraint import bound, bounded_solve
 from skidpad.engine.errors import DefinitionError
+from skidpad.engine.fourwheel.blocks import number, refuse_unknown, require_keys, require_object
+from skidpad.engine.fourwheel.constraint import bound, bounded_solve
 
 DIFF_TYPES = ("open", "lsd", "locked")
 MAX_ITER = 4

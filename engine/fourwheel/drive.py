@@ -4,22 +4,22 @@ This replaces the provisional per-axle throttle map of the four-wheel issue
 (ADR 0038) and keeps its seam: per-wheel drive torques and brake capacities
 go into the bounded wheel solve and the wheel speeds come back — except
 that the driven wheels are now solved *together* with the power unit
-through the clutch, gearbox and differentials (:func:`engine.differential.solve`),
+through the clutch, gearbox and differentials (:func:`engine.fourwheel.differential.solve`),
 so the engine's inertia, its drag and a locked axle act inside the substep.
 
 Definition block ``drivetrain`` (ADR 0070):
 
-* ``power_unit``: :mod:`engine.powertrain` (``engine`` or ``motor``);
-* ``clutch``: :mod:`engine.clutch` (required with an engine; ``null`` for a
+* ``power_unit``: :mod:`engine.fourwheel.powertrain` (``engine`` or ``motor``);
+* ``clutch``: :mod:`engine.fourwheel.clutch` (required with an engine; ``null`` for a
   motor, whose reduction gear is rigid);
-* ``gearbox``: :mod:`engine.gearbox` (``manual``, ``automatic``, ``single``);
-* ``layout``: :mod:`engine.differential` (front share, axle diffs).
+* ``gearbox``: :mod:`engine.fourwheel.gearbox` (``manual``, ``automatic``, ``single``);
+* ``layout``: :mod:`engine.fourwheel.differential` (front share, axle diffs).
 
 State (group ``drivetrain``): ``drivetrain.throttle`` (1, delivered
 throttle), ``drivetrain.engine_omega`` (rad/s, power-unit speed), and the
-gearbox's integers (:data:`engine.gearbox.FIELDS`).
+gearbox's integers (:data:`engine.fourwheel.gearbox.FIELDS`).
 
-One substep (called by :mod:`engine.simulation` after the tire terms and
+One substep (called by :mod:`engine.fourwheel.simulation` after the tire terms and
 the assists): the gearbox acts on a request edge or its schedule (from the
 output speed at the start of the substep); commanded throttle = pedal ×
 assist factors × the upshift's throttle lift; the delivered throttle lags
@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from skidpad.engine import clutch, differential, gearbox, powertrain
-from skidpad.engine.blocks import refuse_unknown, require_keys, require_object
 from skidpad.engine.errors import DefinitionError
+from skidpad.engine.fourwheel import clutch, differential, gearbox, powertrain
+from skidpad.engine.fourwheel.blocks import refuse_unknown, require_keys, require_object
 from skidpad.engine.state import Field
 
 FIELDS = (

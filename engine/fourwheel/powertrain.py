@@ -2,7 +2,7 @@
 
 Units: speeds ω in rad/s (rpm only in the definition: ω = rpm·2π/60),
 torques in N·m, positive driving the crank forward. The power unit's speed
-``drivetrain.engine_omega`` is a state integrated by :mod:`engine.differential`
+``drivetrain.engine_omega`` is a state integrated by :mod:`engine.fourwheel.differential`
 (it is coupled to the wheels through the clutch and gearbox); this module
 only gives the torque for a speed and a delivered throttle θ ∈ [0, 1].
 
@@ -42,8 +42,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from skidpad.engine.blocks import number, refuse_unknown, require_keys, require_object
 from skidpad.engine.errors import DefinitionError
+from skidpad.engine.fourwheel.blocks import number, refuse_unknown, require_keys, require_object
 
 RPM = 0.10471975511965977  # rad/s per rpm (2π/60)
 LIMITER_BAND = 0.02  # fraction above the redline where the fuel cut reaches 0

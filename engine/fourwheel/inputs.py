@@ -15,10 +15,10 @@ Channels of version 2 (version 1 had the first four):
   counter-clockwise seen from above).
 * ``handbrake`` 0..1: handbrake lever (fraction of its capacity, rear wheels).
 * ``gear_request`` 0..5 (integer): 0 none, 1 up, 2 down, 3 neutral,
-  4 reverse, 5 drive (:mod:`engine.gearbox`; acts on the edge, once).
+  4 reverse, 5 drive (:mod:`engine.fourwheel.gearbox`; acts on the edge, once).
 * ``abs``, ``traction_control``, ``stability_control``, ``steering_assist``
   -1..1 (integer): -1 off, 0 as the definition's ``assists`` block says,
-  1 on (:mod:`engine.assists`).
+  1 on (:mod:`engine.fourwheel.assists`).
 
 A sequence holds the channels in order; it may stop after the
 :data:`DRIVER_CHANNELS` driver channels (throttle, brake, steer, handbrake),

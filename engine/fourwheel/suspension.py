@@ -8,7 +8,7 @@ positive = nose down, rotation about +y), ``suspension.pitch_rate`` (rad/s).
     I_y·θ'' = -m_s·f_x·h_s·(1 - anti) - K_θ·θ - C_θ·θ'
 
 with K_φ = K_φf + K_φr, C_φ = C_φf + C_φr (springs + bars, dampers, see
-:mod:`engine.load_transfer`), h_ra the roll-axis height under the sprung CoG,
+:mod:`engine.fourwheel.load_transfer`), h_ra the roll-axis height under the sprung CoG,
 K_θ, C_θ the pitch stiffness/damping of the springs about the sprung CoG and
 ``anti`` the anti-dive/anti-squat share (carried by the linkages, not the
 springs). f_x, f_y are the specific forces of the previous substep. Heave is

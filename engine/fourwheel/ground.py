@@ -4,11 +4,11 @@ A circuit's track file names two surfaces (its ``surfaces`` block): the ``track`
 ``runoff`` beyond its edges (grass on the sandbox circuit). Each has
 
 - a friction factor ``friction`` (dimensionless, > 0): it multiplies the tire's peak
-  forces D_x, D_y on top of the road condition's λ (:mod:`engine.tire`);
+  forces D_x, D_y on top of the road condition's λ (:mod:`engine.fourwheel.tire`);
 - a rolling-resistance coefficient ``rolling_resistance`` (dimensionless, ≥ 0) that the
   ground adds to the tire's own f_rr — the work of deforming a soft surface, which a hard
   track does not take (0 there): the resisting torque about the axle becomes
-  ``(f_rr + f_ground)·F_z·R``, a bound like a brake's (:mod:`engine.wheel`), so a wheel
+  ``(f_rr + f_ground)·F_z·R``, a bound like a brake's (:mod:`engine.fourwheel.wheel`), so a wheel
   rolling on grass is held back whether it is driven or not.
 
 Which surface a wheel is on, every substep, from the pose at the substep's start:

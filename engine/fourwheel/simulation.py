@@ -15,27 +15,30 @@ returns the values the probe sees under its name:
 0. ``ground``: each wheel's friction factor (the road condition's λ times its surface's) and
    the rolling-resistance coefficient its surface adds, from the surface under its contact
    point at the substep's start: on a circuit with runoff, the track or the runoff
-   (:mod:`engine.ground`); elsewhere λ and 0 for every wheel.
+   (:mod:`engine.fourwheel.ground`); elsewhere λ and 0 for every wheel.
 1. ``steering``: road-wheel angles = host-step angle (Ackermann + toe, capped by the
-   steering assist) rotated by the compliance-steer state (:mod:`engine.steering`).
+   steering assist) rotated by the compliance-steer state (:mod:`engine.fourwheel.steering`).
 2. ``load_transfer``: wheel loads from the static loads, the previous
    substep's specific force, roll/pitch states, jacking and downforce
-   (:mod:`engine.load_transfer`, :mod:`engine.aero`).
+   (:mod:`engine.fourwheel.load_transfer`, :mod:`engine.fourwheel.aero`).
 3. ``tire_forces``: hub velocities in each wheel frame; the spring force of
-   each deflected contact patch (:mod:`engine.tire`).
-4. ``assists`` (:mod:`engine.assists`, stateless): stability control adds a brake torque to
+   each deflected contact patch (:mod:`engine.fourwheel.tire`).
+4. ``assists`` (:mod:`engine.fourwheel.assists`, stateless): stability control adds a brake
+   torque to
    one wheel's capacity and a throttle cut, ABS scales each brake capacity, traction control
    scales the throttle.
-5. ``drivetrain``: the gearbox (:mod:`engine.gearbox`), the power unit's torque
-   (:mod:`engine.powertrain`), the clutch capacity (:mod:`engine.clutch`).
+5. ``drivetrain``: the gearbox (:mod:`engine.fourwheel.gearbox`), the power unit's torque
+   (:mod:`engine.fourwheel.powertrain`), the clutch capacity (:mod:`engine.fourwheel.clutch`).
 6. ``wheel_solve``: the coupled solve of power unit, clutch, differentials and the four
    wheels, each wheel with the implicit relaxation + damping of its patch and its bounded
-   brake/rolling-resistance constraint (:mod:`engine.differential`, :mod:`engine.wheel`);
+   brake/rolling-resistance constraint (:mod:`engine.fourwheel.differential`,
+   :mod:`engine.fourwheel.wheel`);
    then the deflection update and its saturation at the sliding slip.
 7. ``steering_compliance``: the compliance steer of the front wheels under their aligning
-   torques (:mod:`engine.steering`).
-8. ``body_integration``: Newton–Euler for the body (semi-implicit Euler, :mod:`engine.body`).
-9. ``suspension``: roll and pitch under the new specific force (:mod:`engine.suspension`).
+   torques (:mod:`engine.fourwheel.steering`).
+8. ``body_integration``: Newton–Euler for the body (semi-implicit Euler,
+   :mod:`engine.fourwheel.body`).
+9. ``suspension``: roll and pitch under the new specific force (:mod:`engine.fourwheel.suspension`).
 
 Why this scheme (ADR-0037): the stiff parts of the tire/wheel loop (the
 relaxation term, the low-speed damper, the brake) are implicit or exact
@@ -46,7 +49,7 @@ substep, deflection updated with the new spin), which is stable for
 
 Two paths run it (ADR 0130): :meth:`Simulation._substep` calls the stages
 (the readable path, the source of truth, which every probed step runs), and
-:mod:`engine.fastpath` generates from them, per definition, one function that
+:mod:`engine.fourwheel.fastpath` generates from them, per definition, one function that
 runs a host step's substeps with the constants folded and the wheels
 unrolled (the fast path, the default). Both give the same bits.
 
@@ -60,7 +63,9 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
-from skidpad.engine import (
+from skidpad.engine import smath
+from skidpad.engine.errors import DefinitionError, SkidpadError
+from skidpad.engine.fourwheel import (
     aero,
     assists,
     body,
@@ -70,25 +75,22 @@ from skidpad.engine import (
     load_transfer,
     powertrain,
     single_track,
-    smath,
     steering,
     suspension,
     tire,
     wheel,
 )
-from skidpad.engine import host as external
-from skidpad.engine.definition import definition_hash, validate_definition
-from skidpad.engine.errors import DefinitionError, SkidpadError
-from skidpad.engine.ground import Ground
-from skidpad.engine.inputs import (
+from skidpad.engine.fourwheel import host as external
+from skidpad.engine.fourwheel.definition import definition_hash, validate_definition
+from skidpad.engine.fourwheel.ground import Ground
+from skidpad.engine.fourwheel.inputs import (
     CHANNELS,
     DEFAULTS,
     INPUT_VERSION,
     normalise_inputs,
     validate_inputs,
 )
-from skidpad.engine.state import NonFiniteStateError, StepArithmeticError
-from skidpad.engine.telemetry import (
+from skidpad.engine.fourwheel.telemetry import (
     DERIVED_FLOATS,
     DERIVED_ZERO,
     Derived,
@@ -97,8 +99,7 @@ from skidpad.engine.telemetry import (
     build_telemetry,
     capture,
 )
-from skidpad.engine.ticks import substeps_in_step
-from skidpad.engine.vehicle_layout import (  # noqa: E402,F401  (re-exported for callers)
+from skidpad.engine.fourwheel.vehicle_layout import (  # noqa: E402,F401  (re-exported for callers)
     I_AX,
     I_AY,
     I_DC_FL,
@@ -128,9 +129,12 @@ from skidpad.engine.vehicle_layout import (  # noqa: E402,F401  (re-exported for
     LAYOUT_VERSION,
     WHEELS,
 )
+from skidpad.engine.state import NonFiniteStateError, StepArithmeticError
+from skidpad.engine.ticks import substeps_in_step
 
 G = load_transfer.G
-BRAKING_PEDAL = 0.05  # brake pedal above which the automatic holds its gear (engine.gearbox)
+#: brake pedal above which the automatic holds its gear (engine.fourwheel.gearbox)
+BRAKING_PEDAL = 0.05
 
 #: Initial-condition keys: name -> (default, meaning).
 INITIAL_KEYS: dict[str, tuple[object, str]] = {
@@ -286,9 +290,10 @@ class Simulation:
         #: difference only the fast path has is named by its stage: ``skidpad diff``).
         self.probed_path = "readable"
         self.fast_probed_run: Callable | None = None
-        #: The external host's link (engine.host), None when the engine owns every wheel.
+        #: The external host's link (engine.fourwheel.host), None when the engine owns every wheel.
         self.host_link: external.HostLink | None = self._host_link(host_wheels, tire_relaxation)
-        #: The ground under the wheels (engine.ground), None: the road's λ under every wheel.
+        #: The ground under the wheels (engine.fourwheel.ground), None: the road's λ under
+        #: every wheel.
         self.ground: Ground | None = None
         #: the ground stage's values without a ground: λ and no added rolling resistance
         self.flat_ground = (self.surface,) * 4 + (0.0,) * 4
@@ -362,7 +367,7 @@ class Simulation:
         self.engine_inertia = powertrain.inertia(self.drive_k.power_unit)
         weights = self.drive_k.layout.weights
         self.driven = tuple(i for i in range(4) if weights[i] > 0.0)
-        # The ESC's dead band is sized from the car's own understeer (engine.assists).
+        # The ESC's dead band is sized from the car's own understeer (engine.fourwheel.assists).
         kus = single_track.linear_understeer(d) * steering.DEG / G
         self.assist_k = assists.constants(d["assists"], lt["L"], kus)
         self.wheelbase = lt["L"]
@@ -442,7 +447,7 @@ class Simulation:
 
     def step(self, inputs: Sequence | Mapping, probe: object = None) -> LazyTelemetry:
         """Advance one host step with ``inputs`` (CHANNELS order or a dict); return telemetry
-        (assembled when first read: engine.telemetry.LazyTelemetry).
+        (assembled when first read: engine.fourwheel.telemetry.LazyTelemetry).
 
         A ``probe`` sees every stage's values and every substep's state; the stages
         report to it, so a probed step runs the readable path.
@@ -640,7 +645,7 @@ class Produced:
 
 def _ground(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
     """Each wheel's friction factor and the rolling resistance its surface adds
-    (:mod:`engine.ground`)."""
+    (:mod:`engine.fourwheel.ground`)."""
     g = sim.ground
     out.ground = sim.flat_ground if g is None else g.factors(s.x, s.y, s.heading_c, s.heading_s)
     return out.ground
@@ -648,14 +653,14 @@ def _ground(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
 
 def _steering(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
     """Road-wheel angles: the host step's geometry (the steering assist may cap it) rotated
-    by the compliance steer (:mod:`engine.steering`)."""
+    by the compliance steer (:mod:`engine.fourwheel.steering`)."""
     out.geo = sim.steering_assist(s.vx, s.vy)
     f = out.frames = steering.wheel_frames(out.geo.angles, s.dc_fl, s.dc_fr)
     return f.angle + f.cos + f.sin  # the frames later stages read, reported
 
 
 def _load_transfer(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
-    """Wheel loads (:mod:`engine.load_transfer`, :mod:`engine.aero`)."""
+    """Wheel loads (:mod:`engine.fourwheel.load_transfer`, :mod:`engine.fourwheel.aero`)."""
     out.loads = load_transfer.loads(
         sim.load_k, sim.aero_k, sim.static_loads[0], sim.static_loads[2], s.vx, s.ax, s.ay,
         s.roll, s.roll_rate, s.pitch, s.pitch_rate, out.geo.jack,
@@ -664,7 +669,8 @@ def _load_transfer(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
 
 
 def _tire_forces(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
-    """Hub velocities and patch springs (:mod:`engine.tire`); a host's wheels memoryless."""
+    """Hub velocities and patch springs (:mod:`engine.fourwheel.tire`); a host's wheels
+    memoryless."""
     f, g = out.frames, out.ground
     friction, rolling = g[:4], g[4:]
     tf = tire.forces(
@@ -679,7 +685,7 @@ def _tire_forces(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
 
 
 def _assists(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
-    """Stability control, ABS, traction control (:mod:`engine.assists`, stateless)."""
+    """Stability control, ABS, traction control (:mod:`engine.fourwheel.assists`, stateless)."""
     host = sim.host
     act = out.act = assists.apply(
         sim.assist_k, host.abs_on, host.tc_on, host.esc_on, s.vx, s.vy, s.r,
@@ -690,7 +696,7 @@ def _assists(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
 
 
 def _drivetrain(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
-    """Gearbox, power unit torque and clutch capacity (:mod:`engine.drive`)."""
+    """Gearbox, power unit torque and clutch capacity (:mod:`engine.fourwheel.drive`)."""
     host = sim.host
     dt = out.dt = drive.drivetrain(
         sim.drive_k, s.gear, s.shift, s.shift_up, s.last_request, host.gear_request, s.omega,
@@ -702,7 +708,7 @@ def _drivetrain(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
 
 def _wheel_solve(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
     """The coupled solve of power unit, clutch, differentials and wheels, then the patch
-    deflections (:mod:`engine.wheel`, :mod:`engine.differential`)."""
+    deflections (:mod:`engine.fourwheel.wheel`, :mod:`engine.fourwheel.differential`)."""
     dt, link = out.dt, sim.host_link
     tf = out.tf._replace(capacity=out.act.capacity)
     if link is None:
@@ -737,7 +743,7 @@ def _steering_compliance(sim: Simulation, s: SubstepStart, out: Produced) -> tup
 
 
 def _body_integration(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
-    """Newton-Euler for the body, semi-implicit Euler (:mod:`engine.body`)."""
+    """Newton-Euler for the body, semi-implicit Euler (:mod:`engine.fourwheel.body`)."""
     f, ws = out.frames, out.ws
     state = body.BodyState(s.x, s.y, s.yaw, s.heading_c, s.heading_s, s.vx, s.vy, s.r)
     patch = body.PatchForces(ws.fx, ws.fy, ws.mz)
@@ -746,7 +752,7 @@ def _body_integration(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
 
 
 def _suspension(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
-    """Roll and pitch under the new specific force (:mod:`engine.suspension`)."""
+    """Roll and pitch under the new specific force (:mod:`engine.fourwheel.suspension`)."""
     bd = out.bd
     out.sus = suspension.step(
         sim.suspension_k, sim.h, bd.ax, bd.ay, s.roll, s.roll_rate, s.pitch, s.pitch_rate
@@ -774,11 +780,30 @@ STAGES: tuple[Stage, ...] = (
 def _derived(out: Produced, sa: float) -> Derived:
     loads, ws, act, dt, tf, bd = out.loads, out.ws, out.act, out.dt, out.tf, out.bd
     return Derived(
-        loads.fz, ws.fx, ws.fy, ws.mz, ws.brake_torque, act.capacity, ws.held,
-        ws.drive_torque, tf.v_x, tf.v_sy, bd.dvx, bd.dvy, bd.dr, dt.engine_torque,
-        ws.clutch_torque, ws.clutch_locked, dt.throttle_used, act.abs_scale, act.tc_scale,
-        act.esc_yaw_error, act.esc_torque, act.esc_wheel, sa,
-    )  # fmt: skip
+        fz=loads.fz,
+        fx=ws.fx,
+        fy=ws.fy,
+        mz=ws.mz,
+        brake_torque=ws.brake_torque,
+        brake_capacity=act.capacity,
+        locked=ws.held,
+        drive_torque=ws.drive_torque,
+        v_x=tf.v_x,
+        v_sy=tf.v_sy,
+        dvx=bd.dvx,
+        dvy=bd.dvy,
+        dr=bd.dr,
+        engine_torque=dt.engine_torque,
+        clutch_torque=ws.clutch_torque,
+        clutch_locked=ws.clutch_locked,
+        throttle_used=dt.throttle_used,
+        abs_scale=act.abs_scale,
+        tc_scale=act.tc_scale,
+        esc_yaw_error=act.esc_yaw_error,
+        esc_torque=act.esc_torque,
+        esc_wheel=act.esc_wheel,
+        steer_assist_scale=sa,
+    )
 
 
 def _write_state(st: list, out: Produced) -> None:

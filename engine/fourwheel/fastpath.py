@@ -1,43 +1,38 @@
 """The fast path: the substep's stages specialised to one simulation's definition, as code.
 
-:func:`build` writes the source of one function, ``run(sim, host, n)``, that
-advances ``sim`` by ``n`` substeps of one host step, and compiles it. The
-source follows the stages of :data:`engine.simulation.STAGES` (the readable
-path, which stays the source of truth) operation for operation, so both give
-the same bits; what differs is only how the work is laid out:
+:func:`build` writes the source of one function, ``run(sim, host, n)``, that advances
+``sim`` by ``n`` substeps of one host step, and compiles it. Every stage's text is derived
+from the readable stages (:data:`engine.fourwheel.simulation.STAGES`, which stay the source
+of truth) by the one specialiser, :mod:`engine.specialise`: it folds the definition's
+constants into literals, drops branches decided by them, unrolls the loops over the four
+wheels, inlines the stage functions with renamed locals and keeps records and lists as one
+local per field. It moves operations and never changes one, so both paths give the same
+bits (``tests/test_fastpath.py``; the mutation test, ``tests/test_specialise_mutations.py``).
 
-* every constant of the definition is folded into the text as the ``repr`` of
-  its float (which reads back to the same double), and a constant
-  subexpression is folded only where the readable path computes it from
-  constants alone, in the same order (``I/h``, ``h/σ``, ``τ + h``...);
-* the per-wheel loops are unrolled, the state lives in local variables for
-  the whole host step (written back to ``sim.state`` at its end, and before
-  any error is raised), and the small stage functions are inlined;
-* what a definition does not have is left out (the engine's no-reverse clamp
-  for a motor, the gearbox's schedule for a manual box, the limited-slip
-  block of an open or locked axle).
+What this module writes itself is glue, no arithmetic of the physics: each stage's wrapper
+(``_<stage>_of``) names the locals the stage reads and writes; the host step's head loads
+the state into locals, the substep's end moves the new values in, counts the substep and
+checks that the state is finite, and the tail writes everything back (and before any error
+is raised). The ground's factors, the steering geometry of an assisted steer and the strict
+math kernels' rare cases are called, not copied. ``tests/test_no_physics_in_strings.py`` fails
+if a string of ``engine/`` holds arithmetic statements.
 
-The text is built only from fixed templates in this module and numbers
-rendered by :func:`num` (``repr`` of a float or an int): nothing of a
-definition's strings reaches it, since a verifier runs strangers'
-definitions. The gearbox's shifts, the electric motor's torque and the
-strict math functions are called, not copied: branchy or shared, and cheap
-beside the tire. ``tests/test_fastpath.py`` replays recordings and random
-drives through both paths and lints the generated text with the strict-float
-lint (ADR 0130).
+The text holds nothing of a definition's strings (a verifier runs strangers' definitions):
+only names of this module and numbers read back from their ``repr``. The probed variant,
+``run(sim, host, n, probe)``, reports every stage to the probe under its name, from its own
+values, so ``skidpad diff --fast-path`` names the stage where the fast path parts from the
+readable one (ADR 0231).
 """
 
 from __future__ import annotations
 
 import ast
 import dataclasses
-import keyword
-import re
 from collections.abc import Callable, Iterable
 from math import ceil, isfinite, sqrt
 from types import FunctionType, ModuleType
 
-from skidpad.engine import (
+from skidpad.engine.fourwheel import (
     aero,
     assists,
     body,
@@ -52,21 +47,8 @@ from skidpad.engine import (
     tire,
     wheel,
 )
-from skidpad.engine.smath import kernels
-from skidpad.engine.specialise import (  # noqa: F401  (Unfoldable: re-exported)
-    AST_LOCK,
-    BUILTINS,
-    Agg,
-    Maybe,
-    Plan,
-    Specialised,
-    Unfoldable,
-    Unsupported,
-    parse_source,
-    specialise,
-)
-from skidpad.engine.telemetry import Derived
-from skidpad.engine.vehicle_layout import (
+from skidpad.engine.fourwheel.telemetry import Derived
+from skidpad.engine.fourwheel.vehicle_layout import (
     I_AX,
     I_AY,
     I_DC_FL,
@@ -93,6 +75,19 @@ from skidpad.engine.vehicle_layout import (
     I_Y,
     I_YAW,
     LAYOUT,
+)
+from skidpad.engine.smath import kernels
+from skidpad.engine.specialise import (  # noqa: F401  (Unfoldable: re-exported)
+    AST_LOCK,
+    BUILTINS,
+    Agg,
+    Maybe,
+    Plan,
+    Specialised,
+    Unfoldable,
+    Unsupported,
+    parse_source,
+    specialise,
 )
 
 WHEELS = range(4)
@@ -360,7 +355,7 @@ def _ground_bound(sim: object) -> dict:
     return dict(zip(GROUND_NAMES, sim.flat_ground, strict=True))
 
 
-#: the fast path's names of the ground stage's values (engine.simulation._ground's order)
+#: the fast path's names of the ground stage's values (engine.fourwheel.simulation._ground's order)
 GROUND_NAMES = ("lam0", "lam1", "lam2", "lam3", "rrf0", "rrf1", "rrf2", "rrf3")
 
 
@@ -698,18 +693,36 @@ TAIL = """\
     sim.tick = tick
     sim.steer_assist_scale = sa
     sim.derived = Derived(
-        (fz0, fz1, fz2, fz3), (fx0, fx1, fx2, fx3), (fy0, fy1, fy2, fy3), (mz0, mz1, mz2, mz3),
-        (tb0, tb1, tb2, tb3), (cap0, cap1, cap2, cap3), (held0, held1, held2, held3),
-        (xd0, xd1, xd2, xd3),
-        (v_x0, v_x1, v_x2, v_x3), (v_sy0, v_sy1, v_sy2, v_sy3), dvx, dvy, dr, t_e, t_c,
-        c_locked, th_used, (a0, a1, a2, a3), tc_f, esc_err, esc_t, esc_w, sa,
+        fz=(fz0, fz1, fz2, fz3),
+        fx=(fx0, fx1, fx2, fx3),
+        fy=(fy0, fy1, fy2, fy3),
+        mz=(mz0, mz1, mz2, mz3),
+        brake_torque=(tb0, tb1, tb2, tb3),
+        brake_capacity=(cap0, cap1, cap2, cap3),
+        locked=(held0, held1, held2, held3),
+        drive_torque=(xd0, xd1, xd2, xd3),
+        v_x=(v_x0, v_x1, v_x2, v_x3),
+        v_sy=(v_sy0, v_sy1, v_sy2, v_sy3),
+        dvx=dvx,
+        dvy=dvy,
+        dr=dr,
+        engine_torque=t_e,
+        clutch_torque=t_c,
+        clutch_locked=c_locked,
+        throttle_used=th_used,
+        abs_scale=(a0, a1, a2, a3),
+        tc_scale=tc_f,
+        esc_yaw_error=esc_err,
+        esc_torque=esc_t,
+        esc_wheel=esc_w,
+        steer_assist_scale=sa,
     )
 """
 
 
 # ---------------------------------------------------------------------------- the probe
 # The probed variant, ``run(sim, host, n, probe)``, reports each stage's values to the probe
-# under the stage's name, in the readable order (engine.simulation.STAGES), from the fast
+# under the stage's name, in the readable order (engine.fourwheel.simulation.STAGES), from the fast
 # path's own locals, so ``skidpad diff`` names the stage where a fast run parts from a
 # readable one. Only names are listed: the steering's reported angles (the fast path rotates
 # the frames directly, without them) come from the readable function, its frames from the
@@ -724,7 +737,7 @@ def _each(pattern: str) -> str:
 
 def _ground_source(sim: object, tap: Callable[[str], str]) -> str:
     """The ground stage: on a ground, each wheel's factors from the pose at the substep's
-    start (``engine.ground.Ground.factors``, called); without one they are folded into the
+    start (``engine.fourwheel.ground.Ground.factors``, called); without one they are folded into the
     tire stage, and the probe is told the constants."""
     if sim.ground is not None:
         text = "# ground\ngf = ground_factors(x, y, hc, hs)\n"
@@ -771,36 +784,35 @@ def _probe_substep(store: str, load: str) -> str:
 # 257th and later through an EXTENDED_ARG prefix, which also keeps it out of the interpreter's
 # fused load pairs (3.13 and later fuse only the first 16); the generated run has some 340.
 # Naming the substep's locals first, the most often named ones first, gives the hot ones the
-# short numbers. The names come from the text itself, so only names it assigns are listed,
-# and they are listed in an ``if False:`` block: the symbol table meets them there (the order
-# of co_varnames in CPython 3.11 to 3.14), the code generator drops the block, so the listing
-# costs nothing per host step.
-_NAME = re.compile(r"(?<![.\w])([A-Za-z_]\w*)")
-_ASSIGNED = re.compile(r"^\s*([(A-Za-z_][\w, ()]*?)\s*(?:[-+*]?=)(?!=)", re.M)
-# (a name the text assigns is local even where it is also a builtin: only keywords are left out,
-# so the text is the same in every Python version)
-_NOT_LOCAL = frozenset(keyword.kwlist)
+# short numbers. The names are read from the text's syntax tree, so only names it assigns are
+# listed, and they are listed in an ``if False:`` block: the symbol table meets them there
+# (the order of co_varnames in CPython 3.11 to 3.14), the code generator drops the block, so
+# the listing costs nothing per host step.
+_PARAMETERS = frozenset({"sim", "host", "n", "probe"})
 
 
-def _bind_hot_first(body: str, head: str) -> str:
-    """A block that is never run, naming the locals of the substep ``body`` (assigned in it or
-    in ``head``) in order of use, most used first. Kept by text (:func:`_memo`): simulations
-    of a definition ask with the same text, and reading it takes half of a warm build."""
-    return _memo((_bind_hot_first, body, head), lambda: _bind_hot_first_of(body, head))
+def _bind_hot_first(hot_text: str, sub: str, head: str) -> str:
+    """A block that is never run, naming the locals of the substep (assigned in ``sub`` or in
+    the host step's ``head``) in order of use in ``hot_text`` (the substep without its rare
+    parts), most used first. Kept by text (:func:`_memo`): simulations of a definition ask
+    with the same text, and reading it takes half of a warm build."""
+    key = (_bind_hot_first, hot_text, sub, head)
+    return _memo(key, lambda: _bind_hot_first_of(hot_text, sub, head))
 
 
-def _bind_hot_first_of(body: str, head: str) -> str:
-    body = re.sub(r"#.*", "", body)
-    assigned = set()
-    for text in (head, body):
-        for target in _ASSIGNED.findall(text):
-            assigned.update(_NAME.findall(target))
-        for chained in re.findall(r"^\s*((?:[A-Za-z_]\w* = )+)", text, re.M):
-            assigned.update(_NAME.findall(chained))
-    assigned -= {"sim", "host", "n"}
+def _names(tree: ast.AST, stored: bool) -> Iterable[str]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and (not stored or isinstance(node.ctx, ast.Store)):
+            yield node.id
+
+
+def _bind_hot_first_of(hot_text: str, sub: str, head: str) -> str:
+    # the head's loop is given a body, and its ``try`` a handler, so that it parses alone
+    head_tree = parse_source(head + " " * 12 + "pass\n    except BaseException:\n        raise\n")
+    assigned = {*_names(parse_source(sub), True), *_names(head_tree, True)} - _PARAMETERS
     counts: dict = {}
-    for name in _NAME.findall(body):
-        if name in assigned and name not in _NOT_LOCAL:
+    for name in _names(parse_source(hot_text), False):
+        if name in assigned:
             counts[name] = counts.get(name, 0) + 1
     hot = sorted(counts, key=lambda name: (-counts[name], name))
     lines = [" = ".join(hot[k : k + 12]) + " = None" for k in range(0, len(hot), 12)]
@@ -853,8 +865,7 @@ def source(sim: object, probed: bool = False) -> str:
     deflect = "".join(_deflect_source(sim, i) for i in WHEELS)
     sub += "# wheel_solve: the patches\n" + deflect
     # as wheel.solve: a damped patch that slid is undamped and every wheel solved again, until
-    # none is left (four passes at most); the solves again are rare: their text does not count
-    # for the order of the locals
+    # none is left (four passes at most)
     slide = "redo = False\n" + "".join(_undamp_source(sim, i) for i in WHEELS)
     rare = "if not redo:\n    break\n" + solve + deflect
     sub += "for _pass in range(4):\n" + _indent(slide + rare, 4)
@@ -872,14 +883,14 @@ def source(sim: object, probed: bool = False) -> str:
         suspension=_derived(_suspension_of, {"k": sk, "h": h}, suspension.step),
         compliance=_derived(_compliance_of, {"k": stk, "h": h}, steering.update_compliance),
     )
-    load = "".join(f"    {name} = st[{index}]\n" for name, index in SLOTS)
+    load = "".join(f"    {name} = st[{index}]\n" for name, index in SLOTS).rstrip("\n")
+    # (the re-solves are rare: their text does not count for the order of the locals)
+    hot_text = sub.replace(_indent(rare, 4), "")
+    head = HEAD.format(load=load, bind="", probe_param="")
     return (
         HEAD.format(
-            load=load.rstrip("\n"),
-            bind=_bind_hot_first(
-                sub.replace(_indent(rare, 4), ""),
-                HEAD.format(load=load, bind="", probe_param="") + sub,
-            ),
+            load=load,
+            bind=_bind_hot_first(hot_text, sub, head),
             probe_param=tap(", probe"),
         )
         + _indent(sub, 12)

@@ -41,7 +41,7 @@ from math import sqrt
 from typing import NamedTuple
 
 from skidpad.engine import smath
-from skidpad.engine.vehicle_layout import (
+from skidpad.engine.fourwheel.vehicle_layout import (
     I_AX,
     I_AY,
     I_DC_FL,
@@ -231,14 +231,14 @@ class TelemetrySource(NamedTuple):
     step: int  # host steps done
     tick: int  # substeps done
     substep_hz: int
-    state: tuple  # the state vector after the step (engine.vehicle_layout)
+    state: tuple  # the state vector after the step (engine.fourwheel.vehicle_layout)
     derived: Derived  # the last substep's derived values
     delta: float  # the reference steering angle (rad) and the per-wheel angles of the
     angles: tuple  # steering geometry the last substep used: ((δ, cos δ, sin δ) per wheel)
     radii: tuple  # wheel radii (m), FL FR RL RR
 
 
-def capture(sim) -> TelemetrySource:  # noqa: ANN001  (engine.simulation.Simulation)
+def capture(sim) -> TelemetrySource:  # noqa: ANN001  (engine.fourwheel.simulation.Simulation)
     """The source of the telemetry after the simulation's last host step (cheap: a copy of
     the state and references to immutable values)."""
     g = sim.geometry
@@ -254,7 +254,7 @@ def capture(sim) -> TelemetrySource:  # noqa: ANN001  (engine.simulation.Simulat
     )
 
 
-def build_telemetry(sim) -> Telemetry:  # noqa: ANN001  (engine.simulation.Simulation)
+def build_telemetry(sim) -> Telemetry:  # noqa: ANN001  (engine.fourwheel.simulation.Simulation)
     """Telemetry from the simulation's state and last-substep derived values."""
     return assemble(capture(sim))
 

@@ -6,7 +6,7 @@
 
 v_x is the body's forward speed (the air is still). Drag acts at the CoG
 (its pitch moment is neglected); downforce is applied directly to the wheel
-loads (:mod:`engine.load_transfer`).
+loads (:mod:`engine.fourwheel.load_transfer`).
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ Aligning torque: ``M_z = -t·F_y`` with pneumatic trail
 ``t = t0/(1 + (ρ/ρ_t)²)`` (falls as the tire approaches sliding).
 
 Rolling resistance is a resisting torque ``f_rr·F_z·R`` about the axle, solved
-as part of the wheel's bounded constraint (:mod:`engine.wheel`), so it stops
+as part of the wheel's bounded constraint (:mod:`engine.fourwheel.wheel`), so it stops
 a wheel exactly instead of reversing it.
 
 Signs: F_x > 0 drives the car forward; F_y > 0 pushes it left; M_z > 0 is
@@ -121,7 +121,8 @@ class TireConstants(NamedTuple):
 
 class WheelConstants(NamedTuple):
     """One wheel's constants: contact-patch position, tire, inertia and the substep's folds
-    (built by ``engine.wheel.constants``; defined here, beside the tire they carry, so that
+    (built by ``engine.fourwheel.wheel.constants``; defined here, beside the tire they carry,
+    so that
     the wheel depends on the tire and never the reverse)."""
 
     x: float  # patch position in the body frame (m)
@@ -345,7 +346,8 @@ def forces(
 ) -> TireForces:
     """The ``tire_forces`` stage: hub velocities in each wheel frame and each patch's terms.
     ``friction`` is each wheel's λ (the road's times its surface's), ``rolling`` the
-    rolling-resistance coefficient its surface adds to the tire's own (:mod:`engine.ground`)."""
+    rolling-resistance coefficient its surface adds to the tire's own
+    (:mod:`engine.fourwheel.ground`)."""
     terms = [None, None, None, None]
     v_xs = [0.0, 0.0, 0.0, 0.0]
     v_sys = [0.0, 0.0, 0.0, 0.0]
@@ -402,7 +404,7 @@ def deflect(
     fx = t.p + t.q * omega_n
     fy = t.fy0 + t.damper_y * (uy_n - t.uy) * inv_h
     # (F_x/D_x)² + (F_y/D_y)² > 1 without a division: the damper pushed the force past
-    # what friction allows, so the patch slides (engine.wheel solves it again undamped)
+    # what friction allows, so the patch slides (engine.fourwheel.wheel solves it again undamped)
     dxy = t.dx * t.dy
     beyond = fx * fx * (t.dy * t.dy) + fy * fy * (t.dx * t.dx) > dxy * dxy
     return PatchUpdate(ux_n, uy_n, fx, fy, t.trail_k * fy, slid or beyond)

@@ -6,9 +6,9 @@ Equation of the wheel (inertia I, loaded radius R, substep h):
 
     I·(ω' - ω)/h = T_d - R·F_x' - T_b
 
-where T_d is the drive torque (from :mod:`engine.drive`, later the
+where T_d is the drive torque (from :mod:`engine.fourwheel.drive`, later the
 drivetrain) and F_x' the tire's longitudinal force at the end of the substep.
-The tire force is linear in ω' inside one substep (:mod:`engine.tire`: the
+The tire force is linear in ω' inside one substep (:mod:`engine.fourwheel.tire`: the
 spring part from the deflection at the start, the low-speed damper on the
 implicit deflection rate), ``F_x' = P + Q·ω'``, so
 
@@ -25,17 +25,17 @@ bring ω' to the target (0 for a brake) given all the other torques,
 and if ``|T_req| <= capacity`` the constraint holds: ω' = ω_target exactly
 (the wheel is locked: no overshoot, no chatter between rolling and locked).
 Otherwise ``T_b = ±capacity`` (sign of T_req) and the wheel slips with the
-full capacity (:mod:`engine.constraint`). The clutch and a limited-slip
-differential are the same bounded constraint (:mod:`engine.differential`).
+full capacity (:mod:`engine.fourwheel.constraint`). The clutch and a limited-slip
+differential are the same bounded constraint (:mod:`engine.fourwheel.differential`).
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from skidpad.engine import differential, tire
+from skidpad.engine.fourwheel import differential, tire
+from skidpad.engine.fourwheel.tire import WheelConstants
 from skidpad.engine.state import Field
-from skidpad.engine.tire import WheelConstants
 
 WHEELS = ("FL", "FR", "RL", "RR")
 
@@ -99,7 +99,7 @@ def solve(
 
     ``omega`` are the spins at the start of the substep. ``pinned`` holds
     ``(wheel, ω)`` pairs for wheels whose spin an external host owns
-    (:mod:`engine.host`): they keep that spin, and their patches deflect with it.
+    (:mod:`engine.fourwheel.host`): they keep that spin, and their patches deflect with it.
 
     A patch that slides while its low-speed damper acts (its deflection would pass
     the sliding cap, or the damped force the friction ellipse) is undamped, and all
@@ -151,7 +151,7 @@ def solve(
 
 def slid_damped(t: tire.PatchTerms, slid: bool) -> bool:
     """The patch slid while its low-speed damper acted: it is to be undamped
-    (:func:`engine.tire.sliding`) and every wheel solved again."""
+    (:func:`engine.fourwheel.tire.sliding`) and every wheel solved again."""
     return slid and (t.damper_x != 0.0 or t.damper_y != 0.0)
 
 

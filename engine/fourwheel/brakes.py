@@ -5,7 +5,7 @@
 
 T_max (N·m) is the service brake's total torque at full pedal, ``bias`` its
 front share, T_hb the handbrake's torque per rear wheel. A capacity is the
-bound of the wheel's brake constraint (:mod:`engine.wheel`): the brake
+bound of the wheel's brake constraint (:mod:`engine.fourwheel.wheel`): the brake
 supplies any torque up to it, in whichever sense holds the wheel. The
 drivetrain issue's ABS scales these capacities per substep (never to 0).
 """

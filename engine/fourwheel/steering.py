@@ -23,7 +23,7 @@ cos/sin to 5th order (|δ_c| stays below a degree: the truncation is < 1e-11).
 Steering jacking: the caster of the steering axis lifts the body on one
 side as the wheels steer, a diagonal load transfer ``ΔF_z = J·δ`` onto FL and
 RR, off FR and RL for δ > 0 (J = ``jacking_n_per_rad``; a kart's large caster
-unloads its inner rear wheel this way). Applied in :mod:`engine.load_transfer`.
+unloads its inner rear wheel this way). Applied in :mod:`engine.fourwheel.load_transfer`.
 """
 
 from __future__ import annotations

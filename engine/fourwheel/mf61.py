@@ -2,8 +2,8 @@
 
 The equations are those of Pacejka, *Tire and Vehicle Dynamics*, 3rd ed. (2012), §4.3.2
 (eqs. 4.E1-4.E78) and of the MF-Tyre 6.1 documentation, without turn slip (every ζ = 1)
-and without the overturning moment Mx. Parameters are :class:`~skidpad.engine.tir.
-Mf61Params` (read by :mod:`skidpad.engine.tir`); scaling factors λ (``LFZO``, ``LMUX``,
+and without the overturning moment Mx. Parameters are :class:`~skidpad.engine.fourwheel.tir.
+Mf61Params` (read by :mod:`skidpad.engine.fourwheel.tir`); scaling factors λ (``LFZO``, ``LMUX``,
 ...) are 1 unless the file gives them. This module is standalone: the four-wheel
 substep does not call it yet (ADR 0260).
 
@@ -12,7 +12,7 @@ Axes and signs. The equations are evaluated in the TNO **ISO-W** system of the f
 ``α* = tan α·sgn V_cx = V_sy/|V_cx|``, so a wheel sliding to the left has α* > 0 and, with
 ``PKY1 < 0``, a force to the right;
 inclination γ is the right-hand rotation about x: γ > 0 leans the top of the wheel to
-the right). The engine's slip angle (:mod:`skidpad.engine.tire`) is
+the right). The engine's slip angle (:mod:`skidpad.engine.fourwheel.tire`) is
 ``tan α_e = -V_sy/|V_x|``, so the one conversion, made in :func:`forces`, is
 ``α* = -tan α_e`` (whichever way the wheel rolls). Everything else is shared:
 κ = -V_sx/|V_x| (> 0 driving), F_x > 0 forward, F_y > 0 to the left, M_z > 0
@@ -100,11 +100,11 @@ from __future__ import annotations
 from math import fabs, pi, sqrt
 from typing import NamedTuple
 
+from skidpad.engine.fourwheel.tir import Mf61Params
 from skidpad.engine.smath import exp, pow, tan
 from skidpad.engine.smath.trig import atan_fast as atan
 from skidpad.engine.smath.trig import cos_fast as cos
 from skidpad.engine.smath.trig import sin_fast as sin
-from skidpad.engine.tir import Mf61Params
 
 #: Small guard of the divisions by C·D and by Kyα (MF-Tyre's ε).
 EPS = 1e-6

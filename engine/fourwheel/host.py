@@ -28,7 +28,7 @@ k's tire sees ω[k−1]. Nothing here stores a previous exchange.
 
 **Brakes** stay active in the engine's sense: their capacity is reported,
 and the host applies it as a bounded constraint on its own integration (the
-reference hosts in :mod:`engine.hosts` do), because only the integrator of a
+reference hosts in :mod:`engine.fourwheel.hosts` do), because only the integrator of a
 spin can lock it exactly. The rolling resistance is friction about the axle
 too: a host that integrates T_tire as a plain torque gets it signed by the
 held spin (zero at rest); the reference hosts, like the engine's own wheel
@@ -60,8 +60,8 @@ from __future__ import annotations
 from math import isfinite
 from typing import NamedTuple
 
-from skidpad.engine import differential, tire
 from skidpad.engine.errors import SkidpadError
+from skidpad.engine.fourwheel import differential, tire
 
 WHEELS = ("FL", "FR", "RL", "RR")
 

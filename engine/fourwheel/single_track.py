@@ -2,7 +2,7 @@
 
 The cross-check of the four-wheel model (docs/architecture.md §6; ISO 4138). Both
 wheels of an axle are lumped into one, each tire at its **static** load on
-flat ground, with the four-wheel model's own tire law (:mod:`engine.tire`,
+flat ground, with the four-wheel model's own tire law (:mod:`engine.fourwheel.tire`,
 steady state: deflection = σ·slip), pneumatic trail and front compliance
 steer; no load transfer, no roll, no longitudinal slip.
 
@@ -32,10 +32,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from skidpad.engine import load_transfer, smath, tire
-from skidpad.engine.definition import validate_definition
+from skidpad.engine import smath
 from skidpad.engine.errors import SteadyStateError
-from skidpad.engine.steering import DEG
+from skidpad.engine.fourwheel import load_transfer, tire
+from skidpad.engine.fourwheel.definition import validate_definition
+from skidpad.engine.fourwheel.steering import DEG
 
 G = load_transfer.G
 RAD_TO_DEG_PER_G = G / DEG  # (rad per m/s²) -> (deg per g)

@@ -1,6 +1,6 @@
 """Vehicle definitions: the schema, validation, the presets and the definition hash.
 
-A vehicle definition is plain JSON data (``engine/presets/<name>.json``):
+A vehicle definition is plain JSON data (``engine/fourwheel/presets/<name>.json``):
 nested objects of named numeric parameters in SI units (the unit is part of
 the parameter name: ``_kg``, ``_m``, ``_nm`` = N·m, ``_n_per_m``,
 ``_nm_per_rad``, ``_deg``, ``_mps``, ``_w``, ``_hz``; bare names are
@@ -15,8 +15,8 @@ Geometry conventions (ISO 8855): x forward, y left, z up. The centre of
 gravity (CoG) lies ``mass.cog_to_front_axle_m`` behind the front axle, on
 the centre line. Toe-in is positive. Brake bias is the front share of the
 service brake torque. ``drivetrain`` (power unit, clutch, gearbox, layout)
-is validated by :func:`engine.drive.validate` and the optional ``assists``
-block (all off when absent) by :func:`engine.assists.validate`.
+is validated by :func:`engine.fourwheel.drive.validate` and the optional ``assists``
+block (all off when absent) by :func:`engine.fourwheel.assists.validate`.
 
 :func:`definition_hash` is the 16-hex-digit SHA-256 of the canonical JSON
 (``sort_keys``, separators ``(",", ":")``, ``ensure_ascii=False``, UTF-8) of
@@ -152,12 +152,13 @@ SCHEMA: dict = {
 }
 
 #: Sections with their own validators (structured data: lists, types, optional blocks):
-#: ``drivetrain`` (:func:`engine.drive.validate`) and ``assists`` (:func:`engine.assists.validate`).
+#: ``drivetrain`` (:func:`engine.fourwheel.drive.validate`) and ``assists``
+#: (:func:`engine.fourwheel.assists.validate`).
 _STRUCTURED = ("drivetrain", "assists")
 
 
 def _check_structured(key: str, value: object) -> dict:
-    from skidpad.engine import assists, drive
+    from skidpad.engine.fourwheel import assists, drive
 
     return drive.validate(value, key) if key == "drivetrain" else assists.validate(value, key)
 

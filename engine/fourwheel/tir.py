@@ -8,7 +8,7 @@ A ``.tir`` file is plain text in sections::
 
 where a value is a decimal number (``1.75e+005``) or a single-quoted string
 (``'LEFT'``). :func:`parse_tir` reads the text of one file into :class:`Mf61Params`, the
-parameters of the Magic Formula 6.1 model of :mod:`skidpad.engine.mf61`; :func:`read_tir`
+parameters of the Magic Formula 6.1 model of :mod:`skidpad.engine.fourwheel.mf61`; :func:`read_tir`
 reads a file from disk first (bounded, regular files only). :func:`to_mapping` and
 :func:`from_mapping` give the flat form a definition will embed (ADR 0260), checked on the
 way back exactly like a file.
@@ -25,7 +25,7 @@ NaN, infinity, a number that overflows, a numeric literal longer than
 
 Numbers are parsed exactly: the literal is checked against a decimal grammar and then
 given to ``float()``, which rounds correctly in every runtime; strict-float applies to
-the arithmetic done with them afterwards (:mod:`skidpad.engine.mf61`).
+the arithmetic done with them afterwards (:mod:`skidpad.engine.fourwheel.mf61`).
 
 Sections the model reads are checked key by key (:data:`COEFFICIENT_SECTIONS`); the
 descriptive sections (``[MDI_HEADER]``, ``[INERTIA]``, ``[OVERTURNING_COEFFICIENTS]``,
@@ -67,7 +67,7 @@ class TirError(SkidpadError, ValueError):
 class Mf61Params(NamedTuple):
     """The parameters of one MF 6.1 tire, as read from its ``.tir`` file (SI units).
 
-    Field names are the file's keys, so :mod:`skidpad.engine.mf61` reads like the
+    Field names are the file's keys, so :mod:`skidpad.engine.fourwheel.mf61` reads like the
     MF-Tyre equations. Optional descriptive values absent from the file are ``None``.
     """
 
