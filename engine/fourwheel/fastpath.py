@@ -791,30 +791,36 @@ def _probe_substep(store: str, load: str) -> str:
 _PARAMETERS = frozenset({"sim", "host", "n", "probe"})
 
 
-def _bind_hot_first(hot_text: str, sub: str, head: str) -> str:
-    """A block that is never run, naming the locals of the substep (assigned in ``sub`` or in
-    the host step's ``head``) in order of use in ``hot_text`` (the substep without its rare
-    parts), most used first. Kept by text (:func:`_memo`): simulations of a definition ask
-    with the same text, and reading it takes half of a warm build."""
-    key = (_bind_hot_first, hot_text, sub, head)
-    return _memo(key, lambda: _bind_hot_first_of(hot_text, sub, head))
+def _bind_hot_first(hot_text: str, head: str) -> str:
+    """A block that is never run, naming the locals of the substep (assigned in ``hot_text``,
+    the substep without its rare re-solves, which assign nothing it does not, or in the host
+    step's ``head``) in order of use in ``hot_text``, most used first. Kept by text
+    (:func:`_memo`): simulations of a definition ask with the same text, and reading it takes
+    a third of a warm build."""
+    key = (_bind_hot_first, hot_text, head)
+    return _memo(key, lambda: _bind_hot_first_of(hot_text, head))
 
 
-def _names(tree: ast.AST, stored: bool) -> Iterable[str]:
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and (not stored or isinstance(node.ctx, ast.Store)):
-            yield node.id
+def _stored_names(tree: ast.AST) -> set:
+    return {
+        node.id
+        for node in ast.walk(tree)
+        if node.__class__ is ast.Name and node.ctx.__class__ is ast.Store
+    }
 
 
-def _bind_hot_first_of(hot_text: str, sub: str, head: str) -> str:
+def _bind_hot_first_of(hot_text: str, head: str) -> str:
     # the head's loop is given a body, and its ``try`` a handler, so that it parses alone
     head_tree = parse_source(head + " " * 12 + "pass\n    except BaseException:\n        raise\n")
-    assigned = {*_names(parse_source(sub), True), *_names(head_tree, True)} - _PARAMETERS
     counts: dict = {}
-    for name in _names(parse_source(hot_text), False):
-        if name in assigned:
+    stored = _stored_names(head_tree)
+    for node in ast.walk(parse_source(hot_text)):  # (one walk: the text is long)
+        if node.__class__ is ast.Name:
+            name = node.id
             counts[name] = counts.get(name, 0) + 1
-    hot = sorted(counts, key=lambda name: (-counts[name], name))
+            if node.ctx.__class__ is ast.Store:
+                stored.add(name)
+    hot = sorted(stored.intersection(counts) - _PARAMETERS, key=lambda n: (-counts[n], n))
     lines = [" = ".join(hot[k : k + 12]) + " = None" for k in range(0, len(hot), 12)]
     return "    if False:\n" + "\n".join("        " + line for line in lines)
 
@@ -890,7 +896,7 @@ def source(sim: object, probed: bool = False) -> str:
     return (
         HEAD.format(
             load=load,
-            bind=_bind_hot_first(hot_text, sub, head),
+            bind=_bind_hot_first(hot_text, head),
             probe_param=tap(", probe"),
         )
         + _indent(sub, 12)
