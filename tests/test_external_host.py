@@ -1,6 +1,6 @@
 """The external-host contract (engine.fourwheel.host), the reference hosts
-(engine.fourwheel.hosts), host
-recordings and the loop analysis (scenarios.host_loop), issue 18.
+(engine.fourwheel.hosts), host recordings and the loop analysis (scenarios.host_loop),
+issue 18.
 
 Every check can fail: the delay test plants an extra delay and sees it; the
 alarm test has a quiet case; the torque-mode test switches the mode off and

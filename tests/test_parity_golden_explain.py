@@ -1,9 +1,9 @@
 """A mismatch against the golden hashes is explained from the run of the runtime that mismatched.
 
 A copy of the sources with one constant moved by one ulp (``engine/fourwheel/aero.py``) is
-built into a
-wheel; the harness runs that wheel in CPython 3.11 and in Pyodide under Node on one short
-recording blessed from the working tree. Each runtime then has to explain its own mismatch:
+built into a wheel; the harness runs that wheel in CPython 3.11 and in Pyodide under Node on
+one short recording blessed from the working tree. Each runtime then has to explain its own
+mismatch:
 the first differing host step, substep, fields and stage, exactly what a direct diff of
 ``skidpad replay --trace`` in the two source trees gives, and which code each side ran. When
 every runtime agrees but the golden file is stale (blessed from the perturbed physics), the

@@ -6,11 +6,10 @@ bits (ADR 0230).
 Families: the CommonRoad tire (``tire.combined_forces`` and ``shift_weight``), the MB
 derivative (``mb.derivatives_ext``, its slips and the input constraints, with the tire
 inlined) and the four-wheel fast path's derived part: its tire shape
-(``engine.fourwheel.tire.shape``,
-ADR 0231) and the functions of the stages it derives whole (steering, load transfer, body,
-suspension, compliance; ADR 0232), each checked through whole fast-path host steps against
-the readable stages. Each
-mutation is drawn from every float operation of one function, with a fixed seed, the
+(``engine.fourwheel.tire.shape``, ADR 0231) and the functions of the stages it derives
+whole (steering, load transfer, body, suspension, compliance, the wheel solve; ADR 0232,
+ADR 0237), each checked through whole fast-path host steps against the readable stages.
+Each mutation is drawn from every float operation of one function, with a fixed seed, the
 families in turn. The suite runs a sample (``SUITE_SAMPLE`` mutations);
 ``SKIDPAD_MUTATIONS=all`` (``nox -s mutations``) runs ``FULL_SAMPLE``.
 """
@@ -208,9 +207,9 @@ def compare_paths(drive, new, real) -> tuple[int, int]:
 def fourwheel_family(target, site, rng: random.Random) -> tuple[int, int]:
     """As ``tire_family``, for one mutation of the four-wheel tire's shape: the mutant in
     place of ``engine.fourwheel.tire.shape`` for both paths (the readable stages call it, the
-    fast path
-    specialises it), whole host steps compared bit for bit. The declared non-negative kernel
-    arguments are a proof about the unmutated text, so the mutant claims none."""
+    fast path specialises it), whole host steps compared bit for bit. The declared
+    non-negative kernel arguments are a proof about the unmutated text, so the mutant claims
+    none."""
     from skidpad.engine.fourwheel.definition import load_preset
 
     d = load_preset(rng.choice(FW_PRESETS))

@@ -24,16 +24,15 @@ returns the values the probe sees under its name:
 3. ``tire_forces``: hub velocities in each wheel frame; the spring force of
    each deflected contact patch (:mod:`engine.fourwheel.tire`).
 4. ``assists`` (:mod:`engine.fourwheel.assists`, stateless): stability control adds a brake
-   torque to
-   one wheel's capacity and a throttle cut, ABS scales each brake capacity, traction control
-   scales the throttle.
+   torque to one wheel's capacity and a throttle cut, ABS scales each brake capacity,
+   traction control scales the throttle.
 5. ``drivetrain``: the gearbox (:mod:`engine.fourwheel.gearbox`), the power unit's torque
    (:mod:`engine.fourwheel.powertrain`), the clutch capacity (:mod:`engine.fourwheel.clutch`).
 6. ``wheel_solve``: the coupled solve of power unit, clutch, differentials and the four
    wheels, each wheel with the implicit relaxation + damping of its patch and its bounded
    brake/rolling-resistance constraint (:mod:`engine.fourwheel.differential`,
-   :mod:`engine.fourwheel.wheel`);
-   then the deflection update and its saturation at the sliding slip.
+   :mod:`engine.fourwheel.wheel`); then the deflection update and its saturation at the
+   sliding slip.
 7. ``steering_compliance``: the compliance steer of the front wheels under their aligning
    torques (:mod:`engine.fourwheel.steering`).
 8. ``body_integration``: Newton–Euler for the body (semi-implicit Euler,

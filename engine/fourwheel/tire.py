@@ -122,8 +122,7 @@ class TireConstants(NamedTuple):
 class WheelConstants(NamedTuple):
     """One wheel's constants: contact-patch position, tire, inertia and the substep's folds
     (built by ``engine.fourwheel.wheel.constants``; defined here, beside the tire they carry,
-    so that
-    the wheel depends on the tire and never the reverse)."""
+    so that the wheel depends on the tire and never the reverse)."""
 
     x: float  # patch position in the body frame (m)
     y: float
