@@ -31,6 +31,8 @@ construction:
   known assign that item's variable, with ``i`` known only when it runs a chain of tests
   on ``i`` picks it (or raises ``IndexError``, as the list would); ``tuple(x)`` is a record
   of the items' values at that point;
+* **copy a record with fields replaced**: ``r._replace(field=v)`` of a record value is the
+  same record with ``field``'s value ``v`` (no call; ``_replace`` of anything else is refused);
 * **merge a record across the arms of a branch**: a tuple or record bound before a branch
   whose test is not known, and bound again inside it to a tuple or record of the same
   shape, is kept as one variable per field, assigned in the arm that rebinds it;
