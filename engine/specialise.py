@@ -921,6 +921,8 @@ class _Scope:
     def _bind(self, target: ast.expr, v: K | Agg | ast.expr) -> list:
         if isinstance(target, ast.Subscript):
             return self._store_item(target, None, v)
+        if isinstance(target, ast.Attribute):
+            return self._store_field(target, v)
         if isinstance(target, ast.Name):
             if target.id == RESULT and self.tuple_result is not None:
                 return self._bind_tuple_result(v)
@@ -989,6 +991,29 @@ class _Scope:
             elts = [ast.Name(self.name_of(e.id), ast.Store()) for e in target.elts]
             return [ast.Assign([ast.Tuple(elts, ast.Store())], self.expr(v, "t"))]
         raise Unsupported(f"{self.fn.__qualname__}: assignment to {ast.dump(target)[:40]}")
+
+    def _store_field(self, target: ast.Attribute, v: K | Agg | ast.expr) -> list:
+        """``record.field = v`` of a record the specialised function was given
+        (:func:`specialise`'s ``bound``): the record stands for the same fields with this one
+        replaced, ``v`` settled in a name of its own. Only in the function's own body, outside
+        branches: the caller reads the record's final fields (:attr:`Specialised.records`)."""
+        base = target.value
+        record = self.records.get(base.id) if isinstance(base, ast.Name) else None
+        if not (
+            isinstance(record, Agg)
+            and _is_record_class(record.cls)
+            and target.attr in record.cls._fields
+            and self.level == 0
+            and self.depth == 0
+        ):
+            raise Unsupported(f"{self.fn.__qualname__}: a store to {ast.unparse(target)}")
+        index = record.cls._fields.index(target.attr)
+        if isinstance(v, Maybe):
+            raise Unsupported(f"{self.fn.__qualname__}: {target.attr} stored maybe None")
+        out, settled = self._settle(Agg(None, (v,)), f"{base.id}_{target.attr}")
+        items = record.items[:index] + settled.items + record.items[index + 1 :]
+        self.records[base.id] = Agg(record.cls, items)
+        return out
 
     def _bind_record(self, local: str, v: Agg) -> list:
         """``local = v`` for a record value: its fields settled, ``local`` stands for them
@@ -2204,6 +2229,9 @@ class Specialised(NamedTuple):
     #: :class:`K`, an :class:`Agg` (a record whose fields are names of the text), a
     #: :class:`Maybe` or an expression; what a caller splicing :meth:`body_text` reads
     returned: object = None
+    #: each parameter bound to a record (:class:`Agg`) as the body leaves it: its fields after
+    #: the body's stores (``record.field = value``), names of the text or the caller's
+    records: dict = {}  # noqa: RUF012 -- a NamedTuple's default, never changed
 
     @property
     def text(self) -> str:
@@ -2246,7 +2274,12 @@ def specialise(
     unit.used.add(name)
     params = []
     for p in parsed.args:
-        if p in bound:
+        if isinstance(bound.get(p), Agg):  # a record of the caller's values
+            given = _names_read(bound[p])
+            unit.used.update(given)
+            unit.stable.update(given)
+            scope.records[p] = bound[p]
+        elif p in bound:
             scope.env[p] = K(bound[p], p)
         else:
             params.append(ast.arg(p))
@@ -2255,7 +2288,17 @@ def specialise(
         scope.names.setdefault(local, local)
     unit.stable.update(p.arg for p in params if p.arg not in parsed.reassigned)
     names: dict = {}  # the names of each statement, found once for both passes
-    body = _coalesce(_tidy(scope.block(parsed.body), unit, names), parsed.assigned, names)
+    body = scope.block(parsed.body)
+    records = {p: scope.records[p] for p in parsed.args if isinstance(bound.get(p), Agg)}
+    # the records' final fields are read after the body: a marker reads them while it is
+    # tidied, so none of them is dropped or renamed
+    marker = ast.Expr(ast.Tuple([ast.Name(n, ast.Load()) for n in sorted(
+        set().union(*(_names_read(r) for r in records.values()))
+    )], ast.Load()))  # fmt: skip
+    if records:
+        body.append(marker)
+    body = _coalesce(_tidy(body, unit, names), parsed.assigned, names)
+    body = [st for st in body if st is not marker]
     if doc:
         body.insert(0, ast.Expr(ast.Constant(doc)))
     fdef = ast.FunctionDef(
@@ -2267,7 +2310,7 @@ def specialise(
         type_params=[],
     )
     module = ast.Module(body=[fdef], type_ignores=[])
-    return Specialised(name, module, unit.globals, unit.returned)
+    return Specialised(name, module, unit.globals, unit.returned, records)
 
 
 class _Positions:

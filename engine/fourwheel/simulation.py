@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from operator import attrgetter
 from typing import NamedTuple
 
 from skidpad.engine import smath
@@ -127,6 +128,9 @@ from skidpad.engine.fourwheel.vehicle_layout import (  # noqa: E402,F401  (re-ex
     LAYOUT,
     LAYOUT_VERSION,
     WHEELS,
+    SubstepStart,
+    substep_start,
+    write_start,
 )
 from skidpad.engine.state import NonFiniteStateError, StepArithmeticError
 from skidpad.engine.ticks import substeps_in_step
@@ -502,7 +506,7 @@ class Simulation:
     def _substep(self, probe: object) -> None:
         """One substep: the :data:`STAGES` in order, over the state at its start."""
         st = self.state
-        start = _start(st)
+        start = substep_start(st)
         out = Produced()
         for stage in STAGES:
             values = stage.function(self, start, out)
@@ -590,48 +594,6 @@ class Simulation:
 __all__ = ["Simulation", "LAYOUT", "LAYOUT_VERSION", "CHANNELS", "INITIAL_KEYS"]
 
 
-class SubstepStart(NamedTuple):
-    """The state at a substep's start, by name (what every stage reads of it)."""
-
-    x: float
-    y: float
-    yaw: float
-    heading_c: float
-    heading_s: float
-    vx: float
-    vy: float
-    r: float
-    ax: float  # the previous substep's specific force
-    ay: float
-    roll: float
-    roll_rate: float
-    pitch: float
-    pitch_rate: float
-    dc_fl: float  # compliance steer, front wheels
-    dc_fr: float
-    omega: tuple  # wheel spins FL FR RL RR
-    ux: tuple  # contact-patch deflections
-    uy: tuple
-    throttle: float
-    engine: float
-    gear: int
-    shift: int
-    shift_up: int
-    last_request: int
-
-
-def _start(st: list) -> SubstepStart:
-    return SubstepStart(
-        st[I_X], st[I_Y], st[I_YAW], st[I_HC], st[I_HS], st[I_VX], st[I_VY], st[I_R],
-        st[I_AX], st[I_AY], st[I_ROLL], st[I_ROLL_RATE], st[I_PITCH], st[I_PITCH_RATE],
-        st[I_DC_FL], st[I_DC_FR],
-        (st[I_OMEGA[0]], st[I_OMEGA[1]], st[I_OMEGA[2]], st[I_OMEGA[3]]),
-        (st[I_UX[0]], st[I_UX[1]], st[I_UX[2]], st[I_UX[3]]),
-        (st[I_UY[0]], st[I_UY[1]], st[I_UY[2]], st[I_UY[3]]),
-        st[I_THROTTLE], st[I_ENGINE], st[I_GEAR], st[I_SHIFT], st[I_SHIFT_UP], st[I_LAST_REQ],
-    )  # fmt: skip
-
-
 class Produced:
     """What the stages of one substep produce, by name, each set by the stage that owns it."""
 
@@ -654,7 +616,7 @@ def _steering(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
     """Road-wheel angles: the host step's geometry (the steering assist may cap it) rotated
     by the compliance steer (:mod:`engine.fourwheel.steering`)."""
     out.geo = sim.steering_assist(s.vx, s.vy)
-    f = out.frames = steering.wheel_frames(out.geo.angles, s.dc_fl, s.dc_fr)
+    f = out.frames = steering.wheel_frames(out.geo.angles, s.compliance[0], s.compliance[1])
     return f.angle + f.cos + f.sin  # the frames later stages read, reported
 
 
@@ -673,7 +635,7 @@ def _tire_forces(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
     f, g = out.frames, out.ground
     friction, rolling = g[:4], g[4:]
     tf = tire.forces(
-        sim.wheels, f.cos, f.sin, s.vx, s.vy, s.r, s.omega, s.ux, s.uy, out.loads.fz,
+        sim.wheels, f.cos, f.sin, s.vx, s.vy, s.yaw_rate, s.omega, s.ux, s.uy, out.loads.fz,
         friction, rolling, sim.host.capacities, sim.h,
     )  # fmt: skip
     link = sim.host_link
@@ -687,7 +649,7 @@ def _assists(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
     """Stability control, ABS, traction control (:mod:`engine.fourwheel.assists`, stateless)."""
     host = sim.host
     act = out.act = assists.apply(
-        sim.assist_k, host.abs_on, host.tc_on, host.esc_on, s.vx, s.vy, s.r,
+        sim.assist_k, host.abs_on, host.tc_on, host.esc_on, s.vx, s.vy, s.yaw_rate,
         out.geo.tan_delta_over_l, sim.radii, s.omega, out.tf.v_x, sim.driven, out.tf.capacity,
     )  # fmt: skip
     extra = (act.tc_scale, act.esc_yaw_error, act.esc_torque, act.esc_throttle)
@@ -698,9 +660,9 @@ def _drivetrain(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
     """Gearbox, power unit torque and clutch capacity (:mod:`engine.fourwheel.drive`)."""
     host = sim.host
     dt = out.dt = drive.drivetrain(
-        sim.drive_k, s.gear, s.shift, s.shift_up, s.last_request, host.gear_request, s.omega,
-        host.pedal, host.braking, out.act.tc_scale, out.act.esc_throttle, s.throttle, s.engine,
-        sim.h,
+        sim.drive_k, s.gear, s.shift_ticks, s.shift_up, s.last_request, host.gear_request,
+        s.omega, host.pedal, host.braking, out.act.tc_scale, out.act.esc_throttle, s.throttle,
+        s.engine_omega, sim.h,
     )  # fmt: skip
     return (dt.engine_torque, dt.ratio, float(dt.gear), dt.clutch_capacity, dt.throttle)
 
@@ -712,13 +674,13 @@ def _wheel_solve(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
     tf = out.tf._replace(capacity=out.act.capacity)
     if link is None:
         ws = wheel.solve(
-            sim.wheels, sim.drive_k.layout, tf, s.omega, dt.ratio, dt.efficiency, s.engine,
+            sim.wheels, sim.drive_k.layout, tf, s.omega, dt.ratio, dt.efficiency, s.engine_omega,
             dt.engine_torque, sim.engine_inertia, dt.clutch_capacity, sim.drive_k.motor, sim.h,
             sim.inv_h,
         )  # fmt: skip
     else:  # the engine's driveline drives only the wheels it still owns
         ws = wheel.solve(
-            sim.wheels, link.layout, tf, s.omega, dt.ratio, dt.efficiency, s.engine,
+            sim.wheels, link.layout, tf, s.omega, dt.ratio, dt.efficiency, s.engine_omega,
             dt.engine_torque, sim.engine_inertia,
             dt.clutch_capacity if link.engine_drives else 0.0, sim.drive_k.motor, sim.h,
             sim.inv_h, external.pinned(link, s.omega),
@@ -735,8 +697,8 @@ def _steering_compliance(sim: Simulation, s: SubstepStart, out: Produced) -> tup
     """The compliance steer of the front wheels under their aligning torques."""
     mz = out.ws.mz
     out.dc = (
-        steering.update_compliance(sim.steer_k, s.dc_fl, mz[0], sim.h),
-        steering.update_compliance(sim.steer_k, s.dc_fr, mz[1], sim.h),
+        steering.update_compliance(sim.steer_k, s.compliance[0], mz[0], sim.h),
+        steering.update_compliance(sim.steer_k, s.compliance[1], mz[1], sim.h),
     )
     return out.dc
 
@@ -744,7 +706,7 @@ def _steering_compliance(sim: Simulation, s: SubstepStart, out: Produced) -> tup
 def _body_integration(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
     """Newton-Euler for the body, semi-implicit Euler (:mod:`engine.fourwheel.body`)."""
     f, ws = out.frames, out.ws
-    state = body.BodyState(s.x, s.y, s.yaw, s.heading_c, s.heading_s, s.vx, s.vy, s.r)
+    state = body.BodyState(s.x, s.y, s.yaw, s.heading_c, s.heading_s, s.vx, s.vy, s.yaw_rate)
     patch = body.PatchForces(ws.fx, ws.fy, ws.mz)
     bd = out.bd = body.integrate(sim.body_k, f.cos, f.sin, patch, out.loads.drag, state)
     return (bd.ax, bd.ay, bd.dr)
@@ -805,17 +767,39 @@ def _derived(out: Produced, sa: float) -> Derived:
     )
 
 
+#: Where each field of the state (:data:`engine.fourwheel.vehicle_layout.START`) finds its value
+#: after the substep: the record and field of :class:`Produced` that holds it. A stage that
+#: makes a new state field registers it here (docs/architecture.md).
+NEW_STATE = {
+    "x": "bd.x",
+    "y": "bd.y",
+    "yaw": "bd.yaw",
+    "heading_c": "bd.heading_c",
+    "heading_s": "bd.heading_s",
+    "vx": "bd.vx",
+    "vy": "bd.vy",
+    "yaw_rate": "bd.yaw_rate",
+    "ax": "bd.ax",
+    "ay": "bd.ay",
+    "roll": "sus.roll",
+    "roll_rate": "sus.roll_rate",
+    "pitch": "sus.pitch",
+    "pitch_rate": "sus.pitch_rate",
+    "compliance": "dc",
+    "omega": "ws.omega",
+    "ux": "ws.ux",
+    "uy": "ws.uy",
+    "throttle": "dt.throttle",
+    "engine_omega": "ws.engine_omega",
+    "gear": "dt.gear",
+    "shift_ticks": "dt.shift_ticks",
+    "shift_up": "dt.shift_up",
+    "last_request": "dt.last_request",
+}
+if sorted(NEW_STATE) != sorted(SubstepStart._fields):
+    raise ImportError(f"NEW_STATE names {sorted(NEW_STATE)}, the state {SubstepStart._fields}")
+_NEW_VALUES = attrgetter(*(NEW_STATE[field] for field in SubstepStart._fields))
+
+
 def _write_state(st: list, out: Produced) -> None:
-    bd, ws, dt = out.bd, out.ws, out.dt
-    st[I_X], st[I_Y], st[I_YAW] = bd.x, bd.y, bd.yaw
-    st[I_HC], st[I_HS] = bd.heading_c, bd.heading_s
-    st[I_VX], st[I_VY], st[I_R], st[I_AX], st[I_AY] = bd.vx, bd.vy, bd.yaw_rate, bd.ax, bd.ay
-    st[I_ROLL], st[I_ROLL_RATE], st[I_PITCH], st[I_PITCH_RATE] = out.sus
-    st[I_DC_FL], st[I_DC_FR] = out.dc
-    for i in range(4):
-        st[I_OMEGA[i]] = ws.omega[i]
-        st[I_UX[i]] = ws.ux[i]
-        st[I_UY[i]] = ws.uy[i]
-    st[I_THROTTLE], st[I_ENGINE] = dt.throttle, ws.engine_omega
-    st[I_GEAR], st[I_SHIFT] = dt.gear, dt.shift_ticks
-    st[I_SHIFT_UP], st[I_LAST_REQ] = dt.shift_up, dt.last_request
+    write_start(st, _NEW_VALUES(out))

@@ -55,6 +55,15 @@ def folded(c: dict, g: float) -> SuspensionConstants:
     )
 
 
+class SuspensionState(NamedTuple):
+    """Roll and pitch after a substep (the ``suspension.*`` fields of the state)."""
+
+    roll: float
+    roll_rate: float
+    pitch: float
+    pitch_rate: float
+
+
 def step(
     k: SuspensionConstants,
     h: float,
@@ -64,8 +73,8 @@ def step(
     roll_rate: float,
     pitch: float,
     pitch_rate: float,
-) -> tuple[float, float, float, float]:
-    """(roll, roll_rate, pitch, pitch_rate) after one substep of length ``h``."""
+) -> SuspensionState:
+    """Roll and pitch after one substep of length ``h``."""
     roll_rate = roll_rate + h * (
         k.roll_per_fy * fy - k.roll_stiffness * roll - k.roll_damping * roll_rate
     )
@@ -75,7 +84,7 @@ def step(
         -mx * fx - k.pitch_stiffness * pitch - k.pitch_damping * pitch_rate
     )
     pitch = pitch + h * pitch_rate
-    return roll, roll_rate, pitch, pitch_rate
+    return SuspensionState(roll, roll_rate, pitch, pitch_rate)
 
 
 def equilibrium(k: SuspensionConstants, fx: float, fy: float) -> tuple[float, float]:

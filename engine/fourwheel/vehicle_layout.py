@@ -1,8 +1,9 @@
 """The vehicle's state layout: one fixed, named layout for every preset (ADR 0039).
 
 Built from each subsystem's ``FIELDS`` in this order: ``body``, ``suspension``,
-``steer``, ``wheel``, ``tire``, ``drivetrain``. The ``I_*`` constants are the
-slots the hot path indexes; everything else speaks in names. Bump
+``steer``, ``wheel``, ``tire``, ``drivetrain``. :class:`SubstepStart` is the state as
+the stages read it, built from the layout alone (:data:`START`); the ``I_*`` constants are
+slots some callers index; everything else speaks in names. Bump
 :data:`LAYOUT_VERSION` whenever fields, order or meaning change. Version 2:
 the drivetrain (:mod:`engine.fourwheel.drive`) replaced the provisional ``drive``
 group with ``drivetrain.throttle``, ``drivetrain.engine_omega`` and the
@@ -10,6 +11,8 @@ gearbox's integer state (ADR 0070).
 """
 
 from __future__ import annotations
+
+from collections import namedtuple
 
 from skidpad.engine.fourwheel import body, drive, steering, suspension, tire, wheel
 from skidpad.engine.state import StateLayout
@@ -51,3 +54,55 @@ I_GEAR = _I["drivetrain.gear"]
 I_SHIFT = _I["drivetrain.shift_ticks"]
 I_SHIFT_UP = _I["drivetrain.shift_up"]
 I_LAST_REQ = _I["drivetrain.last_request"]
+
+
+def _start_fields(names: tuple) -> tuple:
+    """Each field of :class:`SubstepStart`: the last part of a layout name (``body.vx`` ->
+    ``vx``), and its slot; a name per wheel (``tire.FL.ux``) is one field over the wheels it
+    names (``ux``: a tuple of slots, FL FR RL RR from the first on)."""
+    fields: dict = {}
+    for index, name in enumerate(names):
+        parts = name.split(".")
+        if len(parts) == 3 and parts[1] in WHEELS:
+            slots = fields.setdefault(parts[2], {})
+            if not isinstance(slots, dict):
+                raise ValueError(f"state field {name}: {parts[2]} is also a field of its own")
+            slots[WHEELS.index(parts[1])] = index
+        elif len(parts) == 2 and parts[1] not in fields:
+            fields[parts[1]] = index
+        else:
+            raise ValueError(f"state field {name}: not group.name or group.wheel.name, or taken")
+    out = []
+    for field, slot in fields.items():
+        if isinstance(slot, dict):
+            if sorted(slot) != list(range(len(slot))):
+                raise ValueError(f"state field {field}: its wheels are not FL, FR, ... in order")
+            slot = tuple(slot[i] for i in range(len(slot)))
+        out.append((field, slot))
+    return tuple(out)
+
+
+#: The fields of the state at a substep's start, each ``(name, slot)``: a slot of the layout,
+#: or a tuple of them (one per wheel). A field a subsystem adds to its ``FIELDS`` is here.
+START = _start_fields(LAYOUT.names)
+
+SubstepStart = namedtuple("SubstepStart", [field for field, _ in START])
+SubstepStart.__doc__ = """The state at a substep's start, by name: what every stage reads of it
+(:data:`START`; a per-wheel field is a tuple, FL FR RL RR)."""
+
+
+def substep_start(st: list) -> SubstepStart:
+    """The state ``st`` as the stages read it."""
+    return SubstepStart._make(
+        st[slot] if slot.__class__ is int else tuple([st[i] for i in slot]) for _, slot in START
+    )
+
+
+def write_start(st: list, new: tuple) -> None:
+    """Store ``new`` (the fields of :class:`SubstepStart`, in order) into the state ``st``."""
+    for (_, slot), value in zip(START, new, strict=True):
+        if slot.__class__ is int:
+            st[slot] = value
+        else:
+            for i, v in zip(slot, value, strict=True):
+                st[i] = v
