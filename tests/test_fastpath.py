@@ -145,7 +145,7 @@ PLANTS = {
     "assists": ("cap0", "# assists"),  # the ABS's scaling of a brake capacity
     "drivetrain": "theta_n",
     "wheel_solve": "uxn0",
-    "steering_compliance": "dc_fr",
+    "steering_compliance": "compliance1",
     "body_integration": "fxs",
     "suspension": "roll_rate",
 }

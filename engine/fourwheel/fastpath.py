@@ -48,34 +48,7 @@ from skidpad.engine.fourwheel import (
     wheel,
 )
 from skidpad.engine.fourwheel.telemetry import Derived
-from skidpad.engine.fourwheel.vehicle_layout import (
-    I_AX,
-    I_AY,
-    I_DC_FL,
-    I_DC_FR,
-    I_ENGINE,
-    I_GEAR,
-    I_HC,
-    I_HS,
-    I_LAST_REQ,
-    I_OMEGA,
-    I_PITCH,
-    I_PITCH_RATE,
-    I_R,
-    I_ROLL,
-    I_ROLL_RATE,
-    I_SHIFT,
-    I_SHIFT_UP,
-    I_THROTTLE,
-    I_UX,
-    I_UY,
-    I_VX,
-    I_VY,
-    I_X,
-    I_Y,
-    I_YAW,
-    LAYOUT,
-)
+from skidpad.engine.fourwheel.vehicle_layout import LAYOUT, START
 from skidpad.engine.smath import kernels
 from skidpad.engine.specialise import (  # noqa: F401  (Unfoldable: re-exported)
     AST_LOCK,
@@ -104,41 +77,21 @@ def num(v: float | int) -> str:
 
 
 # The state slots, as (local variable, layout index): loaded at the start of a host step,
-# written back at its end.
+# written back at its end. Each is named as the field of the state at a substep's start
+# (vehicle_layout.START), a per-wheel field's with the wheel's index appended.
 def _slots() -> tuple:
-    out = [
-        ("x", I_X),
-        ("y", I_Y),
-        ("yaw", I_YAW),
-        ("hc", I_HC),
-        ("hs", I_HS),
-        ("vx", I_VX),
-        ("vy", I_VY),
-        ("r", I_R),
-        ("ax", I_AX),
-        ("ay", I_AY),
-        ("roll", I_ROLL),
-        ("roll_rate", I_ROLL_RATE),
-        ("pitch", I_PITCH),
-        ("pitch_rate", I_PITCH_RATE),
-        ("dc_fl", I_DC_FL),
-        ("dc_fr", I_DC_FR),
-    ]
-    for i in WHEELS:
-        out += [(f"w{i}", I_OMEGA[i]), (f"ux{i}", I_UX[i]), (f"uy{i}", I_UY[i])]
-    out += [
-        ("theta", I_THROTTLE),
-        ("w_e", I_ENGINE),
-        ("gear", I_GEAR),
-        ("shift", I_SHIFT),
-        ("shift_up", I_SHIFT_UP),
-        ("last_req", I_LAST_REQ),
-    ]
+    out: list = []
+    for field, slot in START:
+        if isinstance(slot, int):
+            out.append((field, slot))
+        else:
+            out += [(f"{field}{i}", index) for i, index in enumerate(slot)]
     return tuple(out)
 
 
 SLOTS = _slots()
-INT_SLOTS = ("gear", "shift", "shift_up", "last_req")
+#: the slots that hold integers (the rest are floats, checked finite after each substep)
+INT_SLOTS = tuple(name for name, index in SLOTS if LAYOUT.kinds[index] != "f")
 
 
 def _indent(text: str, n: int) -> str:
@@ -222,13 +175,13 @@ def _assist_of(
 def _frames_of(
     d_fl: float, c_fl: float, s_fl: float, d_fr: float, c_fr: float, s_fr: float,
     d_rl: float, c2: float, s2: float, d_rr: float, c3: float, s3: float,
-    dc_fl: float, dc_fr: float,
+    compliance0: float, compliance1: float,
 ) -> float:  # fmt: skip
     fl = steering.WheelAngle(d_fl, c_fl, s_fl)
     fr = steering.WheelAngle(d_fr, c_fr, s_fr)
     rl = steering.WheelAngle(d_rl, c2, s2)
     rr = steering.WheelAngle(d_rr, c3, s3)
-    f = steering.wheel_frames((fl, fr, rl, rr), dc_fl, dc_fr)
+    f = steering.wheel_frames((fl, fr, rl, rr), compliance0, compliance1)
     c0, c1, c2, c3 = f.cos
     s0, s1, s2, s3 = f.sin
     return c0
@@ -238,16 +191,17 @@ def _body_of(
     k: object, c0: float, c1: float, c2: float, c3: float, s0: float, s1: float, s2: float,
     s3: float, fx0: float, fx1: float, fx2: float, fx3: float, fy0: float, fy1: float,
     fy2: float, fy3: float, mz0: float, mz1: float, mz2: float, mz3: float, drag: float,
-    x: float, y: float, yaw: float, hc: float, hs: float, vx: float, vy: float, r: float,
+    x: float, y: float, yaw: float, heading_c: float, heading_s: float, vx: float, vy: float,
+    yaw_rate: float,
 ) -> tuple:  # fmt: skip
     patch = body.PatchForces((fx0, fx1, fx2, fx3), (fy0, fy1, fy2, fy3), (mz0, mz1, mz2, mz3))
-    state = body.BodyState(x, y, yaw, hc, hs, vx, vy, r)
+    state = body.BodyState(x, y, yaw, heading_c, heading_s, vx, vy, yaw_rate)
     bd = body.integrate(k, (c0, c1, c2, c3), (s0, s1, s2, s3), patch, drag, state)
     x = bd.x
     y = bd.y
     yaw = bd.yaw
-    hc = bd.heading_c
-    hs = bd.heading_s
+    heading_c = bd.heading_c
+    heading_s = bd.heading_s
     vx_n = bd.vx
     vy_n = bd.vy
     r_n = bd.yaw_rate
@@ -257,17 +211,18 @@ def _body_of(
     dvy = bd.dvy
     dr = bd.dr
     # the names the rest of the substep reads (the final return is not part of the text)
-    return (x, y, yaw, hc, hs, vx_n, vy_n, r_n, fxs, fys, dvx, dvy, dr)
+    return (x, y, yaw, heading_c, heading_s, vx_n, vy_n, r_n, fxs, fys, dvx, dvy, dr)
 
 
 def _assists_of(
     k: object, radii: tuple, driven: tuple, abs_on: bool, tc_on: bool, esc_on: bool,
-    vx: float, vy: float, r: float, tan_d_l: float, w0: float, w1: float, w2: float,
-    w3: float, v_x0: float, v_x1: float, v_x2: float, v_x3: float, cap0: float, cap1: float,
-    cap2: float, cap3: float,
+    vx: float, vy: float, yaw_rate: float, tan_d_l: float, omega0: float, omega1: float,
+    omega2: float, omega3: float, v_x0: float, v_x1: float, v_x2: float, v_x3: float,
+    cap0: float, cap1: float, cap2: float, cap3: float,
 ) -> tuple:  # fmt: skip
     act = assists.apply(
-        k, abs_on, tc_on, esc_on, vx, vy, r, tan_d_l, radii, (w0, w1, w2, w3),
+        k, abs_on, tc_on, esc_on, vx, vy, yaw_rate, tan_d_l, radii,
+        (omega0, omega1, omega2, omega3),
         (v_x0, v_x1, v_x2, v_x3), driven, (cap0, cap1, cap2, cap3),
     )  # fmt: skip
     cap0, cap1, cap2, cap3 = act.capacity
@@ -282,13 +237,15 @@ def _assists_of(
 
 
 def _drivetrain_of(
-    k: object, h: float, gear: int, shift: int, shift_up: int, last_req: int, gear_req: int,
-    w0: float, w1: float, w2: float, w3: float, pedal: float, braking: bool, tc_f: float,
-    esc_f: float, theta: float, w_e: float,
+    k: object, h: float, gear: int, shift_ticks: int, shift_up: int, last_request: int,
+    gear_req: int, omega0: float, omega1: float, omega2: float, omega3: float, pedal: float,
+    braking: bool, tc_f: float,
+    esc_f: float, throttle: float, engine_omega: float,
 ) -> tuple:  # fmt: skip
     dt = drive.drivetrain(
-        k, gear, shift, shift_up, last_req, gear_req, (w0, w1, w2, w3), pedal, braking, tc_f,
-        esc_f, theta, w_e, h,
+        k, gear, shift_ticks, shift_up, last_request, gear_req, (omega0, omega1, omega2, omega3),
+        pedal, braking, tc_f,
+        esc_f, throttle, engine_omega, h,
     )  # fmt: skip
     gear_n = dt.gear
     shift_n = dt.shift_ticks
@@ -304,23 +261,25 @@ def _drivetrain_of(
 
 
 def _compliance_of(
-    k: object, h: float, dc_fl: float, dc_fr: float, mz0: float, mz1: float
+    k: object, h: float, compliance0: float, compliance1: float, mz0: float, mz1: float
 ) -> float:
-    dc_fl = steering.update_compliance(k, dc_fl, mz0, h)
-    dc_fr = steering.update_compliance(k, dc_fr, mz1, h)
-    return dc_fl
+    compliance0 = steering.update_compliance(k, compliance0, mz0, h)
+    compliance1 = steering.update_compliance(k, compliance1, mz1, h)
+    return compliance0
 
 
 def _tires_of(
     wheels: tuple, lam0: float, lam1: float, lam2: float, lam3: float, rrf0: float,
     rrf1: float, rrf2: float, rrf3: float, h: float, c0: float, c1: float, c2: float, c3: float,
-    s0: float, s1: float, s2: float, s3: float, vx: float, vy: float, r: float, w0: float,
-    w1: float, w2: float, w3: float, ux0: float, ux1: float, ux2: float, ux3: float,
+    s0: float, s1: float, s2: float, s3: float, vx: float, vy: float, yaw_rate: float,
+    omega0: float,
+    omega1: float, omega2: float, omega3: float, ux0: float, ux1: float, ux2: float, ux3: float,
     uy0: float, uy1: float, uy2: float, uy3: float, fz0: float, fz1: float, fz2: float,
     fz3: float, caps0: float, caps1: float, caps2: float, caps3: float,
 ) -> tire.TireForces:  # fmt: skip
     tf = tire.forces(
-        wheels, (c0, c1, c2, c3), (s0, s1, s2, s3), vx, vy, r, (w0, w1, w2, w3),
+        wheels, (c0, c1, c2, c3), (s0, s1, s2, s3), vx, vy, yaw_rate,
+        (omega0, omega1, omega2, omega3),
         (ux0, ux1, ux2, ux3), (uy0, uy1, uy2, uy3), (fz0, fz1, fz2, fz3),
         (lam0, lam1, lam2, lam3), (rrf0, rrf1, rrf2, rrf3), (caps0, caps1, caps2, caps3), h,
     )  # fmt: skip
@@ -415,10 +374,11 @@ def _tires_text(sim: object) -> str:
 def _driveline_of(
     k: object, eta: float, j_e: float, h: float, b0: float, b1: float, b2: float, b3: float,
     dg0: float, dg1: float, dg2: float, dg3: float, cap0: float, cap1: float, cap2: float,
-    cap3: float, g: float, w_e: float, t_e: float, c_cap: float,
+    cap3: float, g: float, engine_omega: float, t_e: float, c_cap: float,
 ) -> tuple:  # fmt: skip
     sol = differential.solve(
-        k, [b0, b1, b2, b3], [dg0, dg1, dg2, dg3], [cap0, cap1, cap2, cap3], g, eta, w_e, t_e,
+        k, [b0, b1, b2, b3], [dg0, dg1, dg2, dg3], [cap0, cap1, cap2, cap3], g, eta, engine_omega,
+        t_e,
         j_e, c_cap, h,
     )  # fmt: skip
     return sol
@@ -543,7 +503,7 @@ def _undamp_source(sim: object, i: int) -> str:
 def _undamp_text(w: object, i: int, functions: tuple) -> str:
     spec = specialise(_undamp_of, {"w": w}, Plan(inline=frozenset(functions), fold=frozenset()))
     renamed = {name: f"{name}{i}" for name in UNDAMP_NAMES}
-    renamed.update(omega=f"w{i}", redo="redo")
+    renamed.update(omega=f"omega{i}", redo="redo")
     text = spec.body_text(renamed)
     _only_known_names(spec, text, "wheel.undamped_row")
     return text
@@ -664,16 +624,16 @@ def _tire_names(sim: object) -> dict:
 BODY = """\
 {body}{suspension}{compliance}{probe_late}vx = vx_n
 vy = vy_n
-r = r_n
+yaw_rate = r_n
 ax = fxs
 ay = fys
-w0, ux0, uy0 = wn0, uxn0, uyn0
-w1, ux1, uy1 = wn1, uxn1, uyn1
-w2, ux2, uy2 = wn2, uxn2, uyn2
-w3, ux3, uy3 = wn3, uxn3, uyn3
-theta = theta_n
-w_e = w_e_n
-gear, shift, shift_up, last_req = gear_n, shift_n, shift_up_n, last_req_n
+omega0, ux0, uy0 = wn0, uxn0, uyn0
+omega1, ux1, uy1 = wn1, uxn1, uyn1
+omega2, ux2, uy2 = wn2, uxn2, uyn2
+omega3, ux3, uy3 = wn3, uxn3, uyn3
+throttle = theta_n
+engine_omega = w_e_n
+gear, shift_ticks, shift_up, last_request = gear_n, shift_n, shift_up_n, last_req_n
 tick += 1
 if not isfinite({float_sum}):
     # a non-finite value (or a sum that overflowed): the state as it is, named if it is bad
@@ -681,7 +641,7 @@ if not isfinite({float_sum}):
     sim.tick = tick
     LAYOUT.check_finite(st, "tick " + str(tick))
 {probe_substep}if observe is not None:
-    observe(tick, x, y, hc, hs)
+    observe(tick, x, y, heading_c, heading_s)
 """
 
 TAIL = """\
@@ -740,14 +700,15 @@ def _ground_source(sim: object, tap: Callable[[str], str]) -> str:
     start (``engine.fourwheel.ground.Ground.factors``, called); without one they are folded into the
     tire stage, and the probe is told the constants."""
     if sim.ground is not None:
-        text = "# ground\ngf = ground_factors(x, y, hc, hs)\n"
+        text = "# ground\ngf = ground_factors(x, y, heading_c, heading_s)\n"
         text += "".join(f"{name} = gf[{k}]\n" for k, name in enumerate(GROUND_NAMES))
         return text + tap(_probe("ground", ", ".join(GROUND_NAMES)))
     return tap(_probe("ground", ", ".join(num(v) for v in sim.flat_ground)))
 
 
 PROBE_STEERING = _probe(
-    "steering", "*steer_angles(geo.angles, dc_fl, dc_fr), c0, c1, c2, c3, s0, s1, s2, s3"
+    "steering",
+    "*steer_angles(geo.angles, compliance0, compliance1), c0, c1, c2, c3, s0, s1, s2, s3",
 )
 PROBE_LOADS = _probe("load_transfer", _each("fz#"))
 PROBE_TIRES = _probe(
@@ -762,15 +723,15 @@ PROBE_WHEELS = _probe(
     + ", w_e_n, t_c",
 )
 PROBE_LATE = (
-    _probe("steering_compliance", "dc_fl, dc_fr")
+    _probe("steering_compliance", "compliance0, compliance1")
     + _probe("body_integration", "fxs, fys, dr")
     + _probe("suspension", "roll, roll_rate, pitch, pitch_rate")
 )
 
 
-def _steer_angles(angles: tuple, dc_fl: float, dc_fr: float) -> tuple:
+def _steer_angles(angles: tuple, compliance0: float, compliance1: float) -> tuple:
     """The steering stage's reported angles, from the readable stage's own function."""
-    return steering.wheel_frames(angles, dc_fl, dc_fr).angle
+    return steering.wheel_frames(angles, compliance0, compliance1).angle
 
 
 def _probe_substep(store: str, load: str) -> str:
