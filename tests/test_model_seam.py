@@ -24,7 +24,7 @@ from skidpad.engine.commonroad.daemon import STAGES as CR_STAGES
 from skidpad.engine.commonroad.models import MODELS
 from skidpad.engine.commonroad.scheduler import plan_steps
 from skidpad.engine.floatbits import bits_float, float_bits
-from skidpad.engine.fourwheel.simulation import STAGES as FOUR_WHEEL_STAGES
+from skidpad.engine.fourwheel.stages import STAGES as FOUR_WHEEL_STAGES
 from skidpad.replay import commonroad, recording
 from skidpad.replay.diff import diff_recordings
 from skidpad.replay.replayer import replay, start_model

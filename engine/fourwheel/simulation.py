@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from operator import attrgetter
 from typing import NamedTuple
 
 from skidpad.engine import smath
@@ -90,6 +89,7 @@ from skidpad.engine.fourwheel.inputs import (
     normalise_inputs,
     validate_inputs,
 )
+from skidpad.engine.fourwheel.stages import STAGES, Produced, derived, write_state
 from skidpad.engine.fourwheel.telemetry import (
     DERIVED_FLOATS,
     DERIVED_ZERO,
@@ -196,16 +196,6 @@ def _initial(initial: Mapping | None) -> dict:
                 f"initial.{key}: must be within [{lo:g}, {hi:g}], not {out[key]!r}"
             )
     return out
-
-
-class Stage(NamedTuple):
-    """One stage of the substep: the name the probe reports it by, and its function
-    ``function(sim, start, out) -> values``: ``sim`` holds the constants, ``start`` is the
-    state at the substep's start (:class:`SubstepStart`), ``out`` what earlier stages
-    produced (:class:`Produced`, which the stage adds to); ``values`` are reported."""
-
-    name: str
-    function: Callable
 
 
 #: The two implementations of the substep (ADR 0130): the stages, and the code generated
@@ -512,8 +502,8 @@ class Simulation:
             values = stage.function(self, start, out)
             if probe is not None:
                 probe.stage(stage.name, values)
-        self.derived = _derived(out, self.steer_assist_scale)
-        _write_state(st, out)
+        self.derived = derived(out, self.steer_assist_scale)
+        write_state(st, out)
         self.tick += 1
         LAYOUT.check_finite(st, f"tick {self.tick}")
         if probe is not None:
@@ -592,214 +582,3 @@ class Simulation:
 
 
 __all__ = ["Simulation", "LAYOUT", "LAYOUT_VERSION", "CHANNELS", "INITIAL_KEYS"]
-
-
-class Produced:
-    """What the stages of one substep produce, by name, each set by the stage that owns it."""
-
-    __slots__ = ("ground", "geo", "frames", "loads", "tf", "act", "dt", "ws", "dc", "bd", "sus")
-
-    def __init__(self) -> None:
-        for name in self.__slots__:
-            setattr(self, name, None)
-
-
-def _ground(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
-    """Each wheel's friction factor and the rolling resistance its surface adds
-    (:mod:`engine.fourwheel.ground`)."""
-    g = sim.ground
-    out.ground = sim.flat_ground if g is None else g.factors(s.x, s.y, s.heading_c, s.heading_s)
-    return out.ground
-
-
-def _steering(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
-    """Road-wheel angles: the host step's geometry (the steering assist may cap it) rotated
-    by the compliance steer (:mod:`engine.fourwheel.steering`)."""
-    out.geo = sim.steering_assist(s.vx, s.vy)
-    f = out.frames = steering.wheel_frames(out.geo.angles, s.compliance[0], s.compliance[1])
-    return f.angle + f.cos + f.sin  # the frames later stages read, reported
-
-
-def _load_transfer(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
-    """Wheel loads (:mod:`engine.fourwheel.load_transfer`, :mod:`engine.fourwheel.aero`)."""
-    out.loads = load_transfer.loads(
-        sim.load_k, sim.aero_k, sim.static_loads[0], sim.static_loads[2], s.vx, s.ax, s.ay,
-        s.roll, s.roll_rate, s.pitch, s.pitch_rate, out.geo.jack,
-    )  # fmt: skip
-    return out.loads.fz
-
-
-def _tire_forces(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
-    """Hub velocities and patch springs (:mod:`engine.fourwheel.tire`); a host's wheels
-    memoryless."""
-    f, g = out.frames, out.ground
-    friction, rolling = g[:4], g[4:]
-    tf = tire.forces(
-        sim.wheels, f.cos, f.sin, s.vx, s.vy, s.yaw_rate, s.omega, s.ux, s.uy, out.loads.fz,
-        friction, rolling, sim.host.capacities, sim.h,
-    )  # fmt: skip
-    link = sim.host_link
-    if link is not None:
-        tf = external.memoryless(link, sim.wheels, tf, s.omega, out.loads.fz, friction, sim.h)
-    out.tf = tf
-    return tf.spring
-
-
-def _assists(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
-    """Stability control, ABS, traction control (:mod:`engine.fourwheel.assists`, stateless)."""
-    host = sim.host
-    act = out.act = assists.apply(
-        sim.assist_k, host.abs_on, host.tc_on, host.esc_on, s.vx, s.vy, s.yaw_rate,
-        out.geo.tan_delta_over_l, sim.radii, s.omega, out.tf.v_x, sim.driven, out.tf.capacity,
-    )  # fmt: skip
-    extra = (act.tc_scale, act.esc_yaw_error, act.esc_torque, act.esc_throttle)
-    return act.abs_scale + extra + (sim.steer_assist_scale,)
-
-
-def _drivetrain(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
-    """Gearbox, power unit torque and clutch capacity (:mod:`engine.fourwheel.drive`)."""
-    host = sim.host
-    dt = out.dt = drive.drivetrain(
-        sim.drive_k, s.gear, s.shift_ticks, s.shift_up, s.last_request, host.gear_request,
-        s.omega, host.pedal, host.braking, out.act.tc_scale, out.act.esc_throttle, s.throttle,
-        s.engine_omega, sim.h,
-    )  # fmt: skip
-    return (dt.engine_torque, dt.ratio, float(dt.gear), dt.clutch_capacity, dt.throttle)
-
-
-def _wheel_solve(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
-    """The coupled solve of power unit, clutch, differentials and wheels, then the patch
-    deflections (:mod:`engine.fourwheel.wheel`, :mod:`engine.fourwheel.differential`)."""
-    dt, link = out.dt, sim.host_link
-    tf = out.tf._replace(capacity=out.act.capacity)
-    if link is None:
-        ws = wheel.solve(
-            sim.wheels, sim.drive_k.layout, tf, s.omega, dt.ratio, dt.efficiency, s.engine_omega,
-            dt.engine_torque, sim.engine_inertia, dt.clutch_capacity, sim.drive_k.motor, sim.h,
-            sim.inv_h,
-        )  # fmt: skip
-    else:  # the engine's driveline drives only the wheels it still owns
-        ws = wheel.solve(
-            sim.wheels, link.layout, tf, s.omega, dt.ratio, dt.efficiency, s.engine_omega,
-            dt.engine_torque, sim.engine_inertia,
-            dt.clutch_capacity if link.engine_drives else 0.0, sim.drive_k.motor, sim.h,
-            sim.inv_h, external.pinned(link, s.omega),
-        )  # fmt: skip
-        external.accumulate(
-            link, sim.wheels, ws.fx, out.loads.fz, out.act.capacity, out.ground[4:], sim.h
-        )
-    out.ws = ws
-    held = tuple(1.0 if x else 0.0 for x in ws.held)
-    return ws.omega + ws.fx + ws.fy + held + (ws.engine_omega, ws.clutch_torque)
-
-
-def _steering_compliance(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
-    """The compliance steer of the front wheels under their aligning torques."""
-    mz = out.ws.mz
-    out.dc = (
-        steering.update_compliance(sim.steer_k, s.compliance[0], mz[0], sim.h),
-        steering.update_compliance(sim.steer_k, s.compliance[1], mz[1], sim.h),
-    )
-    return out.dc
-
-
-def _body_integration(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
-    """Newton-Euler for the body, semi-implicit Euler (:mod:`engine.fourwheel.body`)."""
-    f, ws = out.frames, out.ws
-    state = body.BodyState(s.x, s.y, s.yaw, s.heading_c, s.heading_s, s.vx, s.vy, s.yaw_rate)
-    patch = body.PatchForces(ws.fx, ws.fy, ws.mz)
-    bd = out.bd = body.integrate(sim.body_k, f.cos, f.sin, patch, out.loads.drag, state)
-    return (bd.ax, bd.ay, bd.dr)
-
-
-def _suspension(sim: Simulation, s: SubstepStart, out: Produced) -> tuple:
-    """Roll and pitch under the new specific force (:mod:`engine.fourwheel.suspension`)."""
-    bd = out.bd
-    out.sus = suspension.step(
-        sim.suspension_k, sim.h, bd.ax, bd.ay, s.roll, s.roll_rate, s.pitch, s.pitch_rate
-    )
-    return out.sus
-
-
-#: The stages of one substep, in order: :meth:`Simulation._substep` runs each over the named
-#: records and reports it to the probe under its name. A stage is added here (one line) and
-#: written in its subsystem's module (docs/architecture.md).
-STAGES: tuple[Stage, ...] = (
-    Stage("ground", _ground),
-    Stage("steering", _steering),
-    Stage("load_transfer", _load_transfer),
-    Stage("tire_forces", _tire_forces),
-    Stage("assists", _assists),
-    Stage("drivetrain", _drivetrain),
-    Stage("wheel_solve", _wheel_solve),
-    Stage("steering_compliance", _steering_compliance),
-    Stage("body_integration", _body_integration),
-    Stage("suspension", _suspension),
-)
-
-
-def _derived(out: Produced, sa: float) -> Derived:
-    loads, ws, act, dt, tf, bd = out.loads, out.ws, out.act, out.dt, out.tf, out.bd
-    return Derived(
-        fz=loads.fz,
-        fx=ws.fx,
-        fy=ws.fy,
-        mz=ws.mz,
-        brake_torque=ws.brake_torque,
-        brake_capacity=act.capacity,
-        locked=ws.held,
-        drive_torque=ws.drive_torque,
-        v_x=tf.v_x,
-        v_sy=tf.v_sy,
-        dvx=bd.dvx,
-        dvy=bd.dvy,
-        dr=bd.dr,
-        engine_torque=dt.engine_torque,
-        clutch_torque=ws.clutch_torque,
-        clutch_locked=ws.clutch_locked,
-        throttle_used=dt.throttle_used,
-        abs_scale=act.abs_scale,
-        tc_scale=act.tc_scale,
-        esc_yaw_error=act.esc_yaw_error,
-        esc_torque=act.esc_torque,
-        esc_wheel=act.esc_wheel,
-        steer_assist_scale=sa,
-    )
-
-
-#: Where each field of the state (:data:`engine.fourwheel.vehicle_layout.START`) finds its value
-#: after the substep: the record and field of :class:`Produced` that holds it. A stage that
-#: makes a new state field registers it here (docs/architecture.md).
-NEW_STATE = {
-    "x": "bd.x",
-    "y": "bd.y",
-    "yaw": "bd.yaw",
-    "heading_c": "bd.heading_c",
-    "heading_s": "bd.heading_s",
-    "vx": "bd.vx",
-    "vy": "bd.vy",
-    "yaw_rate": "bd.yaw_rate",
-    "ax": "bd.ax",
-    "ay": "bd.ay",
-    "roll": "sus.roll",
-    "roll_rate": "sus.roll_rate",
-    "pitch": "sus.pitch",
-    "pitch_rate": "sus.pitch_rate",
-    "compliance": "dc",
-    "omega": "ws.omega",
-    "ux": "ws.ux",
-    "uy": "ws.uy",
-    "throttle": "dt.throttle",
-    "engine_omega": "ws.engine_omega",
-    "gear": "dt.gear",
-    "shift_ticks": "dt.shift_ticks",
-    "shift_up": "dt.shift_up",
-    "last_request": "dt.last_request",
-}
-if sorted(NEW_STATE) != sorted(SubstepStart._fields):
-    raise ImportError(f"NEW_STATE names {sorted(NEW_STATE)}, the state {SubstepStart._fields}")
-_NEW_VALUES = attrgetter(*(NEW_STATE[field] for field in SubstepStart._fields))
-
-
-def _write_state(st: list, out: Produced) -> None:
-    write_start(st, _NEW_VALUES(out))
