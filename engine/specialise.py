@@ -543,6 +543,8 @@ class _Scope:
         if replaced is not None:
             return replaced
         func = self.value(node.func, hoist)
+        if node.keywords and isinstance(func, K) and _is_record_class(func.value):
+            return self._record_by_name(func.value, node, hoist)
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
             raise Unsupported(f"{self.fn.__qualname__}: keyword or starred arguments")
         args = [self.value(a, hoist) for a in node.args]
@@ -574,6 +576,28 @@ class _Scope:
                 return ast.Name(result, ast.Load()) if record is None else record
             func = literal(fn, self.unit, func.hint or "f")
         return ast.Call(func, [self.expr(a, "c") for a in args], [])
+
+    def _record_by_name(self, cls: type, node: ast.Call, hoist: bool) -> Agg:
+        """``Record(a, field=value, ...)``: the record value, its arguments read in the order
+        they are written (as Python evaluates them), a field left out taking its default."""
+        fields = cls._fields
+        named = [k.arg for k in node.keywords]
+        if (
+            any(isinstance(a, ast.Starred) for a in node.args)
+            or None in named
+            or len(set(named)) != len(named)
+            or set(named) & set(fields[: len(node.args)])
+            or not set(named) <= set(fields)
+        ):
+            raise Unsupported(f"{self.fn.__qualname__}: {cls.__name__} built from unknown fields")
+        given = dict(zip(fields, (self.value(a, hoist) for a in node.args), strict=False))
+        for k in node.keywords:
+            given[k.arg] = self.value(k.value, hoist)
+        defaults = cls._field_defaults
+        missing = [f for f in fields if f not in given and f not in defaults]
+        if missing:
+            raise Unsupported(f"{self.fn.__qualname__}: {cls.__name__} without {missing}")
+        return Agg(cls, tuple(given[f] if f in given else K(defaults[f]) for f in fields))
 
     def _replace(self, node: ast.Call, hoist: bool) -> Agg | None:
         """``record._replace(field=value, ...)`` of a record value: the same record with those
@@ -2189,6 +2213,8 @@ def _forward_fields(body: list, cache: dict) -> list:
 
 def _names_read(v: object) -> set[str]:
     """The names a value (an expression, a record value or a constant) reads."""
+    if v.__class__ is ast.Name:
+        return {v.id}
     if isinstance(v, K):
         return set()
     if isinstance(v, Agg):
@@ -2247,16 +2273,19 @@ class Specialised(NamedTuple):
         seen = {n.id for st in stmts for n in ast.walk(st) if isinstance(n, ast.Name)}
         return sorted(seen & set(self.namespace))
 
-    def body_text(self, renamed: dict | None = None) -> str:
+    def body_text(self, renamed: dict | None = None, named: set | None = None) -> str:
         """The text of the function's body without its final ``return``: the statements of
         a call inlined where a caller that is not yet specialised writes them (``renamed``:
         its names renamed to the caller's, each to one the text does not use, and the
-        moves of a name to itself left out)."""
+        moves of a name to itself left out; ``named``: a set given every name the text
+        holds)."""
         stmts = list(self.tree.body[0].body)
         if stmts and isinstance(stmts[-1], ast.Return):
             stmts.pop()
         if renamed:
             stmts = _moves_folded(stmts, renamed, self.name)
+        if named is not None:  # the names the text reads or assigns, without parsing it again
+            named.update(n.id for st in stmts for n in ast.walk(st) if n.__class__ is ast.Name)
         with _Positions():
             return _comments(ast.unparse(ast.Module(stmts, []))) + "\n"
 
@@ -2292,8 +2321,9 @@ def specialise(
     records = {p: scope.records[p] for p in parsed.args if isinstance(bound.get(p), Agg)}
     # the records' final fields are read after the body: a marker reads them while it is
     # tidied, so none of them is dropped or renamed
+    given = set().union(*(_names_read(bound[p]) for p in records))
     marker = ast.Expr(ast.Tuple([ast.Name(n, ast.Load()) for n in sorted(
-        set().union(*(_names_read(r) for r in records.values()))
+        set().union(*(_names_read(r) for r in records.values())) - given
     )], ast.Load()))  # fmt: skip
     if records:
         body.append(marker)

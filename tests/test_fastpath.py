@@ -145,9 +145,9 @@ PLANTS = {
     "assists": ("cap0", "# assists"),  # the ABS's scaling of a brake capacity
     "drivetrain": "theta_n",
     "wheel_solve": "uxn0",
-    "steering_compliance": "compliance1",
-    "body_integration": "fxs",
-    "suspension": "roll_rate",
+    "steering_compliance": "dc1",
+    "body_integration": "bd_ax",
+    "suspension": "sus_roll_rate",
 }
 
 
@@ -212,11 +212,10 @@ def test_a_definition_with_a_constant_that_has_no_literal_runs_the_stages(monkey
 def test_a_non_finite_value_is_named_at_its_substep_on_the_fast_path() -> None:
     sim = Simulation(load_preset("kart"), initial={"speed_mps": 5.0})
     sim.step((0.2, 0.0, 0.0, 0.0))
-    # body.integrate's yaw acceleration ``dr`` (the stage's output, computed under that name:
-    # the specialiser names a copied value by its final name): a nan there reaches the pose,
-    # the speeds, the yaw
-    # (not the chained ``dr = ... = None`` that names the hot locals first)
-    pat = re.compile(r"^(?P<pad> *)(?P<dr>dr) = (?P<rhs>(?!.*= None$).+)$", re.M)
+    # body.integrate's yaw acceleration ``dr`` (the body stage's output, named ``bd_dr`` by
+    # where the stage stores it): a nan there reaches the pose, the speeds, the yaw
+    # (not the chained ``bd_dr = ... = None`` that names the hot locals first)
+    pat = re.compile(r"^(?P<pad> *)(?P<dr>bd_dr) = (?P<rhs>(?!.*= None$).+)$", re.M)
     text = pat.sub(r"\g<pad>\g<dr> = (\g<rhs>) if tick < 14 else nan", fastpath.source(sim), 1)
     assert text != fastpath.source(sim)
     sim.fast_run = fastpath.build(sim, text, {"nan": math.nan})

@@ -27,10 +27,15 @@ readable one (ADR 0231).
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
+import inspect
+import textwrap
+from collections import namedtuple
 from collections.abc import Callable, Iterable
 from math import ceil, isfinite, sqrt
 from types import FunctionType, ModuleType
+from typing import NamedTuple
 
 from skidpad.engine.fourwheel import (
     aero,
@@ -47,13 +52,15 @@ from skidpad.engine.fourwheel import (
     tire,
     wheel,
 )
+from skidpad.engine.fourwheel.stages import NEW_STATE, STAGES, Produced, derived
 from skidpad.engine.fourwheel.telemetry import Derived
-from skidpad.engine.fourwheel.vehicle_layout import LAYOUT, START
+from skidpad.engine.fourwheel.vehicle_layout import LAYOUT, START, SubstepStart
 from skidpad.engine.smath import kernels
 from skidpad.engine.specialise import (  # noqa: F401  (Unfoldable: re-exported)
     AST_LOCK,
     BUILTINS,
     Agg,
+    K,
     Maybe,
     Plan,
     Specialised,
@@ -143,16 +150,6 @@ if sa_on:
 
 # Stages derived whole from their readable functions: each wrapper names the fast path's
 # locals a stage reads and writes, the specialiser inlines the stage's function into it.
-def _suspension_of(
-    k: object, h: float, fxs: float, fys: float, roll: float, roll_rate: float, pitch: float,
-    pitch_rate: float,
-) -> float:  # fmt: skip
-    roll, roll_rate, pitch, pitch_rate = suspension.step(
-        k, h, fxs, fys, roll, roll_rate, pitch, pitch_rate
-    )
-    return roll
-
-
 def _loads_of(
     lk: object, ak: object, s_f: float, s_r: float, vx: float, ax: float, ay: float,
     roll: float, roll_rate: float, pitch: float, pitch_rate: float, jack: float,
@@ -185,33 +182,6 @@ def _frames_of(
     c0, c1, c2, c3 = f.cos
     s0, s1, s2, s3 = f.sin
     return c0
-
-
-def _body_of(
-    k: object, c0: float, c1: float, c2: float, c3: float, s0: float, s1: float, s2: float,
-    s3: float, fx0: float, fx1: float, fx2: float, fx3: float, fy0: float, fy1: float,
-    fy2: float, fy3: float, mz0: float, mz1: float, mz2: float, mz3: float, drag: float,
-    x: float, y: float, yaw: float, heading_c: float, heading_s: float, vx: float, vy: float,
-    yaw_rate: float,
-) -> tuple:  # fmt: skip
-    patch = body.PatchForces((fx0, fx1, fx2, fx3), (fy0, fy1, fy2, fy3), (mz0, mz1, mz2, mz3))
-    state = body.BodyState(x, y, yaw, heading_c, heading_s, vx, vy, yaw_rate)
-    bd = body.integrate(k, (c0, c1, c2, c3), (s0, s1, s2, s3), patch, drag, state)
-    x = bd.x
-    y = bd.y
-    yaw = bd.yaw
-    heading_c = bd.heading_c
-    heading_s = bd.heading_s
-    vx_n = bd.vx
-    vy_n = bd.vy
-    r_n = bd.yaw_rate
-    fxs = bd.ax
-    fys = bd.ay
-    dvx = bd.dvx
-    dvy = bd.dvy
-    dr = bd.dr
-    # the names the rest of the substep reads (the final return is not part of the text)
-    return (x, y, yaw, heading_c, heading_s, vx_n, vy_n, r_n, fxs, fys, dvx, dvy, dr)
 
 
 def _assists_of(
@@ -260,14 +230,6 @@ def _drivetrain_of(
     return (gear_n, shift_n, shift_up_n, last_req_n, theta_n, t_e, th_used, g, c_cap)
 
 
-def _compliance_of(
-    k: object, h: float, compliance0: float, compliance1: float, mz0: float, mz1: float
-) -> float:
-    compliance0 = steering.update_compliance(k, compliance0, mz0, h)
-    compliance1 = steering.update_compliance(k, compliance1, mz1, h)
-    return compliance0
-
-
 def _tires_of(
     wheels: tuple, lam0: float, lam1: float, lam2: float, lam3: float, rrf0: float,
     rrf1: float, rrf2: float, rrf3: float, h: float, c0: float, c1: float, c2: float, c3: float,
@@ -284,6 +246,291 @@ def _tires_of(
         (lam0, lam1, lam2, lam3), (rrf0, rrf1, rrf2, rrf3), (caps0, caps1, caps2, caps3), h,
     )  # fmt: skip
     return tf
+
+
+# ------------------------------------------------------------- stages derived whole
+# A stage derived whole is the readable stage function itself (engine.fourwheel.stages),
+# specialised with its three records bound to the fast path's values: ``sim`` to the
+# definition's constants and the host step's inputs (locals of the text), ``s`` to the state's
+# locals (SLOTS), ``out`` to what earlier stages produced, each field a local of the text. Its
+# stores into ``out`` and its reported values come back as records of new locals, named by
+# where they are (``bd_vx``, ``sus_roll``, ``dc0``); the next stage is given them.
+STAGE = {stage.name: stage.function for stage in STAGES}
+#: :class:`engine.fourwheel.stages.Produced` as a record class the specialiser reads
+PRODUCED = namedtuple("Produced", Produced.__slots__)
+_VIEWS: dict = {}
+
+
+def _value(v: object) -> object:
+    """A value of a record the fast path gives a stage: a name (``str``), a tuple of them,
+    or a constant (:class:`K`) or record (:class:`Agg`) as it is."""
+    if isinstance(v, K | Agg | ast.expr):
+        return v
+    if isinstance(v, str):
+        return ast.Name(v, ast.Load())
+    if isinstance(v, tuple):
+        return Agg(None, tuple(_value(item) for item in v))
+    return v
+
+
+def view(name: str, **fields: object) -> Agg:
+    """A record of the fast path's values with only these ``fields`` (a stage that reads any
+    other is refused): what a stage the fast path writes per wheel produced."""
+    key = (name, tuple(fields))
+    cls = _VIEWS.get(key)
+    if cls is None:
+        cls = _VIEWS[key] = namedtuple(name, tuple(fields))
+    return Agg(cls, tuple(_value(v) for v in fields.values()))
+
+
+def _each_name(base: str) -> tuple:
+    return tuple(f"{base}{i}" for i in WHEELS)
+
+
+def _start_record() -> Agg:
+    """The state at the substep's start: each field the local of its slot (SLOTS)."""
+    items = [
+        field if isinstance(slot, int) else tuple(f"{field}{i}" for i in range(len(slot)))
+        for field, slot in START
+    ]
+    return Agg(SubstepStart, tuple(_value(item) for item in items))
+
+
+START_RECORD = _start_record()
+#: the host step's inputs as the fast path holds them (locals of its head)
+HOST = view(
+    "HostInputs", steer="steer_in", capacities=_each_name("caps"), pedal="pedal",
+    braking="braking", gear_request="gear_req", abs_on="abs_on", tc_on="tc_on",
+    esc_on="esc_on",
+)  # fmt: skip
+#: what a simulation holds that changes within a host step, as the fast path holds it; the
+#: fast path runs only without a host (engine.fourwheel.simulation)
+PER_STEP = {"host": HOST, "steer_assist_scale": _value("sa"), "host_link": K(None)}
+
+
+_SIM_READS: dict = {}
+
+
+def _sim_reads(stage: Callable) -> tuple:
+    """The attributes of ``sim`` that ``stage``'s text reads (kept per function)."""
+    got = _SIM_READS.get(stage)
+    if got is None:
+        got = _SIM_READS[stage] = _sim_reads_of(stage)
+    return got
+
+
+def _sim_reads_of(stage: Callable) -> tuple:
+    tree = parse_source(textwrap.dedent(inspect.getsource(stage)))
+    return tuple(sorted({
+        node.attr for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+        and node.value.id == "sim"
+    }))  # fmt: skip
+
+
+def _sim_record(sim: object, stage: Callable) -> Agg:
+    """``sim`` as ``stage`` reads it: its constants, and the host step's inputs as locals."""
+    return view("Simulation", **{
+        attr: PER_STEP[attr] if attr in PER_STEP else K(getattr(sim, attr), attr)
+        for attr in _sim_reads(stage)
+    })  # fmt: skip
+
+
+def _key(v: object) -> object:
+    """A record of the fast path's values as a key :func:`_frozen` reads."""
+    if isinstance(v, Agg):
+        cls = v.cls
+        name = None if cls is None else (cls.__module__, cls.__qualname__, cls._fields)
+        return (name, tuple(_key(item) for item in v.items))
+    if isinstance(v, K):
+        return ("K", v.value)
+    if isinstance(v, ast.Name):
+        return ("N", v.id)
+    return ("E", ast.dump(v))
+
+
+class Derivation(NamedTuple):
+    """A stage derived whole: its text, what ``out`` holds after it, what it reports."""
+
+    text: str
+    out: Agg
+    values: object
+
+
+def _whole(sim: object, name: str, out: Agg, functions: tuple) -> Derivation:
+    """Stage ``name`` specialised to ``sim``'s definition over the records the fast path
+    holds (``out``: what earlier stages produced), with ``functions`` inlined."""
+    stage = STAGE[name]
+    bound = {"sim": _sim_record(sim, stage), "s": START_RECORD, "out": out}
+    key = (_whole, stage, functions, _key(bound["sim"]), _key(out))
+    return _memo(key, lambda: _whole_of(name, stage, bound, functions))
+
+
+def _whole_of(name: str, stage: Callable, bound: dict, functions: tuple) -> Derivation:
+    spec = specialise(stage, bound, Plan(inline=frozenset(functions), fold=frozenset()))
+    assigned = set().union(*(_stores_of(st) for st in spec.tree.body[0].body))
+    renamed: dict = {}
+    given, made = bound["out"], spec.records["out"]
+    changed = [
+        (field, after)
+        for field, before, after in zip(PRODUCED._fields, given.items, made.items, strict=True)
+        if after is not before
+    ]
+    for field, after in changed:
+        _named(after, field, assigned, renamed)
+    _named(spec.returned, name, assigned, renamed)
+    named: set = set()
+    text = spec.body_text(renamed, named)
+    _only_known_names(spec, named, name)
+    out = given._replace(items=tuple(made.items))
+    for field, after in changed:
+        out = _with_field(out, field, _renamed_value(after, renamed))
+    return Derivation(text, out, _renamed_value(spec.returned, renamed))
+
+
+def _with_field(record: Agg, field: str, value: object) -> Agg:
+    index = record.cls._fields.index(field)
+    return Agg(record.cls, record.items[:index] + (value,) + record.items[index + 1 :])
+
+
+def _stores_of(node: ast.AST) -> set:
+    return {
+        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+
+
+def _named(v: object, hint: str, assigned: set, renamed: dict) -> object:
+    """``v`` (what a stage stored or reports) with each name its text assigns given a name by
+    where it is (``hint``, a field's name appended for a record's, an index for a tuple's)."""
+    if isinstance(v, Agg):
+        fields = v.cls._fields if v.cls is not None else range(len(v.items))
+        sep = "_" if v.cls is not None else ""
+        return Agg(v.cls, tuple(
+            _named(item, f"{hint}{sep}{field}", assigned, renamed)
+            for field, item in zip(fields, v.items, strict=True)
+        ))  # fmt: skip
+    if isinstance(v, ast.Name) and v.id in assigned:
+        if v.id not in renamed:
+            renamed[v.id] = hint
+        return v
+    if isinstance(v, Maybe):
+        raise Unsupported(f"{hint}: a value that may be None")
+    return v
+
+
+def _renamed_value(v: object, renamed: dict) -> object:
+    if isinstance(v, Agg):
+        return Agg(v.cls, tuple(_renamed_value(item, renamed) for item in v.items))
+    if isinstance(v, K):
+        return v
+    if v.__class__ is ast.Name:
+        return ast.Name(renamed[v.id], ast.Load()) if v.id in renamed else v
+    v = copy.deepcopy(v)
+    for node in ast.walk(v):
+        if isinstance(node, ast.Name) and node.id in renamed:
+            node.id = renamed[node.id]
+    return v
+
+
+def _flat(v: object) -> list:
+    """The values of a record or tuple, nested ones in order, each an expression's text."""
+    if isinstance(v, Agg):
+        return [text for item in v.items for text in _flat(item)]
+    if isinstance(v, K):
+        return [num(v.value) if not isinstance(v.value, bool) else repr(v.value)]
+    return [ast.unparse(v)]
+
+
+def _text_of(v: object) -> str:
+    """A record or tuple of the fast path's values as an expression that builds it."""
+    if isinstance(v, Agg) and v.cls is not None:
+        fields = ", ".join(
+            f"{f}={_text_of(item)}" for f, item in zip(v.cls._fields, v.items, strict=True)
+        )
+        return f"{v.cls.__name__}({fields})"
+    if isinstance(v, Agg):
+        return "(" + ", ".join(_text_of(item) for item in v.items) + ")"
+    return _flat(v)[0]
+
+
+def _at(out: Agg, path: str) -> object:
+    """The value of ``out`` at ``path`` (``"bd.vx"``: a field of a record of ``out``)."""
+    v = out
+    for part in path.split("."):
+        if not (isinstance(v, Agg) and v.cls is not None and part in v.cls._fields):
+            raise Unsupported(f"{path}: no value at {part}")
+        v = v.items[v.cls._fields.index(part)]
+    return v
+
+
+def _moves(out: Agg) -> str:
+    """The state's locals given their new values (engine.fourwheel.stages.NEW_STATE), in one
+    assignment where a new value is an old value of another local (moved before it is read)."""
+    targets, values, read = [], [], set()
+    for field, slot in START:
+        v = _at(out, NEW_STATE[field])
+        if isinstance(slot, int):
+            pairs = [(field, v)]
+        else:
+            pairs = list(zip((f"{field}{i}" for i in range(len(slot))), v.items, strict=True))
+        for target, value in pairs:
+            text = _flat(value)[0]
+            if text != target:
+                targets.append(target)
+                values.append(text)
+                if not isinstance(value, K):
+                    read |= {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    if read & set(targets):
+        return ", ".join(targets) + " = " + ", ".join(values) + "\n"
+    return "".join(f"{t} = {v}\n" for t, v in zip(targets, values, strict=True))
+
+
+def _late() -> tuple:
+    """The stages derived whole after the wheel solve, with the functions each inlines (read
+    from their modules when asked: a test may put a changed one in its module's place)."""
+    return (
+        ("steering_compliance", (steering.update_compliance,)),
+        ("body_integration", (body.integrate, body.rotate_heading)),
+        ("suspension", (suspension.step,)),
+    )
+
+
+def _before_late() -> Agg:
+    """What the stages before the late ones produced, as the fast path's text names it."""
+    fields = dict.fromkeys(PRODUCED._fields, K(None))
+    fields["frames"] = view("WheelFrames", cos=_each_name("c"), sin=_each_name("s"))
+    fields["loads"] = view("Loads", fz=_each_name("fz"), drag="drag")
+    fields["tf"] = view("TireForces", v_x=_each_name("v_x"), v_sy=_each_name("v_sy"))
+    fields["act"] = view(
+        "AssistActions", capacity=_each_name("cap"), abs_scale=_each_name("a"), tc_scale="tc_f",
+        esc_yaw_error="esc_err", esc_torque="esc_t", esc_wheel="esc_w", esc_throttle="esc_f",
+    )  # fmt: skip
+    fields["dt"] = view(
+        "DriveTerms", throttle="theta_n", gear="gear_n", shift_ticks="shift_n",
+        shift_up="shift_up_n", last_request="last_req_n", engine_torque="t_e",
+        throttle_used="th_used", ratio="g", clutch_capacity="c_cap",
+    )  # fmt: skip
+    fields["ws"] = view(
+        "WheelSolution", omega=_each_name("wn"), ux=_each_name("uxn"), uy=_each_name("uyn"),
+        fx=_each_name("fx"), fy=_each_name("fy"), mz=_each_name("mz"),
+        brake_torque=_each_name("tb"), held=_each_name("held"), drive_torque=_each_name("xd"),
+        engine_omega="w_e_n", clutch_torque="t_c", clutch_locked="c_locked",
+    )  # fmt: skip
+    return Agg(PRODUCED, tuple(fields.values()))
+
+
+def _derived_record(out: Agg) -> str:
+    """The simulation's derived record after the last substep (``stages.derived``, over what
+    the stages produced), as an expression of the fast path's locals."""
+    key = (_derived_record, derived, _key(out))
+    return _memo(key, lambda: _derived_record_of(out))
+
+
+def _derived_record_of(out: Agg) -> str:
+    spec = specialise(derived, {"out": out}, Plan(inline=frozenset(), fold=frozenset()))
+    if spec.body_text().strip():
+        raise Unsupported("stages.derived: more than a record of what the stages produced")
+    return _text_of(spec.returned)
 
 
 # What the rest of the substep's text calls the tire stage's results, wheel i's suffixed
@@ -416,8 +663,9 @@ def _driveline_text(bound: dict, functions: tuple) -> str:
                 _name_result(renamed, item, f"{base}{i}", "differential.solve")
         else:
             _name_result(renamed, value, base, "differential.solve")
-    text = spec.body_text(renamed)
-    _only_known_names(spec, text, "differential.solve")
+    named: set = set()
+    text = spec.body_text(renamed, named)
+    _only_known_names(spec, named, "differential.solve")
     return text
 
 
@@ -458,8 +706,9 @@ def _deflect_text(bound: dict, i: int) -> str:
     fields = dict(zip(tire.PatchUpdate._fields, pu.items, strict=True))
     for field, base in UPDATE_NAMES.items():
         _name_result(renamed, fields[field], f"{base}{i}", "tire.deflect")
-    loaded = spec.body_text(renamed)
-    _only_known_names(spec, loaded, "tire.deflect")
+    named: set = set()
+    loaded = spec.body_text(renamed, named)
+    _only_known_names(spec, named, "tire.deflect")
     airborne = "".join(
         f"{UPDATE_NAMES[field]}{i} = {value!r}\n"
         for field, value in zip(tire.PatchUpdate._fields, wheel._AIRBORNE, strict=True)
@@ -504,8 +753,9 @@ def _undamp_text(w: object, i: int, functions: tuple) -> str:
     spec = specialise(_undamp_of, {"w": w}, Plan(inline=frozenset(functions), fold=frozenset()))
     renamed = {name: f"{name}{i}" for name in UNDAMP_NAMES}
     renamed.update(omega=f"omega{i}", redo="redo")
-    text = spec.body_text(renamed)
-    _only_known_names(spec, text, "wheel.undamped_row")
+    named: set = set()
+    text = spec.body_text(renamed, named)
+    _only_known_names(spec, named, "wheel.undamped_row")
     return text
 
 
@@ -573,10 +823,9 @@ def _name_result(renamed: dict, value: object, target: str, label: str) -> None:
     renamed[value.id] = target
 
 
-def _only_known_names(spec: Specialised, text: str, label: str) -> None:
-    """A derived stage's ``text`` names nothing beyond the fast path's own locals and the
-    built-ins."""
-    named = {n.id for n in ast.walk(parse_source(text)) if isinstance(n, ast.Name)}
+def _only_known_names(spec: Specialised, named: set, label: str) -> None:
+    """A derived stage's text (which holds the names ``named``, :meth:`Specialised.body_text`)
+    names nothing beyond the fast path's own locals and the built-ins."""
     _names_beyond(spec, named, label)
 
 
@@ -606,8 +855,9 @@ def _derived(wrapper: Callable, bound: dict, *functions: Callable) -> str:
 def _derive(wrapper: Callable, bound: dict, functions: tuple) -> str:
     plan = Plan(inline=frozenset(functions), fold=frozenset())
     spec = specialise(wrapper, bound, plan)
-    text = spec.body_text()
-    _only_known_names(spec, text, wrapper.__name__)
+    named: set = set()
+    text = spec.body_text(None, named)
+    _only_known_names(spec, named, wrapper.__name__)
     return text
 
 
@@ -618,23 +868,11 @@ def _tire_names(sim: object) -> dict:
     return _names_beyond(spec, spec.names_read(), "tire.forces", allowed=kernels)
 
 
-# The body stage is derived (body.integrate); what is left moves the substep's new values
-# into the state's locals and checks them (the sum of the float slots, named by the layout:
+# After the stages: the substep's new values moved into the state's locals (:func:`_moves`),
+# the substep counted and the state checked (the sum of the float slots, named by the layout:
 # a non-finite value or an overflowing sum sends the state to the layout's own check).
-BODY = """\
-{body}{suspension}{compliance}{probe_late}vx = vx_n
-vy = vy_n
-yaw_rate = r_n
-ax = fxs
-ay = fys
-omega0, ux0, uy0 = wn0, uxn0, uyn0
-omega1, ux1, uy1 = wn1, uxn1, uyn1
-omega2, ux2, uy2 = wn2, uxn2, uyn2
-omega3, ux3, uy3 = wn3, uxn3, uyn3
-throttle = theta_n
-engine_omega = w_e_n
-gear, shift_ticks, shift_up, last_request = gear_n, shift_n, shift_up_n, last_req_n
-tick += 1
+END = """\
+{moves}tick += 1
 if not isfinite({float_sum}):
     # a non-finite value (or a sum that overflowed): the state as it is, named if it is bad
 {store}
@@ -652,31 +890,7 @@ TAIL = """\
 {store4}
     sim.tick = tick
     sim.steer_assist_scale = sa
-    sim.derived = Derived(
-        fz=(fz0, fz1, fz2, fz3),
-        fx=(fx0, fx1, fx2, fx3),
-        fy=(fy0, fy1, fy2, fy3),
-        mz=(mz0, mz1, mz2, mz3),
-        brake_torque=(tb0, tb1, tb2, tb3),
-        brake_capacity=(cap0, cap1, cap2, cap3),
-        locked=(held0, held1, held2, held3),
-        drive_torque=(xd0, xd1, xd2, xd3),
-        v_x=(v_x0, v_x1, v_x2, v_x3),
-        v_sy=(v_sy0, v_sy1, v_sy2, v_sy3),
-        dvx=dvx,
-        dvy=dvy,
-        dr=dr,
-        engine_torque=t_e,
-        clutch_torque=t_c,
-        clutch_locked=c_locked,
-        throttle_used=th_used,
-        abs_scale=(a0, a1, a2, a3),
-        tc_scale=tc_f,
-        esc_yaw_error=esc_err,
-        esc_torque=esc_t,
-        esc_wheel=esc_w,
-        steer_assist_scale=sa,
-    )
+    sim.derived = {derived}
 """
 
 
@@ -721,11 +935,6 @@ PROBE_WHEELS = _probe(
     "wheel_solve",
     ", ".join((_each("wn#"), _each("fx#"), _each("fy#"), _each("1.0 if held# else 0.0")))
     + ", w_e_n, t_c",
-)
-PROBE_LATE = (
-    _probe("steering_compliance", "compliance0, compliance1")
-    + _probe("body_integration", "fxs, fys, dr")
-    + _probe("suspension", "roll, roll_rate, pitch, pitch_rate")
 )
 
 
@@ -793,7 +1002,6 @@ def source(sim: object, probed: bool = False) -> str:
     h = sim.h
     lk = sim.load_k
     ak = sim.assist_k
-    sk = sim.suspension_k
     stk = sim.steer_k
     dk = sim.drive_k
     assist = {"wheelbase": sim.wheelbase, "a_lim": ak.steer_lat_accel, "max_angle": stk.max_angle}
@@ -840,15 +1048,16 @@ def source(sim: object, probed: bool = False) -> str:
     sub += tap(PROBE_WHEELS)
     store = "".join(f"st[{index}] = {name}\n" for name, index in SLOTS).rstrip("\n")
     reload = "".join(f"{name} = st[{index}]\n" for name, index in SLOTS).rstrip("\n")
-    sub += BODY.format(
-        body="# body_integration\n"
-        + _derived(_body_of, {"k": sim.body_k}, body.integrate, body.rotate_heading),
+    out = _before_late()
+    for name, functions in _late():
+        stage = _whole(sim, name, out, functions)
+        sub += f"# {name}\n" + stage.text + tap(_probe(name, ", ".join(_flat(stage.values))))
+        out = stage.out
+    sub += END.format(
+        moves=_moves(out),
         float_sum=" + ".join(name for name, _ in SLOTS if name not in INT_SLOTS),
         store=_indent(store, 4),
-        probe_late=tap(PROBE_LATE),
         probe_substep=tap(_probe_substep(store, reload)),
-        suspension=_derived(_suspension_of, {"k": sk, "h": h}, suspension.step),
-        compliance=_derived(_compliance_of, {"k": stk, "h": h}, steering.update_compliance),
     )
     load = "".join(f"    {name} = st[{index}]\n" for name, index in SLOTS).rstrip("\n")
     # (the re-solves are rare: their text does not count for the order of the locals)
@@ -861,7 +1070,9 @@ def source(sim: object, probed: bool = False) -> str:
             probe_param=tap(", probe"),
         )
         + _indent(sub, 12)
-        + TAIL.format(store8=_indent(store, 8), store4=_indent(store, 4))
+        + TAIL.format(
+            store8=_indent(store, 8), store4=_indent(store, 4), derived=_derived_record(out)
+        )
     )
 
 
