@@ -31,6 +31,8 @@ construction:
   known assign that item's variable, with ``i`` known only when it runs a chain of tests
   on ``i`` picks it (or raises ``IndexError``, as the list would); ``tuple(x)`` is a record
   of the items' values at that point;
+* **join tuples**: ``a + b`` of two tuple values (records included) is the tuple of their
+  items, no object built;
 * **copy a record with fields replaced**: ``r._replace(field=v)`` of a record value is the
   same record with ``field``'s value ``v`` (no call; ``_replace`` of anything else is refused);
 * **merge a record across the arms of a branch**: a tuple or record bound before a branch
@@ -420,7 +422,9 @@ class _Scope:
         """One field of a record value; the others are dropped, which is only allowed when
         dropping them drops no call."""
         for i, item in enumerate(record.items):
-            if i != index and not isinstance(item, K | Agg) and _calls(item):
+            if item.__class__ is ast.Name or i == index or isinstance(item, K | Agg):
+                continue
+            if _calls(item):
                 raise Unsupported(f"{self.fn.__qualname__}: a field read drops a call or a divide")
         item = record.items[index]
         return ast.Name(item.id, ast.Load()) if isinstance(item, ast.Name) else item
@@ -454,6 +458,10 @@ class _Scope:
             and all(isinstance(i, K) for i in left.items)
         ):  # [1.0] * n: the same constants n times (a list of values would share them)
             return Agg(list, left.items * max(right.value, 0))
+        if isinstance(node.op, ast.Add) and (isinstance(left, Agg) or isinstance(right, Agg)):
+            joined = _joined(left, right)  # tuple + tuple: the items of both, in order
+            if joined is not None:
+                return joined
         return ast.BinOp(self.expr(left, "c"), node.op, self.expr(right, "c"))
 
     def _unaryop(self, node: ast.UnaryOp, hoist: bool) -> K | ast.expr:
@@ -1448,6 +1456,21 @@ def _replaces(node: ast.expr) -> bool:
         and isinstance(node.func, ast.Attribute)
         and node.func.attr == "_replace"
     )
+
+
+def _tuple_items(v: object) -> tuple | None:
+    """The items of a tuple value (a record is a tuple), or None for anything else."""
+    if isinstance(v, Agg) and v.cls is not list:
+        return v.items
+    if isinstance(v, K) and isinstance(v.value, tuple):
+        return tuple(K(item) for item in v.value)
+    return None
+
+
+def _joined(left: object, right: object) -> Agg | None:
+    """``left + right`` of two tuple values: a tuple of the items of both (None otherwise)."""
+    a, b = _tuple_items(left), _tuple_items(right)
+    return None if a is None or b is None else Agg(None, a + b)
 
 
 def _truth(test: object) -> object:

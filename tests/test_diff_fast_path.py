@@ -25,7 +25,7 @@ PRESET = "hatchbackFwd"
 #: one line of each stage: tests/test_fastpath.py's, but a value the stage reports where that
 #: plant's shows first in a later stage (the assists' brake capacity once a brake saturates,
 #: the tires' hub speed and the wheels' deflection, which no stage reports)
-STAGE_PLANTS = {**PLANTS, "assists": "tc_f", "tire_forces": "sfx0", "wheel_solve": "fx0"}
+STAGE_PLANTS = {**PLANTS, "assists": "act_tc_scale", "tire_forces": "sfx0", "wheel_solve": "fx0"}
 ROOT = Path(__file__).resolve().parents[1]
 
 

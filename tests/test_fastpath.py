@@ -143,7 +143,7 @@ PLANTS = {
     "load_transfer": "fz1",
     "tire_forces": "uyr0",  # the lateral deflection before saturation
     "assists": ("cap0", "# assists"),  # the ABS's scaling of a brake capacity
-    "drivetrain": "theta_n",
+    "drivetrain": "dt_throttle",
     "wheel_solve": "uxn0",
     "steering_compliance": "dc1",
     "body_integration": "bd_ax",

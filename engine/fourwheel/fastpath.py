@@ -150,18 +150,6 @@ if sa_on:
 
 # Stages derived whole from their readable functions: each wrapper names the fast path's
 # locals a stage reads and writes, the specialiser inlines the stage's function into it.
-def _loads_of(
-    lk: object, ak: object, s_f: float, s_r: float, vx: float, ax: float, ay: float,
-    roll: float, roll_rate: float, pitch: float, pitch_rate: float, jack: float,
-) -> float:  # fmt: skip
-    loads = load_transfer.loads(
-        lk, ak, s_f, s_r, vx, ax, ay, roll, roll_rate, pitch, pitch_rate, jack
-    )
-    fz0, fz1, fz2, fz3 = loads.fz
-    drag = loads.drag
-    return drag
-
-
 def _assist_of(
     wheelbase: float, a_lim: float, max_angle: float, steer_in: float, vx: float, vy: float
 ) -> float:
@@ -182,52 +170,6 @@ def _frames_of(
     c0, c1, c2, c3 = f.cos
     s0, s1, s2, s3 = f.sin
     return c0
-
-
-def _assists_of(
-    k: object, radii: tuple, driven: tuple, abs_on: bool, tc_on: bool, esc_on: bool,
-    vx: float, vy: float, yaw_rate: float, tan_d_l: float, omega0: float, omega1: float,
-    omega2: float, omega3: float, v_x0: float, v_x1: float, v_x2: float, v_x3: float,
-    cap0: float, cap1: float, cap2: float, cap3: float,
-) -> tuple:  # fmt: skip
-    act = assists.apply(
-        k, abs_on, tc_on, esc_on, vx, vy, yaw_rate, tan_d_l, radii,
-        (omega0, omega1, omega2, omega3),
-        (v_x0, v_x1, v_x2, v_x3), driven, (cap0, cap1, cap2, cap3),
-    )  # fmt: skip
-    cap0, cap1, cap2, cap3 = act.capacity
-    a0, a1, a2, a3 = act.abs_scale
-    tc_f = act.tc_scale
-    esc_err = act.esc_yaw_error
-    esc_t = act.esc_torque
-    esc_w = act.esc_wheel
-    esc_f = act.esc_throttle
-    # the names the rest of the substep reads (the final return is not part of the text)
-    return (cap0, cap1, cap2, cap3, a0, a1, a2, a3, tc_f, esc_err, esc_t, esc_w, esc_f)
-
-
-def _drivetrain_of(
-    k: object, h: float, gear: int, shift_ticks: int, shift_up: int, last_request: int,
-    gear_req: int, omega0: float, omega1: float, omega2: float, omega3: float, pedal: float,
-    braking: bool, tc_f: float,
-    esc_f: float, throttle: float, engine_omega: float,
-) -> tuple:  # fmt: skip
-    dt = drive.drivetrain(
-        k, gear, shift_ticks, shift_up, last_request, gear_req, (omega0, omega1, omega2, omega3),
-        pedal, braking, tc_f,
-        esc_f, throttle, engine_omega, h,
-    )  # fmt: skip
-    gear_n = dt.gear
-    shift_n = dt.shift_ticks
-    shift_up_n = dt.shift_up
-    last_req_n = dt.last_request
-    theta_n = dt.throttle
-    t_e = dt.engine_torque
-    th_used = dt.throttle_used
-    g = dt.ratio
-    c_cap = dt.clutch_capacity
-    # the names the rest of the substep reads (the final return is not part of the text)
-    return (gear_n, shift_n, shift_up_n, last_req_n, theta_n, t_e, th_used, g, c_cap)
 
 
 def _tires_of(
@@ -377,8 +319,8 @@ def _whole_of(name: str, stage: Callable, bound: dict, functions: tuple) -> Deri
         if after is not before
     ]
     for field, after in changed:
-        _named(after, field, assigned, renamed)
-    _named(spec.returned, name, assigned, renamed)
+        _named(after, field, field, assigned, renamed)
+    _named(spec.returned, name, "", assigned, renamed)
     named: set = set()
     text = spec.body_text(renamed, named)
     _only_known_names(spec, named, name)
@@ -399,23 +341,34 @@ def _stores_of(node: ast.AST) -> set:
     }
 
 
-def _named(v: object, hint: str, assigned: set, renamed: dict) -> object:
-    """``v`` (what a stage stored or reports) with each name its text assigns given a name by
-    where it is (``hint``, a field's name appended for a record's, an index for a tuple's)."""
+def _named(v: object, hint: str, path: str, assigned: set, renamed: dict) -> None:
+    """Each name of ``v`` (what a stage stored at ``path`` of ``out``, or reports) that its
+    text assigns given a name by where it is: ``hint`` (:data:`TEXT_NAMES` for the values a
+    text written per wheel reads), a field's name appended for a record's, an index for a
+    tuple's."""
+    hint = TEXT_NAMES.get(path, hint)
     if isinstance(v, Agg):
         fields = v.cls._fields if v.cls is not None else range(len(v.items))
         sep = "_" if v.cls is not None else ""
-        return Agg(v.cls, tuple(
-            _named(item, f"{hint}{sep}{field}", assigned, renamed)
-            for field, item in zip(fields, v.items, strict=True)
-        ))  # fmt: skip
-    if isinstance(v, ast.Name) and v.id in assigned:
-        if v.id not in renamed:
-            renamed[v.id] = hint
-        return v
-    if isinstance(v, Maybe):
+        for field, item in zip(fields, v.items, strict=True):
+            inner = f"{path}.{field}" if path and v.cls is not None else ""
+            _named(item, f"{hint}{sep}{field}", inner, assigned, renamed)
+    elif isinstance(v, ast.Name) and v.id in assigned:
+        renamed.setdefault(v.id, hint)
+    elif isinstance(v, Maybe):
         raise Unsupported(f"{hint}: a value that may be None")
-    return v
+
+
+#: The names of what whole stages make that the texts written per wheel read under names of
+#: their own (the tire stage's loads, the driveline's capacities and terms): made under those
+#: names, the texts need no renaming (engine.fourwheel.stages.Produced's paths).
+TEXT_NAMES = {
+    "loads.fz": "fz",
+    "act.capacity": "cap",
+    "dt.ratio": "g",
+    "dt.engine_torque": "t_e",
+    "dt.clutch_capacity": "c_cap",
+}
 
 
 def _renamed_value(v: object, renamed: dict) -> object:
@@ -485,38 +438,56 @@ def _moves(out: Agg) -> str:
     return "".join(f"{t} = {v}\n" for t, v in zip(targets, values, strict=True))
 
 
-def _late() -> tuple:
-    """The stages derived whole after the wheel solve, with the functions each inlines (read
-    from their modules when asked: a test may put a changed one in its module's place)."""
-    return (
-        ("steering_compliance", (steering.update_compliance,)),
-        ("body_integration", (body.integrate, body.rotate_heading)),
-        ("suspension", (suspension.step,)),
-    )
+def _whole_functions() -> dict:
+    """The stages derived whole, each with the functions it inlines (read from their modules
+    when asked: a test may put a changed one in its module's place)."""
+    return {
+        "load_transfer": (load_transfer.loads, load_transfer.wheel_loads, aero.forces),
+        "assists": (
+            assists.apply, assists.esc, assists.abs_scales, assists.tc_scale,
+            assists.max_drive_slip, assists._ramp,
+        ),
+        "drivetrain": (
+            drive.drivetrain, drive.output_speed, gearbox.update, gearbox.schedule,
+            gearbox.request, gearbox._start, gearbox.throttle_factor, gearbox.clutch_factor,
+            gearbox.ratio, powertrain.update_throttle, powertrain.torque,
+            powertrain.motor_torque, clutch.capacity,
+        ),
+        "steering_compliance": (steering.update_compliance,),
+        "body_integration": (body.integrate, body.rotate_heading),
+        "suspension": (suspension.step,),
+    }  # fmt: skip
 
 
-def _before_late() -> Agg:
-    """What the stages before the late ones produced, as the fast path's text names it."""
-    fields = dict.fromkeys(PRODUCED._fields, K(None))
-    fields["frames"] = view("WheelFrames", cos=_each_name("c"), sin=_each_name("s"))
-    fields["loads"] = view("Loads", fz=_each_name("fz"), drag="drag")
-    fields["tf"] = view("TireForces", v_x=_each_name("v_x"), v_sy=_each_name("v_sy"))
-    fields["act"] = view(
-        "AssistActions", capacity=_each_name("cap"), abs_scale=_each_name("a"), tc_scale="tc_f",
-        esc_yaw_error="esc_err", esc_torque="esc_t", esc_wheel="esc_w", esc_throttle="esc_f",
-    )  # fmt: skip
-    fields["dt"] = view(
-        "DriveTerms", throttle="theta_n", gear="gear_n", shift_ticks="shift_n",
-        shift_up="shift_up_n", last_request="last_req_n", engine_torque="t_e",
-        throttle_used="th_used", ratio="g", clutch_capacity="c_cap",
-    )  # fmt: skip
-    fields["ws"] = view(
-        "WheelSolution", omega=_each_name("wn"), ux=_each_name("uxn"), uy=_each_name("uyn"),
-        fx=_each_name("fx"), fy=_each_name("fy"), mz=_each_name("mz"),
-        brake_torque=_each_name("tb"), held=_each_name("held"), drive_torque=_each_name("xd"),
-        engine_omega="w_e_n", clutch_torque="t_c", clutch_locked="c_locked",
-    )  # fmt: skip
-    return Agg(PRODUCED, tuple(fields.values()))
+# What the stages the fast path writes per wheel produce (engine.fourwheel.stages.Produced),
+# as its text names them: the steering's geometry and frames, the tire forces, the solve.
+GEO = view("SteerGeometry", jack="jack", tan_delta_over_l="tan_d_l")
+FRAMES = view("WheelFrames", cos=_each_name("c"), sin=_each_name("s"))
+TIRE_FORCES = view(
+    "TireForces", v_x=_each_name("v_x"), v_sy=_each_name("v_sy"), capacity=_each_name("tcap")
+)
+WHEEL_SOLUTION = view(
+    "WheelSolution", omega=_each_name("wn"), ux=_each_name("uxn"), uy=_each_name("uyn"),
+    fx=_each_name("fx"), fy=_each_name("fy"), mz=_each_name("mz"),
+    brake_torque=_each_name("tb"), held=_each_name("held"), drive_torque=_each_name("xd"),
+    engine_omega="w_e_n", clutch_torque="t_c", clutch_locked="c_locked",
+)  # fmt: skip
+#: the driveline text's parameters that are the drivetrain stage's terms (``_driveline_of``)
+DRIVETRAIN_TERMS = {"g": "dt.ratio", "t_e": "dt.engine_torque", "c_cap": "dt.clutch_capacity"}
+NOTHING_YET = Agg(PRODUCED, tuple(K(None) for _ in PRODUCED._fields))
+
+
+def _names_for(params: Iterable[str], values: object, label: str) -> dict:
+    """``{param: name}``: a per-wheel text's parameters named as the values a stage made
+    (each a name of the text; a parameter already so named is left out)."""
+    items = values.items if isinstance(values, Agg) else (values,)
+    out = {}
+    for param, item in zip(params, items, strict=True):
+        if not isinstance(item, ast.Name):
+            raise Unsupported(f"{label}: {param} is not a value of the text")
+        if item.id != param:
+            out[param] = item.id
+    return out
 
 
 def _derived_record(out: Agg) -> str:
@@ -536,7 +507,7 @@ def _derived_record_of(out: Agg) -> str:
 # What the rest of the substep's text calls the tire stage's results, wheel i's suffixed
 # with i: the fields of tire.TireForces, and of each loaded wheel's tire.PatchTerms (the
 # deflection at the start, ``ux`` and ``uy``, is the state's own).
-FORCE_NAMES = {"v_x": "v_x", "v_sy": "v_sy", "rhs": "b", "diag": "dg", "capacity": "cap"}
+FORCE_NAMES = {"v_x": "v_x", "v_sy": "v_sy", "rhs": "b", "diag": "dg", "capacity": "tcap"}
 PATCH_NAMES = {
     "kxs": "kxs", "kys": "kys", "relax_x": "relax_x", "uy_next": "uyr", "damper_x": "cxd",
     "damper_y": "cyd", "p": "p", "q": "q", "trail_k": "mzk", "fx0": "sfx", "fy0": "sfy",
@@ -586,19 +557,20 @@ def _tires(sim: object) -> Specialised:
     return got
 
 
-def _tires_source(sim: object) -> str:
-    """The tire stage's text, its results under the names the rest of the substep reads."""
-    key = (_tires_source, _tire_functions(), sim.wheels, _ground_bound(sim), sim.h)
-    return _memo(key, lambda: _tires_text(sim))
+def _tires_source(sim: object, inputs: dict) -> str:
+    """The tire stage's text, its results under the names the rest of the substep reads, its
+    wheel loads under the names ``inputs`` gives them (what the load stage made)."""
+    key = (_tires_source, _tire_functions(), sim.wheels, _ground_bound(sim), sim.h, inputs)
+    return _memo(key, lambda: _tires_text(sim, inputs))
 
 
-def _tires_text(sim: object) -> str:
+def _tires_text(sim: object, inputs: dict) -> str:
     spec = _tires(sim)
     tf = spec.returned
     if not (isinstance(tf, Agg) and tf.cls is tire.TireForces):
         raise Unsupported("tire.forces: its result is not a record")
     fields = dict(zip(tire.TireForces._fields, tf.items, strict=True))
-    renamed: dict = {}
+    renamed: dict = dict(inputs)
 
     def name(value: object, target: str) -> None:
         if not isinstance(value, ast.Name) or value.id in renamed:
@@ -636,9 +608,11 @@ def _driveline_of(
 DRIVELINE_NAMES = ("wn", "tb", "held", "xd", "w_e_n", "t_c", "c_locked", "w_out")
 
 
-def _driveline_source(sim: object) -> str:
+def _driveline_source(sim: object, inputs: dict) -> str:
     """The coupled driveline solve's text (``differential.solve`` with the bounded solves
-    inlined), its results under the names the rest of the substep reads."""
+    inlined), its results under the names the rest of the substep reads, the brake capacities
+    and the drivetrain's terms under the names ``inputs`` gives them (the stages' that made
+    them)."""
     bound = {
         "k": sim.drive_k.layout,
         "eta": sim.drive_k.gearbox.efficiency,
@@ -647,16 +621,16 @@ def _driveline_source(sim: object) -> str:
     }
     # (the bounded solves as differential.solve names them)
     functions = (differential.solve, differential.bound, differential.bounded_solve)
-    key = (_driveline_source, functions, bound)
-    return _memo(key, lambda: _driveline_text(bound, functions))
+    key = (_driveline_source, functions, bound, inputs)
+    return _memo(key, lambda: _driveline_text(bound, functions, inputs))
 
 
-def _driveline_text(bound: dict, functions: tuple) -> str:
+def _driveline_text(bound: dict, functions: tuple, inputs: dict) -> str:
     spec = specialise(_driveline_of, bound, Plan(inline=frozenset(functions), fold=frozenset()))
     sol = spec.returned
     if not (isinstance(sol, Agg) and len(sol.items) == len(DRIVELINE_NAMES)):
         raise Unsupported("differential.solve: its result is not a tuple of names")
-    renamed: dict = {}
+    renamed: dict = dict(inputs)
     for value, base in zip(sol.items, DRIVELINE_NAMES, strict=True):
         if isinstance(value, Agg):
             for i, item in enumerate(value.items):
@@ -924,13 +898,10 @@ PROBE_STEERING = _probe(
     "steering",
     "*steer_angles(geo.angles, compliance0, compliance1), c0, c1, c2, c3, s0, s1, s2, s3",
 )
-PROBE_LOADS = _probe("load_transfer", _each("fz#"))
 PROBE_TIRES = _probe(
     "tire_forces",
     ", ".join(f"sfx{i} if loaded{i} else 0.0, sfy{i} if loaded{i} else 0.0" for i in WHEELS),
 )
-PROBE_ASSISTS = _probe("assists", _each("a#") + ", tc_f, esc_err, esc_t, esc_f, sa")
-PROBE_DRIVETRAIN = _probe("drivetrain", "t_e, g, float(gear_n), c_cap, theta_n")
 PROBE_WHEELS = _probe(
     "wheel_solve",
     ", ".join((_each("wn#"), _each("fx#"), _each("fy#"), _each("1.0 if held# else 0.0")))
@@ -999,8 +970,6 @@ def source(sim: object, probed: bool = False) -> str:
     """The source of ``run(sim, host, n)`` for ``sim``'s definition and rates (``probed``:
     of ``run(sim, host, n, probe)``, which reports every stage and substep to ``probe``)."""
     tap = (lambda text: text) if probed else (lambda text: "")
-    h = sim.h
-    lk = sim.load_k
     ak = sim.assist_k
     stk = sim.steer_k
     dk = sim.drive_k
@@ -1012,30 +981,26 @@ def source(sim: object, probed: bool = False) -> str:
         frames=_derived(_frames_of, {}, steering.wheel_frames, steering.small_rotation),
     )
     sub += tap(PROBE_STEERING)
-    sub += "# load_transfer\n" + _derived(
-        _loads_of,
-        {"lk": lk, "ak": sim.aero_k, "s_f": sim.static_loads[0], "s_r": sim.static_loads[2]},
-        load_transfer.loads, load_transfer.wheel_loads, aero.forces,
-    )  # fmt: skip
-    sub += tap(PROBE_LOADS)
-    sub += "# tire_forces\n" + _tires_source(sim)
+    out = _with_field(_with_field(NOTHING_YET, "geo", GEO), "frames", FRAMES)
+    whole = _whole_functions()
+
+    def derive(name: str) -> str:
+        nonlocal out
+        stage = _whole(sim, name, out, whole[name])
+        out = stage.out
+        return f"# {name}\n" + stage.text + tap(_probe(name, ", ".join(_flat(stage.values))))
+
+    sub += derive("load_transfer")
+    loads = _names_for(_each_name("fz"), _at(out, "loads.fz"), "tire.forces")
+    sub += "# tire_forces\n" + _tires_source(sim, loads)
     sub += tap(PROBE_TIRES)
-    sub += "# assists\n" + _derived(
-        _assists_of,
-        {"k": ak, "radii": sim.radii, "driven": sim.driven},
-        assists.apply, assists.esc, assists.abs_scales, assists.tc_scale, assists.max_drive_slip,
-        assists._ramp,
-    )  # fmt: skip
-    sub += tap(PROBE_ASSISTS)
-    sub += "# drivetrain\n" + _derived(
-        _drivetrain_of,
-        {"k": dk, "h": h},
-        drive.drivetrain, drive.output_speed, gearbox.update, gearbox.schedule, gearbox.request,
-        gearbox._start, gearbox.throttle_factor, gearbox.clutch_factor, gearbox.ratio,
-        powertrain.update_throttle, powertrain.torque, powertrain.motor_torque, clutch.capacity,
-    )  # fmt: skip
-    sub += tap(PROBE_DRIVETRAIN)
-    solve = "# wheel_solve: the driveline\n" + _driveline_source(sim)
+    out = _with_field(out, "tf", TIRE_FORCES)
+    sub += derive("assists")
+    sub += derive("drivetrain")
+    terms = _names_for(_each_name("cap"), _at(out, "act.capacity"), "differential.solve")
+    for param, path in DRIVETRAIN_TERMS.items():
+        terms.update(_names_for((param,), _at(out, path), "differential.solve"))
+    solve = "# wheel_solve: the driveline\n" + _driveline_source(sim, terms)
     sub += solve
     deflect = "".join(_deflect_source(sim, i) for i in WHEELS)
     sub += "# wheel_solve: the patches\n" + deflect
@@ -1048,11 +1013,9 @@ def source(sim: object, probed: bool = False) -> str:
     sub += tap(PROBE_WHEELS)
     store = "".join(f"st[{index}] = {name}\n" for name, index in SLOTS).rstrip("\n")
     reload = "".join(f"{name} = st[{index}]\n" for name, index in SLOTS).rstrip("\n")
-    out = _before_late()
-    for name, functions in _late():
-        stage = _whole(sim, name, out, functions)
-        sub += f"# {name}\n" + stage.text + tap(_probe(name, ", ".join(_flat(stage.values))))
-        out = stage.out
+    out = _with_field(out, "ws", WHEEL_SOLUTION)
+    for name in ("steering_compliance", "body_integration", "suspension"):
+        sub += derive(name)
     sub += END.format(
         moves=_moves(out),
         float_sum=" + ".join(name for name, _ in SLOTS if name not in INT_SLOTS),

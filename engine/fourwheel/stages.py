@@ -99,10 +99,11 @@ def _tire_forces(sim: object, s: SubstepStart, out: Produced) -> tuple:
 def _assists(sim: object, s: SubstepStart, out: Produced) -> tuple:
     """Stability control, ABS, traction control (:mod:`engine.fourwheel.assists`, stateless)."""
     host = sim.host
-    act = out.act = assists.apply(
+    act = assists.apply(
         sim.assist_k, host.abs_on, host.tc_on, host.esc_on, s.vx, s.vy, s.yaw_rate,
         out.geo.tan_delta_over_l, sim.radii, s.omega, out.tf.v_x, sim.driven, out.tf.capacity,
     )  # fmt: skip
+    out.act = act
     extra = (act.tc_scale, act.esc_yaw_error, act.esc_torque, act.esc_throttle)
     return act.abs_scale + extra + (sim.steer_assist_scale,)
 
@@ -110,11 +111,12 @@ def _assists(sim: object, s: SubstepStart, out: Produced) -> tuple:
 def _drivetrain(sim: object, s: SubstepStart, out: Produced) -> tuple:
     """Gearbox, power unit torque and clutch capacity (:mod:`engine.fourwheel.drive`)."""
     host = sim.host
-    dt = out.dt = drive.drivetrain(
+    dt = drive.drivetrain(
         sim.drive_k, s.gear, s.shift_ticks, s.shift_up, s.last_request, host.gear_request,
         s.omega, host.pedal, host.braking, out.act.tc_scale, out.act.esc_throttle, s.throttle,
         s.engine_omega, sim.h,
     )  # fmt: skip
+    out.dt = dt
     return (dt.engine_torque, dt.ratio, float(dt.gear), dt.clutch_capacity, dt.throttle)
 
 
