@@ -33,6 +33,13 @@ construction:
   of the items' values at that point;
 * **join tuples**: ``a + b`` of two tuple values (records included) is the tuple of their
   items, no object built;
+* **take records of the caller's values**: a parameter bound to a record (:class:`Agg`)
+  whose fields are names of the caller's text (or constants, or records) reads its fields
+  as those names; a store to one of its fields, ``out.f = v`` (outside branches, in the
+  function's own body), makes it the record with that field replaced, and the record as
+  the body leaves it is :attr:`Specialised.records`;
+* **build a record by keyword**: ``Record(a, f=v)`` is the record value, its arguments read
+  in the order they are written, a field left out taking its default;
 * **copy a record with fields replaced**: ``r._replace(field=v)`` of a record value is the
   same record with ``field``'s value ``v`` (no call; ``_replace`` of anything else is refused);
 * **merge a record across the arms of a branch**: a tuple or record bound before a branch

@@ -9,7 +9,7 @@ wheels an external host owned (the recording's ``host`` block, ADR 0202) replays
 the host: after host step k the speeds the host returned for it are handed back, by step
 index, so a restored snapshot picks up the right ones. The
 simulation's own probe argument serves the stage-level diff: a probed step runs the
-readable path, whose stages (``engine.fourwheel.simulation.STAGES``) report their values.
+readable path, whose stages (``engine.fourwheel.stages.STAGES``) report their values.
 """
 
 from __future__ import annotations

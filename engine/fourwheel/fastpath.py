@@ -2,20 +2,24 @@
 
 :func:`build` writes the source of one function, ``run(sim, host, n)``, that advances
 ``sim`` by ``n`` substeps of one host step, and compiles it. Every stage's text is derived
-from the readable stages (:data:`engine.fourwheel.simulation.STAGES`, which stay the source
+from the readable stages (:data:`engine.fourwheel.stages.STAGES`, which stay the source
 of truth) by the one specialiser, :mod:`engine.specialise`: it folds the definition's
 constants into literals, drops branches decided by them, unrolls the loops over the four
 wheels, inlines the stage functions with renamed locals and keeps records and lists as one
 local per field. It moves operations and never changes one, so both paths give the same
 bits (``tests/test_fastpath.py``; the mutation test, ``tests/test_specialise_mutations.py``).
 
-What this module writes itself is glue, no arithmetic of the physics: each stage's wrapper
-(``_<stage>_of``) names the locals the stage reads and writes; the host step's head loads
-the state into locals, the substep's end moves the new values in, counts the substep and
-checks that the state is finite, and the tail writes everything back (and before any error
-is raised). The ground's factors, the steering geometry of an assisted steer and the strict
-math kernels' rare cases are called, not copied. ``tests/test_no_physics_in_strings.py`` fails
-if a string of ``engine/`` holds arithmetic statements.
+Six stages are the readable stage functions themselves (load transfer, assists, drivetrain,
+steering compliance, body, suspension), specialised with their records bound to records of
+this text's values (ADR 0238); the tire forces and the wheel solve are the functions they
+call, specialised per wheel. What this module writes itself is glue, no arithmetic of the
+physics: the per-wheel wrappers (``_<piece>_of``) name the locals those texts read and
+write; the host step's head loads the state into locals, the substep's end moves the new
+values in (:data:`engine.fourwheel.stages.NEW_STATE`), counts the substep and checks that the
+state is finite, and the tail writes everything back (and before any error is raised). The
+ground's factors, the steering geometry of an assisted steer and the strict math kernels'
+rare cases are called, not copied. ``tests/test_no_physics_in_strings.py`` fails if a string
+of ``engine/`` holds arithmetic statements.
 
 The text holds nothing of a definition's strings (a verifier runs strangers' definitions):
 only names of this module and numbers read back from their ``repr``. The probed variant,
@@ -532,7 +536,7 @@ def _ground_bound(sim: object) -> dict:
     return dict(zip(GROUND_NAMES, sim.flat_ground, strict=True))
 
 
-#: the fast path's names of the ground stage's values (engine.fourwheel.simulation._ground's order)
+#: the fast path's names of the ground stage's values (engine.fourwheel.stages._ground's order)
 GROUND_NAMES = ("lam0", "lam1", "lam2", "lam3", "rrf0", "rrf1", "rrf2", "rrf3")
 
 
@@ -870,7 +874,7 @@ TAIL = """\
 
 # ---------------------------------------------------------------------------- the probe
 # The probed variant, ``run(sim, host, n, probe)``, reports each stage's values to the probe
-# under the stage's name, in the readable order (engine.fourwheel.simulation.STAGES), from the fast
+# under the stage's name, in the readable order (engine.fourwheel.stages.STAGES), from the fast
 # path's own locals, so ``skidpad diff`` names the stage where a fast run parts from a
 # readable one. Only names are listed: the steering's reported angles (the fast path rotates
 # the frames directly, without them) come from the readable function, its frames from the

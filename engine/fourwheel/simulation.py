@@ -6,11 +6,12 @@ of ``h = 1/S`` (docs/architecture.md §2: integer ticks, never accumulated float
 Inputs change only at host steps; what depends only on them (steering
 geometry, brake capacities, pedal) is computed once per host step.
 
-One substep is the :data:`STAGES` in this fixed order; :meth:`Simulation._substep` is a loop
-over them. Each stage is a function ``(sim, start, out)`` over named records: the constants
-(the simulation's, built once), the state at the substep's start (:class:`SubstepStart`) and
-what earlier stages produced (:class:`Produced`); it calls its subsystem's module and
-returns the values the probe sees under its name:
+One substep is the stages (:data:`engine.fourwheel.stages.STAGES`) in this fixed order;
+:meth:`Simulation._substep` is a loop over them. Each stage is a function ``(sim, s, out)``
+over named records: the constants (the simulation's, built once), the state at the
+substep's start (:class:`~engine.fourwheel.vehicle_layout.SubstepStart`) and what earlier
+stages produced (:class:`~engine.fourwheel.stages.Produced`); it calls its subsystem's
+module and returns the values the probe sees under its name:
 
 0. ``ground``: each wheel's friction factor (the road condition's λ times its surface's) and
    the rolling-resistance coefficient its surface adds, from the surface under its contact

@@ -4,7 +4,9 @@ Built from each subsystem's ``FIELDS`` in this order: ``body``, ``suspension``,
 ``steer``, ``wheel``, ``tire``, ``drivetrain``. :class:`SubstepStart` is the state as
 the stages read it, built from the layout alone (:data:`START`); the ``I_*`` constants are
 slots some callers index; everything else speaks in names. Bump
-:data:`LAYOUT_VERSION` whenever fields, order or meaning change. Version 2:
+:data:`LAYOUT_VERSION` when a change keeps the number of fields but changes their meaning,
+kind or order (a field added or removed changes the length, which hashes and snapshots
+already tell apart; ADR 0238). Version 2:
 the drivetrain (:mod:`engine.fourwheel.drive`) replaced the provisional ``drive``
 group with ``drivetrain.throttle``, ``drivetrain.engine_omega`` and the
 gearbox's integer state (ADR 0070).
