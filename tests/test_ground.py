@@ -219,7 +219,7 @@ def test_the_fast_path_on_a_ground_obeys_the_strict_float_contract() -> None:
     sim = DriveSession("openWheeler").sim
     assert sim.ground is not None
     text = fastpath.source(sim)
-    assert "ground_factors(x, y, hc, hs)" in text
+    assert "ground_factors(x, y, heading_c, heading_s)" in text
     assert strict_float_lint().lint_source(text, "<fast path on a ground>") == []
 
 
