@@ -2275,6 +2275,35 @@ def _label(fn: Callable) -> str:
     return f"{module.rpartition('.')[2]}.{fn.__name__}"
 
 
+class NameUse:
+    """The names of a text: how many times each occurs (``counts``) and which it assigns
+    (``stored``)."""
+
+    __slots__ = ("counts", "stored")
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.stored: set[str] = set()
+
+    def add(self, nodes: Iterable) -> NameUse:
+        """Count the names of ``nodes`` (statements or a module); ``self``."""
+        counts, stored = self.counts, self.stored
+        for node in nodes:
+            for n in ast.walk(node):
+                if n.__class__ is ast.Name:
+                    counts[n.id] = counts.get(n.id, 0) + 1
+                    if n.ctx.__class__ is ast.Store:
+                        stored.add(n.id)
+        return self
+
+    def merge(self, other: NameUse) -> NameUse:
+        """Add ``other``'s names (a text that follows this one); ``self``."""
+        for name, k in other.counts.items():
+            self.counts[name] = self.counts.get(name, 0) + k
+        self.stored |= other.stored
+        return self
+
+
 class Specialised(NamedTuple):
     """A specialised function: its syntax tree and the names it runs with."""
 
@@ -2303,19 +2332,19 @@ class Specialised(NamedTuple):
         seen = {n.id for st in stmts for n in ast.walk(st) if isinstance(n, ast.Name)}
         return sorted(seen & set(self.namespace))
 
-    def body_text(self, renamed: dict | None = None, named: set | None = None) -> str:
+    def body_text(self, renamed: dict | None = None, use: NameUse | None = None) -> str:
         """The text of the function's body without its final ``return``: the statements of
         a call inlined where a caller that is not yet specialised writes them (``renamed``:
         its names renamed to the caller's, each to one the text does not use, and the
-        moves of a name to itself left out; ``named``: a set given every name the text
-        holds)."""
+        moves of a name to itself left out; ``use``: given the names the text holds, without
+        parsing it again)."""
         stmts = list(self.tree.body[0].body)
         if stmts and isinstance(stmts[-1], ast.Return):
             stmts.pop()
         if renamed:
             stmts = _moves_folded(stmts, renamed, self.name)
-        if named is not None:  # the names the text reads or assigns, without parsing it again
-            named.update(n.id for st in stmts for n in ast.walk(st) if n.__class__ is ast.Name)
+        if use is not None:
+            use.add(stmts)
         with _Positions():
             return _comments(ast.unparse(ast.Module(stmts, []))) + "\n"
 
@@ -2438,6 +2467,7 @@ __all__ = [
     "Agg",
     "K",
     "Maybe",
+    "NameUse",
     "Plan",
     "Specialised",
     "Unfoldable",

@@ -66,6 +66,7 @@ from skidpad.engine.specialise import (  # noqa: F401  (Unfoldable: re-exported)
     Agg,
     K,
     Maybe,
+    NameUse,
     Plan,
     Specialised,
     Unfoldable,
@@ -325,9 +326,10 @@ def _whole_of(name: str, stage: Callable, bound: dict, functions: tuple) -> Deri
     for field, after in changed:
         _named(after, field, field, assigned, renamed)
     _named(spec.returned, name, "", assigned, renamed)
-    named: set = set()
-    text = spec.body_text(renamed, named)
-    _only_known_names(spec, named, name)
+    use = NameUse()
+    text = spec.body_text(renamed, use)
+    _only_known_names(spec, use.counts, name)
+    _uses(text, use)
     out = given._replace(items=tuple(made.items))
     for field, after in changed:
         out = _with_field(out, field, _renamed_value(after, renamed))
@@ -591,7 +593,8 @@ def _tires_text(sim: object, inputs: dict) -> str:
         patch = dict(zip(tire.PatchTerms._fields, terms.record.items, strict=True))
         for field, base in PATCH_NAMES.items():
             name(patch[field], f"{base}{i}")
-    return spec.body_text(renamed)
+    use = NameUse()
+    return _uses(spec.body_text(renamed, use), use)
 
 
 def _driveline_of(
@@ -641,9 +644,10 @@ def _driveline_text(bound: dict, functions: tuple, inputs: dict) -> str:
                 _name_result(renamed, item, f"{base}{i}", "differential.solve")
         else:
             _name_result(renamed, value, base, "differential.solve")
-    named: set = set()
-    text = spec.body_text(renamed, named)
-    _only_known_names(spec, named, "differential.solve")
+    use = NameUse()
+    text = spec.body_text(renamed, use)
+    _only_known_names(spec, use.counts, "differential.solve")
+    _uses(text, use)
     return text
 
 
@@ -684,14 +688,16 @@ def _deflect_text(bound: dict, i: int) -> str:
     fields = dict(zip(tire.PatchUpdate._fields, pu.items, strict=True))
     for field, base in UPDATE_NAMES.items():
         _name_result(renamed, fields[field], f"{base}{i}", "tire.deflect")
-    named: set = set()
-    loaded = spec.body_text(renamed, named)
-    _only_known_names(spec, named, "tire.deflect")
+    use = NameUse()
+    loaded = spec.body_text(renamed, use)
+    _only_known_names(spec, use.counts, "tire.deflect")
     airborne = "".join(
         f"{UPDATE_NAMES[field]}{i} = {value!r}\n"
         for field, value in zip(tire.PatchUpdate._fields, wheel._AIRBORNE, strict=True)
     )
-    return f"if loaded{i}:\n{_indent(loaded, 4)}else:\n{_indent(airborne, 4)}"
+    text = f"if loaded{i}:\n{_indent(loaded, 4)}else:\n{_indent(airborne, 4)}"
+    glue = f"if loaded{i}:\n    pass\nelse:\n{_indent(airborne, 4)}"
+    return _uses(text, NameUse().merge(use).add(parse_source(glue).body))
 
 
 def _undamp_of(
@@ -731,9 +737,10 @@ def _undamp_text(w: object, i: int, functions: tuple) -> str:
     spec = specialise(_undamp_of, {"w": w}, Plan(inline=frozenset(functions), fold=frozenset()))
     renamed = {name: f"{name}{i}" for name in UNDAMP_NAMES}
     renamed.update(omega=f"omega{i}", redo="redo")
-    named: set = set()
-    text = spec.body_text(renamed, named)
-    _only_known_names(spec, named, "wheel.undamped_row")
+    use = NameUse()
+    text = spec.body_text(renamed, use)
+    _only_known_names(spec, use.counts, "wheel.undamped_row")
+    _uses(text, use)
     return text
 
 
@@ -801,7 +808,27 @@ def _name_result(renamed: dict, value: object, target: str, label: str) -> None:
     renamed[value.id] = target
 
 
-def _only_known_names(spec: Specialised, named: set, label: str) -> None:
+# The names each derived text holds, kept beside it: the order of the fast path's locals is
+# counted from them (:func:`_bind_hot_first`), not from the text parsed again.
+_USES: dict = {}
+
+
+def _uses(text: str, use: NameUse) -> str:
+    """``text``, its names ``use`` kept for it."""
+    _keep(_USES, 2 * DERIVED_CACHE, text, use)
+    return text
+
+
+def _use_of(text: str) -> NameUse:
+    """The names of a piece of the substep's text: kept, or read from its syntax tree."""
+    got = _USES.get(text)
+    if got is None:
+        # a piece of glue; its loop given a body and its ``try`` a handler, so it parses alone
+        got = NameUse().add(parse_source(textwrap.dedent(text)).body)
+    return got
+
+
+def _only_known_names(spec: Specialised, named: Iterable[str], label: str) -> None:
     """A derived stage's text (which holds the names ``named``, :meth:`Specialised.body_text`)
     names nothing beyond the fast path's own locals and the built-ins."""
     _names_beyond(spec, named, label)
@@ -833,9 +860,10 @@ def _derived(wrapper: Callable, bound: dict, *functions: Callable) -> str:
 def _derive(wrapper: Callable, bound: dict, functions: tuple) -> str:
     plan = Plan(inline=frozenset(functions), fold=frozenset())
     spec = specialise(wrapper, bound, plan)
-    named: set = set()
-    text = spec.body_text(None, named)
-    _only_known_names(spec, named, wrapper.__name__)
+    use = NameUse()
+    text = spec.body_text(None, use)
+    _only_known_names(spec, use.counts, wrapper.__name__)
+    _uses(text, use)
     return text
 
 
@@ -936,37 +964,25 @@ def _probe_substep(store: str, load: str) -> str:
 _PARAMETERS = frozenset({"sim", "host", "n", "probe"})
 
 
-def _bind_hot_first(hot_text: str, head: str) -> str:
-    """A block that is never run, naming the locals of the substep (assigned in ``hot_text``,
-    the substep without its rare re-solves, which assign nothing it does not, or in the host
-    step's ``head``) in order of use in ``hot_text``, most used first. Kept by text
-    (:func:`_memo`): simulations of a definition ask with the same text, and reading it takes
-    a third of a warm build."""
-    key = (_bind_hot_first, hot_text, head)
-    return _memo(key, lambda: _bind_hot_first_of(hot_text, head))
+def _bind_hot_first(hot: tuple, head: str) -> str:
+    """A block that is never run, naming the locals of the substep (assigned in the pieces
+    of text ``hot``, the substep without its rare re-solves, which assign nothing it does
+    not, or in the host step's ``head``) in order of use in ``hot``, most used first. Kept
+    by its pieces (:func:`_memo`): simulations of a definition ask with the same ones."""
+    key = (_bind_hot_first, hot, head)
+    return _memo(key, lambda: _bind_hot_first_of(hot, head))
 
 
-def _stored_names(tree: ast.AST) -> set:
-    return {
-        node.id
-        for node in ast.walk(tree)
-        if node.__class__ is ast.Name and node.ctx.__class__ is ast.Store
-    }
-
-
-def _bind_hot_first_of(hot_text: str, head: str) -> str:
+def _bind_hot_first_of(hot: tuple, head: str) -> str:
     # the head's loop is given a body, and its ``try`` a handler, so that it parses alone
     head_tree = parse_source(head + " " * 12 + "pass\n    except BaseException:\n        raise\n")
-    counts: dict = {}
-    stored = _stored_names(head_tree)
-    for node in ast.walk(parse_source(hot_text)):  # (one walk: the text is long)
-        if node.__class__ is ast.Name:
-            name = node.id
-            counts[name] = counts.get(name, 0) + 1
-            if node.ctx.__class__ is ast.Store:
-                stored.add(name)
-    hot = sorted(stored.intersection(counts) - _PARAMETERS, key=lambda n: (-counts[n], n))
-    lines = [" = ".join(hot[k : k + 12]) + " = None" for k in range(0, len(hot), 12)]
+    use = NameUse()
+    for piece in hot:  # each derived piece's names were kept when it was made
+        use.merge(_use_of(piece))
+    counts = use.counts
+    stored = NameUse().add(head_tree.body).stored | use.stored
+    names = sorted(stored.intersection(counts) - _PARAMETERS, key=lambda n: (-counts[n], n))
+    lines = [" = ".join(names[k : k + 12]) + " = None" for k in range(0, len(names), 12)]
     return "    if False:\n" + "\n".join("        " + line for line in lines)
 
 
@@ -977,14 +993,19 @@ def source(sim: object, probed: bool = False) -> str:
     ak = sim.assist_k
     stk = sim.steer_k
     dk = sim.drive_k
+    hot: list = []  # the substep's text but its rare re-solves, piece by piece
+
+    def counted(text: str) -> str:
+        hot.append(text)
+        return text
+
     assist = {"wheelbase": sim.wheelbase, "a_lim": ak.steer_lat_accel, "max_angle": stk.max_angle}
     assisted = _derived(_assist_of, assist, assists.assisted_steer, assists.steer_scale)
-    sub = _ground_source(sim, tap)
-    sub += STEERING.format(
-        assist=_indent(assisted, 4),
-        frames=_derived(_frames_of, {}, steering.wheel_frames, steering.small_rotation),
-    )
-    sub += tap(PROBE_STEERING)
+    frames = _derived(_frames_of, {}, steering.wheel_frames, steering.small_rotation)
+    sub = counted(_ground_source(sim, tap))
+    sub += STEERING.format(assist=_indent(counted(assisted), 4), frames=counted(frames))
+    counted(STEERING.format(assist="    pass\n", frames=""))
+    sub += counted(tap(PROBE_STEERING))
     out = _with_field(_with_field(NOTHING_YET, "geo", GEO), "frames", FRAMES)
     whole = _whole_functions()
 
@@ -992,48 +1013,52 @@ def source(sim: object, probed: bool = False) -> str:
         nonlocal out
         stage = _whole(sim, name, out, whole[name])
         out = stage.out
-        return f"# {name}\n" + stage.text + tap(_probe(name, ", ".join(_flat(stage.values))))
+        probe = counted(tap(_probe(name, ", ".join(_flat(stage.values)))))
+        return f"# {name}\n" + counted(stage.text) + probe
 
     sub += derive("load_transfer")
     loads = _names_for(_each_name("fz"), _at(out, "loads.fz"), "tire.forces")
-    sub += "# tire_forces\n" + _tires_source(sim, loads)
-    sub += tap(PROBE_TIRES)
+    sub += "# tire_forces\n" + counted(_tires_source(sim, loads))
+    sub += counted(tap(PROBE_TIRES))
     out = _with_field(out, "tf", TIRE_FORCES)
     sub += derive("assists")
     sub += derive("drivetrain")
     terms = _names_for(_each_name("cap"), _at(out, "act.capacity"), "differential.solve")
     for param, path in DRIVETRAIN_TERMS.items():
         terms.update(_names_for((param,), _at(out, path), "differential.solve"))
-    solve = "# wheel_solve: the driveline\n" + _driveline_source(sim, terms)
+    solve = "# wheel_solve: the driveline\n" + counted(_driveline_source(sim, terms))
     sub += solve
-    deflect = "".join(_deflect_source(sim, i) for i in WHEELS)
+    deflects = [counted(_deflect_source(sim, i)) for i in WHEELS]
+    deflect = "".join(deflects)
     sub += "# wheel_solve: the patches\n" + deflect
     # as wheel.solve: a damped patch that slid is undamped and every wheel solved again, until
     # none is left (four passes at most)
-    slide = "redo = False\n" + "".join(_undamp_source(sim, i) for i in WHEELS)
-    rare = "if not redo:\n    break\n" + solve + deflect
+    undamps = [counted(_undamp_source(sim, i)) for i in WHEELS]
+    slide = counted("redo = False\n") + "".join(undamps)
+    counted("for _pass in range(4):\n    pass\n")
+    rare = "if not redo:\n    break\n" + solve + deflect  # (not counted: rare)
     sub += "for _pass in range(4):\n" + _indent(slide + rare, 4)
-    sub += _derived(_forwards_only_of, {"motor": dk.motor}, wheel.forwards_only)
-    sub += tap(PROBE_WHEELS)
+    sub += counted(_derived(_forwards_only_of, {"motor": dk.motor}, wheel.forwards_only))
+    sub += counted(tap(PROBE_WHEELS))
     store = "".join(f"st[{index}] = {name}\n" for name, index in SLOTS).rstrip("\n")
     reload = "".join(f"{name} = st[{index}]\n" for name, index in SLOTS).rstrip("\n")
     out = _with_field(out, "ws", WHEEL_SOLUTION)
     for name in ("steering_compliance", "body_integration", "suspension"):
         sub += derive(name)
-    sub += END.format(
-        moves=_moves(out),
-        float_sum=" + ".join(name for name, _ in SLOTS if name not in INT_SLOTS),
-        store=_indent(store, 4),
-        probe_substep=tap(_probe_substep(store, reload)),
+    sub += counted(
+        END.format(
+            moves=_moves(out),
+            float_sum=" + ".join(name for name, _ in SLOTS if name not in INT_SLOTS),
+            store=_indent(store, 4),
+            probe_substep=tap(_probe_substep(store, reload)),
+        )
     )
     load = "".join(f"    {name} = st[{index}]\n" for name, index in SLOTS).rstrip("\n")
-    # (the re-solves are rare: their text does not count for the order of the locals)
-    hot_text = sub.replace(_indent(rare, 4), "")
     head = HEAD.format(load=load, bind="", probe_param="")
     return (
         HEAD.format(
             load=load,
-            bind=_bind_hot_first(hot_text, head),
+            bind=_bind_hot_first(tuple(piece for piece in hot if piece), head),
             probe_param=tap(", probe"),
         )
         + _indent(sub, 12)
