@@ -42,17 +42,9 @@ from types import FunctionType, ModuleType
 from typing import NamedTuple
 
 from skidpad.engine.fourwheel import (
-    aero,
     assists,
-    body,
-    clutch,
     differential,
-    drive,
-    gearbox,
-    load_transfer,
-    powertrain,
     steering,
-    suspension,
     tire,
     wheel,
 )
@@ -63,6 +55,7 @@ from skidpad.engine.smath import kernels
 from skidpad.engine.specialise import (  # noqa: F401  (Unfoldable: re-exported)
     AST_LOCK,
     BUILTINS,
+    SOURCE_ATTRIBUTE,
     Agg,
     K,
     Maybe,
@@ -444,25 +437,57 @@ def _moves(out: Agg) -> str:
     return "".join(f"{t} = {v}\n" for t, v in zip(targets, values, strict=True))
 
 
-def _whole_functions() -> dict:
-    """The stages derived whole, each with the functions it inlines (read from their modules
-    when asked: a test may put a changed one in its module's place)."""
-    return {
-        "load_transfer": (load_transfer.loads, load_transfer.wheel_loads, aero.forces),
-        "assists": (
-            assists.apply, assists.esc, assists.abs_scales, assists.tc_scale,
-            assists.max_drive_slip, assists._ramp,
-        ),
-        "drivetrain": (
-            drive.drivetrain, drive.output_speed, gearbox.update, gearbox.schedule,
-            gearbox.request, gearbox._start, gearbox.throttle_factor, gearbox.clutch_factor,
-            gearbox.ratio, powertrain.update_throttle, powertrain.torque,
-            powertrain.motor_torque, clutch.capacity,
-        ),
-        "steering_compliance": (steering.update_compliance,),
-        "body_integration": (body.integrate, body.rotate_heading),
-        "suspension": (suspension.step,),
-    }  # fmt: skip
+_CALLS: dict = {}
+
+
+def _calls_of(fn: Callable) -> tuple:
+    """The calls ``fn``'s text makes, as ``(name,)`` or ``(module, name)`` (kept per function:
+    a changed function is another function)."""
+    got = _CALLS.get(fn)
+    if got is None:
+        text = getattr(fn, SOURCE_ATTRIBUTE, None) or inspect.getsource(fn)
+        tree = parse_source(textwrap.dedent(text))
+        refs = set()
+        for node in ast.walk(tree):
+            f = node.func if isinstance(node, ast.Call) else None
+            if isinstance(f, ast.Name):
+                refs.add((f.id,))
+            elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+                refs.add((f.value.id, f.attr))
+        got = _CALLS[fn] = tuple(sorted(refs))
+    return got
+
+
+def _called(fn: Callable, ref: tuple) -> object:
+    """What ``ref`` (:func:`_calls_of`) names in ``fn``'s module now."""
+    obj = fn.__globals__.get(ref[0])
+    if len(ref) == 2:
+        obj = getattr(obj, ref[1], None) if isinstance(obj, ModuleType) else None
+    return obj
+
+
+def _inlined(stage: Callable) -> tuple:
+    """The functions of the four-wheel model that ``stage`` calls, and those they call: what
+    the fast path inlines into it (read from their modules when asked: a test may put a
+    changed one in its module's place)."""
+    found: list = []
+    todo = [stage]
+    while todo:
+        fn = todo.pop()
+        for ref in _calls_of(fn):
+            obj = _called(fn, ref)
+            if (
+                isinstance(obj, FunctionType)
+                and obj.__module__.startswith(FOUR_WHEEL)
+                and obj is not stage
+                and obj not in found
+            ):
+                found.append(obj)
+                todo.append(obj)
+    return tuple(sorted(found, key=lambda f: (f.__module__, f.__qualname__)))
+
+
+FOUR_WHEEL = "skidpad.engine.fourwheel."
 
 
 # What the stages the fast path writes per wheel produce (engine.fourwheel.stages.Produced),
@@ -986,84 +1011,123 @@ def _bind_hot_first_of(hot: tuple, head: str) -> str:
     return "    if False:\n" + "\n".join("        " + line for line in lines)
 
 
+class _Substep:
+    """The substep's text, written stage by stage in the order of
+    :data:`engine.fourwheel.stages.STAGES`: a stage the fast path writes per wheel by its
+    method of that name, any other derived whole from its stage function. ``out`` is what
+    the stages written so far produced, as the text names it; ``hot`` the pieces of text
+    that run every substep (what orders the locals)."""
+
+    def __init__(self, sim: object, probed: bool) -> None:
+        self.sim = sim
+        self.probed = probed
+        self.out = NOTHING_YET
+        self.hot: list = []
+
+    def tap(self, text: str) -> str:
+        """A probe's report, in the probed variant only."""
+        return text if self.probed else ""
+
+    def counted(self, text: str) -> str:
+        self.hot.append(text)
+        return text
+
+    def stage(self, name: str) -> str:
+        writer = getattr(self, name, None) if name in PER_WHEEL else None
+        return writer() if writer is not None else self.whole(name)
+
+    def whole(self, name: str) -> str:
+        stage = _whole(self.sim, name, self.out, _inlined(STAGE[name]))
+        self.out = stage.out
+        probe = self.counted(self.tap(_probe(name, ", ".join(_flat(stage.values)))))
+        return f"# {name}\n" + self.counted(stage.text) + probe
+
+    def ground(self) -> str:
+        return self.counted(_ground_source(self.sim, self.tap))
+
+    def steering(self) -> str:
+        sim = self.sim
+        a_lim, max_angle = sim.assist_k.steer_lat_accel, sim.steer_k.max_angle
+        bound = {"wheelbase": sim.wheelbase, "a_lim": a_lim, "max_angle": max_angle}
+        assisted = _derived(_assist_of, bound, assists.assisted_steer, assists.steer_scale)
+        frames = _derived(_frames_of, {}, steering.wheel_frames, steering.small_rotation)
+        text = STEERING.format(
+            assist=_indent(self.counted(assisted), 4), frames=self.counted(frames)
+        )
+        self.counted(STEERING.format(assist="    pass\n", frames=""))
+        self.out = _with_field(_with_field(self.out, "geo", GEO), "frames", FRAMES)
+        return text + self.counted(self.tap(PROBE_STEERING))
+
+    def tire_forces(self) -> str:
+        loads = _names_for(_each_name("fz"), _at(self.out, "loads.fz"), "tire.forces")
+        text = "# tire_forces\n" + self.counted(_tires_source(self.sim, loads))
+        self.out = _with_field(self.out, "tf", TIRE_FORCES)
+        return text + self.counted(self.tap(PROBE_TIRES))
+
+    def wheel_solve(self) -> str:
+        sim, out = self.sim, self.out
+        terms = _names_for(_each_name("cap"), _at(out, "act.capacity"), "differential.solve")
+        for param, path in DRIVETRAIN_TERMS.items():
+            terms.update(_names_for((param,), _at(out, path), "differential.solve"))
+        solve = "# wheel_solve: the driveline\n" + self.counted(_driveline_source(sim, terms))
+        deflect = "".join(self.counted(_deflect_source(sim, i)) for i in WHEELS)
+        # as wheel.solve: a damped patch that slid is undamped and every wheel solved again,
+        # until none is left (four passes at most); the passes after the first are rare
+        undamp = "".join(self.counted(_undamp_source(sim, i)) for i in WHEELS)
+        slide = self.counted("redo = False\n") + undamp
+        self.counted("for _pass in range(4):\n    pass\n")
+        rare = "if not redo:\n    break\n" + solve + deflect
+        clamp = _derived(_forwards_only_of, {"motor": sim.drive_k.motor}, wheel.forwards_only)
+        self.out = _with_field(out, "ws", WHEEL_SOLUTION)
+        return (
+            solve
+            + "# wheel_solve: the patches\n"
+            + deflect
+            + "for _pass in range(4):\n"
+            + _indent(slide + rare, 4)
+            + self.counted(clamp)
+            + self.counted(self.tap(PROBE_WHEELS))
+        )
+
+    def end(self, store: str, reload: str) -> str:
+        """After the stages: the new state moved in, the substep counted and checked."""
+        return self.counted(
+            END.format(
+                moves=_moves(self.out),
+                float_sum=" + ".join(name for name, _ in SLOTS if name not in INT_SLOTS),
+                store=_indent(store, 4),
+                probe_substep=self.tap(_probe_substep(store, reload)),
+            )
+        )
+
+
+#: the stages the fast path writes per wheel (methods of :class:`_Substep`); every other
+#: stage of STAGES is its stage function specialised whole
+PER_WHEEL = frozenset({"ground", "steering", "tire_forces", "wheel_solve"})
+
+
 def source(sim: object, probed: bool = False) -> str:
     """The source of ``run(sim, host, n)`` for ``sim``'s definition and rates (``probed``:
     of ``run(sim, host, n, probe)``, which reports every stage and substep to ``probe``)."""
-    tap = (lambda text: text) if probed else (lambda text: "")
-    ak = sim.assist_k
-    stk = sim.steer_k
-    dk = sim.drive_k
-    hot: list = []  # the substep's text but its rare re-solves, piece by piece
-
-    def counted(text: str) -> str:
-        hot.append(text)
-        return text
-
-    assist = {"wheelbase": sim.wheelbase, "a_lim": ak.steer_lat_accel, "max_angle": stk.max_angle}
-    assisted = _derived(_assist_of, assist, assists.assisted_steer, assists.steer_scale)
-    frames = _derived(_frames_of, {}, steering.wheel_frames, steering.small_rotation)
-    sub = counted(_ground_source(sim, tap))
-    sub += STEERING.format(assist=_indent(counted(assisted), 4), frames=counted(frames))
-    counted(STEERING.format(assist="    pass\n", frames=""))
-    sub += counted(tap(PROBE_STEERING))
-    out = _with_field(_with_field(NOTHING_YET, "geo", GEO), "frames", FRAMES)
-    whole = _whole_functions()
-
-    def derive(name: str) -> str:
-        nonlocal out
-        stage = _whole(sim, name, out, whole[name])
-        out = stage.out
-        probe = counted(tap(_probe(name, ", ".join(_flat(stage.values)))))
-        return f"# {name}\n" + counted(stage.text) + probe
-
-    sub += derive("load_transfer")
-    loads = _names_for(_each_name("fz"), _at(out, "loads.fz"), "tire.forces")
-    sub += "# tire_forces\n" + counted(_tires_source(sim, loads))
-    sub += counted(tap(PROBE_TIRES))
-    out = _with_field(out, "tf", TIRE_FORCES)
-    sub += derive("assists")
-    sub += derive("drivetrain")
-    terms = _names_for(_each_name("cap"), _at(out, "act.capacity"), "differential.solve")
-    for param, path in DRIVETRAIN_TERMS.items():
-        terms.update(_names_for((param,), _at(out, path), "differential.solve"))
-    solve = "# wheel_solve: the driveline\n" + counted(_driveline_source(sim, terms))
-    sub += solve
-    deflects = [counted(_deflect_source(sim, i)) for i in WHEELS]
-    deflect = "".join(deflects)
-    sub += "# wheel_solve: the patches\n" + deflect
-    # as wheel.solve: a damped patch that slid is undamped and every wheel solved again, until
-    # none is left (four passes at most)
-    undamps = [counted(_undamp_source(sim, i)) for i in WHEELS]
-    slide = counted("redo = False\n") + "".join(undamps)
-    counted("for _pass in range(4):\n    pass\n")
-    rare = "if not redo:\n    break\n" + solve + deflect  # (not counted: rare)
-    sub += "for _pass in range(4):\n" + _indent(slide + rare, 4)
-    sub += counted(_derived(_forwards_only_of, {"motor": dk.motor}, wheel.forwards_only))
-    sub += counted(tap(PROBE_WHEELS))
+    substep = _Substep(sim, probed)
+    sub = "".join(substep.stage(stage.name) for stage in STAGES)
     store = "".join(f"st[{index}] = {name}\n" for name, index in SLOTS).rstrip("\n")
     reload = "".join(f"{name} = st[{index}]\n" for name, index in SLOTS).rstrip("\n")
-    out = _with_field(out, "ws", WHEEL_SOLUTION)
-    for name in ("steering_compliance", "body_integration", "suspension"):
-        sub += derive(name)
-    sub += counted(
-        END.format(
-            moves=_moves(out),
-            float_sum=" + ".join(name for name, _ in SLOTS if name not in INT_SLOTS),
-            store=_indent(store, 4),
-            probe_substep=tap(_probe_substep(store, reload)),
-        )
-    )
+    sub += substep.end(store, reload)
     load = "".join(f"    {name} = st[{index}]\n" for name, index in SLOTS).rstrip("\n")
     head = HEAD.format(load=load, bind="", probe_param="")
+    hot = tuple(piece for piece in substep.hot if piece)
     return (
         HEAD.format(
             load=load,
-            bind=_bind_hot_first(tuple(piece for piece in hot if piece), head),
-            probe_param=tap(", probe"),
+            bind=_bind_hot_first(hot, head),
+            probe_param=substep.tap(", probe"),
         )
         + _indent(sub, 12)
         + TAIL.format(
-            store8=_indent(store, 8), store4=_indent(store, 4), derived=_derived_record(out)
+            store8=_indent(store, 8),
+            store4=_indent(store, 4),
+            derived=_derived_record(substep.out),
         )
     )
 
