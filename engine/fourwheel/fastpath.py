@@ -933,7 +933,8 @@ TAIL = """\
 # the frames directly, without them) come from the readable function, its frames from the
 # fast path.
 def _probe(stage: str, values: str) -> str:
-    return f"probe.stage({stage!r}, ({values}))\n"
+    items = f"{values}," if values else ""  # a tuple, of one value or none too
+    return f"probe.stage({stage!r}, ({items}))\n"
 
 
 def _each(pattern: str) -> str:
