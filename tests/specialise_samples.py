@@ -216,3 +216,25 @@ def replaces_a_field(x: float, y: float, slid: bool) -> float:
 def replaces_an_unknown_field(x: float, y: float) -> float:
     p = Pair(x, (y, y))
     return p._replace(total=1.0).sum
+
+
+class Made(NamedTuple):
+    """What earlier stages made, as the specialiser holds it (a stage stores into it)."""
+
+    pair: object
+    total: object
+
+
+def stage_like(k: Consts, s: Pair, out: object) -> tuple:
+    """A stage over records: reads the caller's record ``s``, stores into ``out``, builds a
+    record by keyword and joins tuples."""
+    p = make_pair(s.sum * k.gain, s.parts[1])
+    out.pair = p
+    out.total = Pair(parts=(s.parts[0],), sum=p.sum + out.pair.parts[0])
+    return out.pair.parts + (out.total.sum,) + k.offsets
+
+
+def stores_in_a_branch(s: Pair, out: object, flag: bool) -> float:
+    if flag:
+        out.total = s.sum
+    return 0.0

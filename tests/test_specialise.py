@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import ast
 import math
 import random
 import re
+import textwrap
+import types
 from pathlib import Path
 
 import pytest
 from skidpad.engine import specialise
 from specialise_samples import (
     Consts,
+    Made,
+    Pair,
     caller,
     corners,
     freed,
@@ -30,6 +35,8 @@ from specialise_samples import (
     scaled_by,
     scales,
     settle,
+    stage_like,
+    stores_in_a_branch,
     unread_division,
     unsupported,
     uses_a_default,
@@ -387,3 +394,42 @@ def test_a_declared_non_negative_kernel_argument_inlines_only_the_positive_side(
     split = specialise.specialise(tire.shape, {"c": 1.6, "e": 0.5}, declared).text
     assert "rho < 0.0" in plain and "psi < 0.0" in plain and "angle < 0.0" in plain
     assert "rho < 0.0" not in split and "psi < 0.0" not in split and "angle < 0.0" in split
+
+
+def test_a_record_of_the_callers_values_is_read_and_stored_into() -> None:
+    # a stage's shape (engine.fourwheel.stages): ``s`` a record of the caller's names, ``out``
+    # a record the function stores into; what it returns and what ``out`` holds at the end
+    # are the caller's to read, named in the text, with the readable function's bits
+    name = lambda n: ast.Name(n, ast.Load())  # noqa: E731
+    s = specialise.Agg(Pair, (name("x"), specialise.Agg(None, (name("y0"), name("y1")))))
+    out = specialise.Agg(Made, (specialise.K(None), specialise.K(None)))
+    plan = specialise.Plan(inline=frozenset({make_pair}), fold=frozenset())
+    spec = specialise.specialise(stage_like, {"k": K, "s": s, "out": out}, plan)
+    made = spec.records["out"]
+    assert made.cls is Made and "out." not in spec.text and "Pair(" not in spec.text
+    values = (*flat(made), *flat(spec.returned))
+    use = specialise.NameUse()
+    body = spec.body_text(None, use)
+    assert {"x", "y1"} <= set(use.counts) and "x" not in use.stored  # (y0 is only passed on)
+    text = "def f(x, y0, y1):\n" + textwrap.indent(body, "    ")
+    text += f"    return ({', '.join(values)},)\n"
+    names = dict(spec.namespace)
+    exec(compile(text, "<sample>", "exec"), names)  # noqa: S102 -- the sample's own text
+    rng = random.Random(5)
+    for _ in range(200):
+        x, y0, y1 = (rng.uniform(-4, 4) for _ in range(3))
+        board = types.SimpleNamespace(pair=None, total=None)
+        returned = stage_like(K, Pair(x, (y0, y1)), board)
+        want = (board.pair.sum, *board.pair.parts, board.total.sum, *board.total.parts)
+        assert names["f"](x, y0, y1) == (*want, *returned)
+    with pytest.raises(specialise.Unsupported, match="a store to out.total"):
+        specialise.specialise(stores_in_a_branch, {"s": s, "out": out}, NO_INLINE)
+
+
+def flat(v: object) -> list:
+    """The items of a record value as the text names them (constants as their repr)."""
+    if isinstance(v, specialise.Agg):
+        return [text for item in v.items for text in flat(item)]
+    if isinstance(v, specialise.K):
+        return [repr(v.value)]
+    return [ast.unparse(v)]
