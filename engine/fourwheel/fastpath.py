@@ -213,7 +213,7 @@ def _value(v: object) -> object:
     return v
 
 
-def view(name: str, **fields: object) -> Agg:
+def _view(name: str, **fields: object) -> Agg:
     """A record of the fast path's values with only these ``fields`` (a stage that reads any
     other is refused): what a stage the fast path writes per wheel produced."""
     key = (name, tuple(fields))
@@ -238,7 +238,7 @@ def _start_record() -> Agg:
 
 START_RECORD = _start_record()
 #: the host step's inputs as the fast path holds them (locals of its head)
-HOST = view(
+HOST = _view(
     "HostInputs", steer="steer_in", capacities=_each_name("caps"), pedal="pedal",
     braking="braking", gear_request="gear_req", abs_on="abs_on", tc_on="tc_on",
     esc_on="esc_on",
@@ -248,29 +248,39 @@ HOST = view(
 PER_STEP = {"host": HOST, "steer_assist_scale": _value("sa"), "host_link": K(None)}
 
 
+_TREES: dict = {}
+
+
+def _tree_of(fn: Callable) -> ast.Module:
+    """The syntax tree of ``fn``'s text, kept per function (a changed function is another)."""
+    got = _TREES.get(fn)
+    if got is None:
+        text = getattr(fn, SOURCE_ATTRIBUTE, None) or inspect.getsource(fn)
+        got = _TREES[fn] = parse_source(textwrap.dedent(text))
+    return got
+
+
 _SIM_READS: dict = {}
 
 
 def _sim_reads(stage: Callable) -> tuple:
-    """The attributes of ``sim`` that ``stage``'s text reads (kept per function)."""
+    """The attributes of ``sim`` that ``stage``'s text reads (kept per function). Each is
+    folded as a constant of the definition unless it is one of PER_STEP (one that is not,
+    read by a new stage, would be folded: the tests that run both paths on every preset
+    catch it)."""
     got = _SIM_READS.get(stage)
     if got is None:
-        got = _SIM_READS[stage] = _sim_reads_of(stage)
+        got = _SIM_READS[stage] = tuple(sorted({
+            node.attr for node in ast.walk(_tree_of(stage))
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id == "sim"
+        }))  # fmt: skip
     return got
-
-
-def _sim_reads_of(stage: Callable) -> tuple:
-    tree = parse_source(textwrap.dedent(inspect.getsource(stage)))
-    return tuple(sorted({
-        node.attr for node in ast.walk(tree)
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-        and node.value.id == "sim"
-    }))  # fmt: skip
 
 
 def _sim_record(sim: object, stage: Callable) -> Agg:
     """``sim`` as ``stage`` reads it: its constants, and the host step's inputs as locals."""
-    return view("Simulation", **{
+    return _view("Simulation", **{
         attr: PER_STEP[attr] if attr in PER_STEP else K(getattr(sim, attr), attr)
         for attr in _sim_reads(stage)
     })  # fmt: skip
@@ -289,7 +299,7 @@ def _key(v: object) -> object:
     return ("E", ast.dump(v))
 
 
-class Derivation(NamedTuple):
+class _Derivation(NamedTuple):
     """A stage derived whole: its text, what ``out`` holds after it, what it reports."""
 
     text: str
@@ -297,7 +307,7 @@ class Derivation(NamedTuple):
     values: object
 
 
-def _whole(sim: object, name: str, out: Agg, functions: tuple) -> Derivation:
+def _whole(sim: object, name: str, out: Agg, functions: tuple) -> _Derivation:
     """Stage ``name`` specialised to ``sim``'s definition over the records the fast path
     holds (``out``: what earlier stages produced), with ``functions`` inlined."""
     stage = STAGE[name]
@@ -306,7 +316,7 @@ def _whole(sim: object, name: str, out: Agg, functions: tuple) -> Derivation:
     return _memo(key, lambda: _whole_of(name, stage, bound, functions))
 
 
-def _whole_of(name: str, stage: Callable, bound: dict, functions: tuple) -> Derivation:
+def _whole_of(name: str, stage: Callable, bound: dict, functions: tuple) -> _Derivation:
     spec = specialise(stage, bound, Plan(inline=frozenset(functions), fold=frozenset()))
     assigned = set().union(*(_stores_of(st) for st in spec.tree.body[0].body))
     renamed: dict = {}
@@ -326,7 +336,7 @@ def _whole_of(name: str, stage: Callable, bound: dict, functions: tuple) -> Deri
     out = given._replace(items=tuple(made.items))
     for field, after in changed:
         out = _with_field(out, field, _renamed_value(after, renamed))
-    return Derivation(text, out, _renamed_value(spec.returned, renamed))
+    return _Derivation(text, out, _renamed_value(spec.returned, renamed))
 
 
 def _with_field(record: Agg, field: str, value: object) -> Agg:
@@ -441,14 +451,12 @@ _CALLS: dict = {}
 
 
 def _calls_of(fn: Callable) -> tuple:
-    """The calls ``fn``'s text makes, as ``(name,)`` or ``(module, name)`` (kept per function:
-    a changed function is another function)."""
+    """The calls ``fn``'s text makes, as ``(name,)`` or ``(module, name)`` (kept per
+    function)."""
     got = _CALLS.get(fn)
     if got is None:
-        text = getattr(fn, SOURCE_ATTRIBUTE, None) or inspect.getsource(fn)
-        tree = parse_source(textwrap.dedent(text))
         refs = set()
-        for node in ast.walk(tree):
+        for node in ast.walk(_tree_of(fn)):
             f = node.func if isinstance(node, ast.Call) else None
             if isinstance(f, ast.Name):
                 refs.add((f.id,))
@@ -492,12 +500,12 @@ FOUR_WHEEL = "skidpad.engine.fourwheel."
 
 # What the stages the fast path writes per wheel produce (engine.fourwheel.stages.Produced),
 # as its text names them: the steering's geometry and frames, the tire forces, the solve.
-GEO = view("SteerGeometry", jack="jack", tan_delta_over_l="tan_d_l")
-FRAMES = view("WheelFrames", cos=_each_name("c"), sin=_each_name("s"))
-TIRE_FORCES = view(
+GEO = _view("SteerGeometry", jack="jack", tan_delta_over_l="tan_d_l")
+FRAMES = _view("WheelFrames", cos=_each_name("c"), sin=_each_name("s"))
+TIRE_FORCES = _view(
     "TireForces", v_x=_each_name("v_x"), v_sy=_each_name("v_sy"), capacity=_each_name("tcap")
 )
-WHEEL_SOLUTION = view(
+WHEEL_SOLUTION = _view(
     "WheelSolution", omega=_each_name("wn"), ux=_each_name("uxn"), uy=_each_name("uyn"),
     fx=_each_name("fx"), fy=_each_name("fy"), mz=_each_name("mz"),
     brake_torque=_each_name("tb"), held=_each_name("held"), drive_torque=_each_name("xd"),
@@ -1170,3 +1178,6 @@ def build(
         _keep(_CODE, CODE_CACHE, text, code)
     exec(code, names)  # strict: allow dynamic-code -- the generated substep, linted
     return names["run"]
+
+
+__all__ = ["SLOTS", "Unfoldable", "build", "namespace", "num", "source"]

@@ -37,9 +37,7 @@ from skidpad.engine.fourwheel.vehicle_layout import SubstepStart, write_start
 
 class Stage(NamedTuple):
     """One stage of the substep: the name the probe reports it by, and its function
-    ``function(sim, start, out) -> values``: ``sim`` holds the constants, ``start`` is the
-    state at the substep's start (:class:`SubstepStart`), ``out`` what earlier stages
-    produced (:class:`Produced`, which the stage adds to); ``values`` are reported."""
+    ``function(sim, s, out) -> values`` (the module docstring); ``values`` are reported."""
 
     name: str
     function: Callable

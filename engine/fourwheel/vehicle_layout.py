@@ -108,3 +108,15 @@ def write_start(st: list, new: tuple) -> None:
         else:
             for i, v in zip(slot, value, strict=True):
                 st[i] = v
+
+
+__all__ = [
+    "LAYOUT",
+    "LAYOUT_VERSION",
+    "START",
+    "WHEELS",
+    "SubstepStart",
+    "substep_start",
+    "write_start",
+    *(name for name in dir() if name.startswith("I_")),
+]
