@@ -356,6 +356,7 @@ class _Scope:
         self.list_depth: dict[str, int] = {}  # a list held as a value -> the depth it was bound
         self.pending: list = []  # statements a call inlined from the current statement needs
         self.chain: frozenset = frozenset({fn})  # the calls being inlined here (no recursion)
+        self.given: frozenset = frozenset()  # the parameters bound to records of the caller
 
     def inlines(self, fn: object) -> bool:
         """Whether a call of ``fn`` is inlined here."""
@@ -1037,7 +1038,12 @@ class _Scope:
         replaced, ``v`` settled in a name of its own. Only in the function's own body, outside
         branches: the caller reads the record's final fields (:attr:`Specialised.records`)."""
         base = target.value
-        record = self.records.get(base.id) if isinstance(base, ast.Name) else None
+        given = (
+            isinstance(base, ast.Name)
+            and base.id in self.given
+            and base.id not in self.parsed.reassigned
+        )  # (a record the function made is a NamedTuple: a store to it raises)
+        record = self.records.get(base.id) if given else None
         if not (
             isinstance(record, Agg)
             and _is_record_class(record.cls)
@@ -2361,6 +2367,7 @@ def specialise(
     unit.used.update(parsed.assigned - set(bound))
     unit.used.add(name)
     params = []
+    scope.given = frozenset(p for p in parsed.args if isinstance(bound.get(p), Agg))
     for p in parsed.args:
         if isinstance(bound.get(p), Agg):  # a record of the caller's values
             given = _names_read(bound[p])

@@ -238,3 +238,9 @@ def stores_in_a_branch(s: Pair, out: object, flag: bool) -> float:
     if flag:
         out.total = s.sum
     return 0.0
+
+
+def stores_into_its_own_record(x: float) -> float:
+    p = Pair(x, (x, x))
+    p.sum = 2.0 * x  # a NamedTuple's field: the readable function raises AttributeError
+    return p.sum

@@ -37,6 +37,7 @@ from specialise_samples import (
     settle,
     stage_like,
     stores_in_a_branch,
+    stores_into_its_own_record,
     unread_division,
     unsupported,
     uses_a_default,
@@ -424,6 +425,12 @@ def test_a_record_of_the_callers_values_is_read_and_stored_into() -> None:
         assert names["f"](x, y0, y1) == (*want, *returned)
     with pytest.raises(specialise.Unsupported, match="a store to out.total"):
         specialise.specialise(stores_in_a_branch, {"s": s, "out": out}, NO_INLINE)
+    # only a record the caller gave is stored into: the function's own record is an object
+    # the readable function cannot change
+    with pytest.raises(AttributeError):
+        stores_into_its_own_record(1.0)
+    with pytest.raises(specialise.Unsupported, match="a store to p.sum"):
+        specialise.specialise(stores_into_its_own_record, {}, NO_INLINE)
 
 
 def flat(v: object) -> list:
