@@ -129,9 +129,7 @@ from skidpad.engine.fourwheel.vehicle_layout import (  # noqa: E402,F401  (re-ex
     LAYOUT,
     LAYOUT_VERSION,
     WHEELS,
-    SubstepStart,
     substep_start,
-    write_start,
 )
 from skidpad.engine.state import NonFiniteStateError, StepArithmeticError
 from skidpad.engine.ticks import substeps_in_step
