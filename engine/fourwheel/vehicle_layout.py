@@ -15,6 +15,7 @@ gearbox's integer state (ADR 0070).
 from __future__ import annotations
 
 from collections import namedtuple
+from operator import itemgetter
 
 from skidpad.engine.fourwheel import body, drive, steering, suspension, tire, wheel
 from skidpad.engine.state import StateLayout
@@ -93,22 +94,44 @@ SubstepStart.__doc__ = """The state at a substep's start, by name: what every st
 (:data:`START`; a per-wheel field is a tuple, FL FR RL RR)."""
 
 
+def _spans() -> list:
+    """Each field's place among the slots read in the order of START: an index, or a slice
+    for a field over the wheels."""
+    spans, at = [], 0
+    for _, slot in START:
+        if isinstance(slot, int):
+            spans.append(at)
+            at += 1
+        else:
+            spans.append(slice(at, at + len(slot)))
+            at += len(slot)
+    return spans
+
+
+# the slots in the order of START's fields, read at once; each field's place among them
+_SLOTS = [i for _, slot in START for i in ((slot,) if isinstance(slot, int) else slot)]
+_READ = itemgetter(*_SLOTS)
+_SPANS = _spans()
+_MAKE = SubstepStart._make
+_ONE = [isinstance(slot, int) for _, slot in START]
+
+
 def substep_start(st: list) -> SubstepStart:
     """The state ``st`` as the stages read it."""
-    return SubstepStart._make(
-        st[slot] if slot.__class__ is int else tuple([st[i] for i in slot]) for _, slot in START
-    )
+    flat = _READ(st)
+    return _MAKE([flat[span] for span in _SPANS])
 
 
 def write_start(st: list, new: tuple) -> None:
     """Store ``new`` (the fields of :class:`SubstepStart`, in order) into the state ``st``."""
-    for (_, slot), value in zip(START, new, strict=True):
-        if slot.__class__ is int:
-            st[slot] = value
+    flat: list = []
+    for one, value in zip(_ONE, new, strict=True):
+        if one:
+            flat.append(value)
         else:
-            for i, v in zip(slot, value, strict=True):
-                st[i] = v
-
+            flat += value
+    for i, value in zip(_SLOTS, flat, strict=True):
+        st[i] = value
 
 __all__ = [
     "LAYOUT",
