@@ -4,9 +4,9 @@ and the stage list's module (docs/architecture.md, "Adding a state field").
 A copy of the engine gets a new field, ``suspension.ay_lag`` (the lateral specific force
 through a first-order lag), by edits to ``engine/fourwheel/suspension.py`` and
 ``engine/fourwheel/stages.py`` and nothing else: either inside the suspension stage (the
-field, its record, its equation; the stage passes it, NEW_STATE says where its new value is),
-or as a stage of its own (its function in the subsystem; its stage function, its slot of
-Produced and its line of STAGES). The copy then runs a drive on both paths, probed and not:
+field, its record, its equation; the stage's record of the suspension state takes it,
+NEW_STATE says where its new value is), or as a stage of its own (its function in the
+subsystem; its stage function, its slot of Produced and its line of STAGES). The copy then runs a drive on both paths, probed and not:
 the layout, the state at a substep's start, the fast path's locals, its stages, its moves and
 its checks all follow, and both paths give the same bits and report the same stages. A
 hand-written list of the state or of the stages anywhere else (a slot list or a stage
@@ -44,19 +44,14 @@ EDITS = {
         ),
         (
             "engine/fourwheel/suspension.py",
-            "    pitch_rate: float,\n) -> SuspensionState:",
-            "    pitch_rate: float,\n    ay_lag: float,\n) -> SuspensionState:",
-        ),
-        (
-            "engine/fourwheel/suspension.py",
             "    return SuspensionState(roll, roll_rate, pitch, pitch_rate)\n",
-            f"    ay_lag = ay_lag + h * (fy - ay_lag) / {TAU!r}\n"
+            f"    ay_lag = sus.ay_lag + h * (fy - sus.ay_lag) / {TAU!r}\n"
             "    return SuspensionState(roll, roll_rate, pitch, pitch_rate, ay_lag)\n",
         ),
         (
             "engine/fourwheel/stages.py",
-            "bd.ax, bd.ay, s.roll, s.roll_rate, s.pitch, s.pitch_rate\n",
-            "bd.ax, bd.ay, s.roll, s.roll_rate, s.pitch, s.pitch_rate, s.ay_lag\n",
+            "suspension.SuspensionState(s.roll, s.roll_rate, s.pitch, s.pitch_rate)",
+            "suspension.SuspensionState(s.roll, s.roll_rate, s.pitch, s.pitch_rate, s.ay_lag)",
         ),
         (
             "engine/fourwheel/stages.py",

@@ -37,6 +37,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from skidpad.engine.fourwheel import aero
+from skidpad.engine.fourwheel.suspension import SuspensionState
 from skidpad.engine.state import Field  # noqa: F401  (no state of its own)
 
 G = 9.80665  # m/s², standard gravity
@@ -158,15 +159,14 @@ def wheel_loads(
     s_r: float,
     fx: float,
     fy: float,
-    roll: float,
-    roll_rate: float,
-    pitch: float,
-    pitch_rate: float,
+    sus: SuspensionState,
     jack: float,
     down_f: float,
     down_r: float,
 ) -> tuple[float, float, float, float]:
-    """F_z (N) of FL, FR, RL, RR; ``jack`` = J·δ_ref (N), downforce per axle (N)."""
+    """F_z (N) of FL, FR, RL, RR; ``sus`` the roll and pitch at the substep's start,
+    ``jack`` = J·δ_ref (N), downforce per axle (N)."""
+    roll, roll_rate, pitch, pitch_rate = sus.roll, sus.roll_rate, sus.pitch, sus.pitch_rate
     geo = k.long_braking if fx < 0.0 else k.long_driving
     d_long = 0.5 * (
         -(geo + k.long_unsprung) * fx + k.pitch_stiffness * pitch + k.pitch_damping * pitch_rate
@@ -191,13 +191,10 @@ def loads(
     vx: float,
     fx: float,
     fy: float,
-    roll: float,
-    roll_rate: float,
-    pitch: float,
-    pitch_rate: float,
+    sus: SuspensionState,
     jack: float,
 ) -> Loads:
     """The ``load_transfer`` stage: the aero forces at ``vx``, then :func:`wheel_loads`."""
     drag, down_f, down_r = aero.forces(aero_k, vx)
-    fz = wheel_loads(k, s_f, s_r, fx, fy, roll, roll_rate, pitch, pitch_rate, jack, down_f, down_r)
+    fz = wheel_loads(k, s_f, s_r, fx, fy, sus, jack, down_f, down_r)
     return Loads(fz, drag)

@@ -73,7 +73,7 @@ def _load_transfer(sim: object, s: SubstepStart, out: Produced) -> tuple:
     """Wheel loads (:mod:`engine.fourwheel.load_transfer`, :mod:`engine.fourwheel.aero`)."""
     out.loads = load_transfer.loads(
         sim.load_k, sim.aero_k, sim.static_loads[0], sim.static_loads[2], s.vx, s.ax, s.ay,
-        s.roll, s.roll_rate, s.pitch, s.pitch_rate, out.geo.jack,
+        _suspension_at_start(s), out.geo.jack,
     )  # fmt: skip
     return out.loads.fz
 
@@ -166,10 +166,13 @@ def _body_integration(sim: object, s: SubstepStart, out: Produced) -> tuple:
 def _suspension(sim: object, s: SubstepStart, out: Produced) -> tuple:
     """Roll and pitch under the new specific force (:mod:`engine.fourwheel.suspension`)."""
     bd = out.bd
-    out.sus = suspension.step(
-        sim.suspension_k, sim.h, bd.ax, bd.ay, s.roll, s.roll_rate, s.pitch, s.pitch_rate
-    )
+    out.sus = suspension.step(sim.suspension_k, sim.h, bd.ax, bd.ay, _suspension_at_start(s))
     return out.sus
+
+
+def _suspension_at_start(s: SubstepStart) -> suspension.SuspensionState:
+    """The ``suspension.*`` fields of the state at the substep's start, as their record."""
+    return suspension.SuspensionState(s.roll, s.roll_rate, s.pitch, s.pitch_rate)
 
 
 #: The stages of one substep, in order: the readable substep runs each over the named records

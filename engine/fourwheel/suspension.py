@@ -56,7 +56,7 @@ def folded(c: dict, g: float) -> SuspensionConstants:
 
 
 class SuspensionState(NamedTuple):
-    """Roll and pitch after a substep (the ``suspension.*`` fields of the state)."""
+    """Roll and pitch (the ``suspension.*`` fields of the state)."""
 
     roll: float
     roll_rate: float
@@ -69,12 +69,10 @@ def step(
     h: float,
     fx: float,
     fy: float,
-    roll: float,
-    roll_rate: float,
-    pitch: float,
-    pitch_rate: float,
+    sus: SuspensionState,
 ) -> SuspensionState:
-    """Roll and pitch after one substep of length ``h``."""
+    """Roll and pitch after one substep of length ``h`` from ``sus``, at its start."""
+    roll, roll_rate, pitch, pitch_rate = sus.roll, sus.roll_rate, sus.pitch, sus.pitch_rate
     roll_rate = roll_rate + h * (
         k.roll_per_fy * fy - k.roll_stiffness * roll - k.roll_damping * roll_rate
     )
