@@ -3,14 +3,14 @@ and the stage list's module (docs/architecture.md, "Adding a state field").
 
 A copy of the engine gets a new field, ``suspension.ay_lag`` (the lateral specific force
 through a first-order lag), by edits to ``engine/fourwheel/suspension.py`` and
-``engine/fourwheel/stages.py`` and nothing else: either inside the suspension stage (the
-field, its record, its equation; the stage's record of the suspension state takes it,
-NEW_STATE says where its new value is), or as a stage of its own (its function in the
-subsystem; its stage function, its slot of Produced and its line of STAGES). The copy then runs a drive on both paths, probed and not:
-the layout, the state at a substep's start, the fast path's locals, its stages, its moves and
-its checks all follow, and both paths give the same bits and report the same stages. A
-hand-written list of the state or of the stages anywhere else (a slot list or a stage
-sequence in the fast path, a record of the start) fails this test.
+``engine/fourwheel/stages.py`` and nothing else: either inside the suspension stage (the field,
+its record, its equation; the stage's record of the suspension state takes it, NEW_STATE says
+where its new value is), or as a stage of its own (its function in the subsystem; its stage
+function, its slot of Produced and its line of STAGES). The copy then runs a drive on both
+paths, probed and not: the layout, the state at a substep's start, the fast path's locals, its
+stages, its moves and its checks all follow, and both paths give the same bits and report the
+same stages. A hand-written list of the state or of the stages anywhere else (a slot list or a
+stage sequence in the fast path, a record of the start) fails this test.
 """
 
 from __future__ import annotations
