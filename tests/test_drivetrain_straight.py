@@ -25,7 +25,8 @@ import math
 import pytest
 from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset
 from skidpad.engine.fourwheel.inputs import CHANNEL_INDEX, DEFAULTS
-from skidpad.engine.fourwheel.simulation import I_VX, I_VY, Simulation
+from skidpad.engine.fourwheel.simulation import Simulation
+from skidpad.engine.fourwheel.vehicle_layout import I_VX, I_VY
 
 V100 = 100.0 / 3.6
 

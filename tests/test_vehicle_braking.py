@@ -22,7 +22,8 @@ import pytest
 from skidpad.engine.fourwheel import tire
 from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset
 from skidpad.engine.fourwheel.load_transfer import G
-from skidpad.engine.fourwheel.simulation import I_VX, I_VY, Simulation
+from skidpad.engine.fourwheel.simulation import Simulation
+from skidpad.engine.fourwheel.vehicle_layout import I_VX, I_VY
 
 V0 = 100.0 / 3.6
 # full brake with every assist switched off (issue 3 measures the stop without assists)

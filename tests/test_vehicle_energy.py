@@ -16,7 +16,8 @@ from __future__ import annotations
 import pytest
 from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset
 from skidpad.engine.fourwheel.load_transfer import G
-from skidpad.engine.fourwheel.simulation import I_OMEGA, I_R, I_VX, I_VY, Simulation
+from skidpad.engine.fourwheel.simulation import Simulation
+from skidpad.engine.fourwheel.vehicle_layout import I_OMEGA, I_R, I_VX, I_VY
 
 
 def kinetic_energy(sim: Simulation) -> float:

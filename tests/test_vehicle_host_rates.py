@@ -13,7 +13,8 @@ import math
 
 import pytest
 from skidpad.engine.fourwheel.definition import load_preset
-from skidpad.engine.fourwheel.simulation import I_X, I_Y, Simulation
+from skidpad.engine.fourwheel.simulation import Simulation
+from skidpad.engine.fourwheel.vehicle_layout import I_X, I_Y
 
 RATES = (30, 60, 100, 120, 240)
 

@@ -15,7 +15,8 @@ import math
 
 import pytest
 from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset
-from skidpad.engine.fourwheel.simulation import I_X, I_Y, Simulation
+from skidpad.engine.fourwheel.simulation import Simulation
+from skidpad.engine.fourwheel.vehicle_layout import I_X, I_Y
 
 CASES = (
     ("flat", 0.0, 0.0, 0.0),

@@ -7,7 +7,8 @@ import json
 
 import pytest
 from skidpad.engine.fourwheel.definition import load_preset
-from skidpad.engine.fourwheel.simulation import I_VX, LAYOUT, Simulation
+from skidpad.engine.fourwheel.simulation import LAYOUT, Simulation
+from skidpad.engine.fourwheel.vehicle_layout import I_VX
 from skidpad.engine.state import NonFiniteStateError
 
 DRIVE = [(0.6, 0.0, 0.2, 0.0)] * 30 + [(0.0, 0.5, -0.3, 0.0)] * 30 + [(0.0, 0.0, 0.0, 1.0)] * 10
