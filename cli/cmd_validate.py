@@ -1,7 +1,7 @@
 """``skidpad validate``: the standard manoeuvres for every preset, against the golden results.
 
     skidpad validate [--preset P ...] [--scenario S ...] [--course C ...] [--json] [--bless]
-                     [--jobs N] [--docs]
+                     [--jobs N] [--docs] [--tir FILE]
 
 Runs every (preset, scenario) task — in ``--jobs`` worker processes when N > 1
 — with progress on stderr (tasks done, ETA; only on a terminal and without
@@ -14,6 +14,11 @@ scenarios only rewrites their columns and plots and keeps the rest of the page.
 ``--course`` picks the lane change's ISO 3888 course(s) (``3888-1``, ``3888-2``; default
 both), each a scenario with its own golden entry, so ``--scenario lane_change --course
 3888-2 --bless`` blesses that course alone.
+``--tir FILE`` puts the Magic Formula 6.1 tire of a TNO/MF-Tyre property file on both axles
+of every preset run (each keeping its wheel radius, inertia, sliding slip and low-speed
+damper): the scenarios' own criteria are checked, not the golden results (those are the
+presets' own tires), so it goes with neither ``--bless`` nor ``--docs``. A bad file is
+refused in one line naming the key, before any scenario runs.
 """
 
 from __future__ import annotations
@@ -68,6 +73,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="regenerate docs/validation.md and docs/validation/*.png",
     )
+    parser.add_argument(
+        "--tir",
+        metavar="FILE",
+        help="run the presets on this MF 6.1 .tir tire (both axles; criteria only, no golden)",
+    )
 
 
 def _quiet(msg: str) -> None:
@@ -75,10 +85,10 @@ def _quiet(msg: str) -> None:
 
 
 def _task(args: tuple, note: Callable[[str], None] = _quiet) -> tuple:
-    preset, name = args
+    preset, name, tir = args
     t0 = time.perf_counter()
     try:
-        res = vrun.run_scenario(preset, name, lambda msg: note(f"{preset} {name}: {msg}"))
+        res = vrun.run_scenario(preset, name, lambda msg: note(f"{preset} {name}: {msg}"), tir)
     except SkidpadError as exc:
         return preset, name, None, f"{type(exc).__name__}: {exc}", time.perf_counter() - t0
     return preset, name, res, None, time.perf_counter() - t0
@@ -114,13 +124,32 @@ def _with_courses(names: list, args: argparse.Namespace) -> list:
     return out
 
 
+def _tire_file(args: argparse.Namespace, presets: list) -> dict | None:
+    """The parameters of ``--tir``'s file, checked on every preset chosen (None without it)."""
+    if args.tir is None:
+        return None
+    if args.bless or args.docs:
+        raise SkidpadError(
+            "--tir: not with --bless or --docs (the golden results and the docs are the "
+            "presets' own tires)"
+        )
+    from skidpad.engine.fourwheel import tir
+    from skidpad.engine.fourwheel.definition import load_preset, with_tir
+
+    mapping = tir.to_mapping(tir.read_tir(args.tir))
+    for preset in presets:
+        with_tir(load_preset(preset), mapping)  # (a definition error is refused here)
+    return mapping
+
+
 def run(args: argparse.Namespace) -> int:
     presets = chosen_names(args.preset, PRESET_NAMES, "preset")
     names = _with_courses(chosen_names(args.scenario, vrun.SCENARIO_NAMES, "scenario"), args)
     at_least_one(("--jobs", args.jobs))
+    tire_file = _tire_file(args, presets)
     golden = vrun.load_golden()
     _preflight(args)
-    tasks = [(p, n) for p in presets for n in names]
+    tasks = [(p, n, tire_file) for p in presets for n in names]
     # the longest tasks first so the workers finish together
     order = (
         "timestep_sweep",
@@ -142,9 +171,9 @@ def run(args: argparse.Namespace) -> int:
                 done.append(result)
                 bar.advance()
     else:
-        for preset, name in tasks:
-            bar.note(f"{preset} {name}")
-            done.append(_task((preset, name), bar.note))
+        for task in tasks:
+            bar.note(f"{task[0]} {task[1]}")
+            done.append(_task(task, bar.note))
             bar.advance()
     bar.close()
     wall = time.perf_counter() - t0
@@ -168,7 +197,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         for preset, scen in results.items():
             for name, r in scen.items():
-                problems.extend(vrun.check(preset, name, r, golden))
+                if tire_file is None:
+                    problems.extend(vrun.check(preset, name, r, golden))
+                else:  # another tire: the scenario's criteria, not the preset's golden figures
+                    problems.extend(f"{preset} {c}" for c in vrun.criteria(name, r))
     if args.docs:
         from skidpad.scenarios.validation import report
 
@@ -180,11 +212,14 @@ def run(args: argparse.Namespace) -> int:
                 p: {n: vrun.figures(n, r) for n, r in scen.items()} for p, scen in results.items()
             },
             "problems": problems,
+            "tir": args.tir,
             "wall_s": round(wall, 1),
             "task_wall_s": timings,
         }
         print(json.dumps(out, indent=1, sort_keys=True))
     elif not args.bless:
+        if args.tir is not None:
+            print(f"tires: {args.tir} (MF 6.1) on both axles of every preset")
         print(vrun.table(results))
         for p in problems:
             print(f"FAIL {p}")

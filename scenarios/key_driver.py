@@ -17,6 +17,7 @@ from __future__ import annotations
 from math import pi, sqrt
 
 from skidpad.engine import smath
+from skidpad.engine.fourwheel.tire import peak_friction
 from skidpad.engine.track import Circuit
 
 LOOKAHEAD_S = 0.9  # s of travel to the pure-pursuit target
@@ -65,7 +66,7 @@ class KeyDriver:
             circuit,
             definition["steering"]["max_angle_deg"] * (pi / 180.0),
             definition["geometry"]["wheelbase_m"],
-            min(tires["front"]["mu_y"], tires["rear"]["mu_y"]),
+            min(peak_friction(tires["front"])[1], peak_friction(tires["rear"])[1]),
             lat_accel=lat_accel,
             v_max=v_max,
         )

@@ -36,6 +36,7 @@ from __future__ import annotations
 from math import sqrt
 
 from skidpad.engine import smath
+from skidpad.engine.fourwheel.tire import peak_friction
 from skidpad.engine.track import Track, load_track
 
 G = 9.80665
@@ -109,8 +110,9 @@ class LapDriver:
         self.wheelbase = geo["wheelbase_m"]
         self.rear_arm = geo["wheelbase_m"] - definition["mass"]["cog_to_front_axle_m"]
         self.max_angle = definition["steering"]["max_angle_deg"] * 0.017453292519943295
-        mu_y = min(tires["front"]["mu_y"], tires["rear"]["mu_y"])
-        mu_x = min(tires["front"]["mu_x"], tires["rear"]["mu_x"])
+        (mu_xf, mu_yf), (mu_xr, mu_yr) = map(peak_friction, (tires["front"], tires["rear"]))
+        mu_y = min(mu_yf, mu_yr)
+        mu_x = min(mu_xf, mu_xr)
         brake_share = braking_limit(definition)
         self.profile = speed_profile(
             self.t, LAT_GRIP * mu_y * G, LONG_GRIP * brake_share * mu_x * G, V_MAX

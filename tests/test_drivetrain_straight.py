@@ -40,6 +40,8 @@ REFERENCE = {
     "openWheeler": (2.90, 24.0, 22.5),
 }
 TOL = 0.15
+#: the presets the reference table has (hatchbackMf61, on a .tir tire, is not one of them)
+REFERENCE_CARS = tuple(p for p in PRESET_NAMES if p in REFERENCE)
 
 
 def inputs(throttle: float, brake: float, abs_switch: int) -> tuple:
@@ -118,13 +120,23 @@ def _within(value: float, ref: float) -> bool:
     return abs(value - ref) <= TOL * ref
 
 
+def _highest_mu_x(t: dict) -> float:
+    """The highest μ_x a tire reaches at any load: μ_x·(1 − s) for the engine's tire, and
+    for an MF 6.1 tire (PDX1 + PDX2·dfz)·λμx at dfz = −1, the curve's vertical shift
+    PVX1 + PVX2·dfz on top (zero camber; this file's pressure terms are zero)."""
+    if "mf61" not in t:
+        return t["mu_x"] * (1.0 - t["load_sensitivity"])
+    m = t["mf61"]
+    return (abs(m["PDX1"]) + abs(m["PDX2"]) + abs(m["PVX1"]) + abs(m["PVX2"])) * m["LMUX"]
+
+
 def friction_bound_s(d: dict) -> float:
     """The shortest 0–100 km/h friction allows (s): the whole weight and downforce on driven
     tires at the highest μ_x any of the car's tires reaches (load sensitivity lowers μ with
     load, so the highest is the unloaded limit μ_x·(1 − s)), no drag, no rolling resistance,
     integrated over speed. A real launch is slower; a quicker one pushed past friction."""
     m = d["mass"]["total_kg"]
-    mu = max(t["mu_x"] * (1.0 - t["load_sensitivity"]) for t in d["tires"].values())
+    mu = max(_highest_mu_x(t) for t in d["tires"].values())
     lift = 0.5 * d["aero"]["air_density_kg_per_m3"] * d["aero"]["downforce_area_m2"]
     n = 400
     total = 0.0
@@ -141,13 +153,13 @@ def test_zero_to_hundred_is_no_quicker_than_friction_allows(name: str) -> None:
     assert run["accel_s"] >= bound, (run["accel_s"], bound)
 
 
-@pytest.mark.parametrize("name", PRESET_NAMES)
+@pytest.mark.parametrize("name", REFERENCE_CARS)
 def test_hundred_to_zero_locked_within_15_percent(name: str) -> None:
     run = road_test(name, -1)
     assert _within(run["distance"], REFERENCE[name][1]), (run["distance"], REFERENCE[name][1])
 
 
-@pytest.mark.parametrize("name", PRESET_NAMES)
+@pytest.mark.parametrize("name", REFERENCE_CARS)
 def test_hundred_to_zero_abs_within_15_percent(name: str) -> None:
     run = road_test(name, 1)
     assert _within(run["distance"], REFERENCE[name][2]), (run["distance"], REFERENCE[name][2])

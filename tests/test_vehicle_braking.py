@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from skidpad.engine.fourwheel import tire
+from skidpad.engine.fourwheel import mf61, tire
 from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset
 from skidpad.engine.fourwheel.load_transfer import G
 from skidpad.engine.fourwheel.simulation import Simulation
@@ -59,12 +59,26 @@ class LockProbe:
 def sliding_mu(t: dict, fz: float, surface: float = 1.0) -> tuple[float, float]:
     """(μ_x, μ_y) of a fully sliding tire of definition ``t`` at load ``fz`` on ``surface``:
     the load-sensitive peak μ times the Magic-Formula shape at the sliding slip,
-    sin(C·atan ψ(ρ_cap)) with ψ = ρ - E·(ρ - atan ρ) (libm: the test's own reference)."""
+    sin(C·atan ψ(ρ_cap)) with ψ = ρ - E·(ρ - atan ρ) (libm: the test's own reference).
+    An MF 6.1 tire slides at the normalised slip ρ_cap = Bx·κ: its file's force there."""
+    if "mf61" in t:
+        return _mf61_sliding_mu(t, fz, surface)
     s = surface * (1.0 + t["load_sensitivity"] * (fz / t["nominal_load_n"] - 1.0))
     rho = t["sliding_slip"]
     psi = rho - t["shape_e"] * (rho - math.atan(rho))
     r = math.sin(t["shape_c"] * math.atan(psi))
     return (t["mu_x"] * s * r, t["mu_y"] * s * r)
+
+
+def _mf61_sliding_mu(t: dict, fz: float, surface: float) -> tuple[float, float]:
+    p = tire.mf61_params(t)
+    at = mf61.at_load(p, fz, 0.0, surface)
+    kappa = t["sliding_slip"] / at.bx
+    tan_alpha = t["sliding_slip"] / at.by
+    fx = mf61.forces_at(p, fz, -kappa, 0.0, 0.0, 10.0, surface).fx
+    left = mf61.forces_at(p, fz, 0.0, tan_alpha, 0.0, 10.0, surface).fy
+    right = mf61.forces_at(p, fz, 0.0, -tan_alpha, 0.0, 10.0, surface).fy
+    return abs(fx) / fz, 0.5 * (abs(left) + abs(right)) / fz
 
 
 def theory_distance(d: dict, surface: float) -> float:

@@ -19,7 +19,7 @@ from skidpad.engine.fourwheel.definition import (
 from skidpad.engine.fourwheel.simulation import LAYOUT, Simulation
 
 
-def test_six_presets_load_and_validate() -> None:
+def test_seven_presets_load_and_validate() -> None:
     assert PRESET_NAMES == (
         "hatchbackFwd",
         "sportsRwd",
@@ -27,6 +27,7 @@ def test_six_presets_load_and_validate() -> None:
         "pickup4x4",
         "crossoverEv",
         "openWheeler",
+        "hatchbackMf61",
     )
     hashes = set()
     for name in PRESET_NAMES:

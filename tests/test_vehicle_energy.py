@@ -41,7 +41,11 @@ def coast(preset: str, rolling: bool, toe: bool = False) -> tuple[float, float]:
     d["aero"]["downforce_area_m2"] = 0.0
     if not rolling:
         for axle in ("front", "rear"):
-            d["tires"][axle]["rolling_resistance"] = 0.0
+            t = d["tires"][axle]
+            if "mf61" in t:  # the file's rolling-resistance moment, every term
+                t["mf61"].update({f"QSY{i}": 0.0 for i in range(1, 7)})
+            else:
+                t["rolling_resistance"] = 0.0
     sim = Simulation(d, initial={"speed_mps": 25.0})
     e0 = kinetic_energy(sim)
     for _ in range(1000):

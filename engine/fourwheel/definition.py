@@ -40,6 +40,7 @@ PRESET_NAMES: tuple[str, ...] = (
     "pickup4x4",
     "crossoverEv",
     "openWheeler",
+    "hatchbackMf61",
 )
 
 _PRESET_DIR = Path(__file__).resolve().parent / "presets"
@@ -96,6 +97,23 @@ _TIRE_SCHEMA = {
     "pneumatic_trail_m": _upto(0.5, lo_inc=True),
     "trail_decay_slip": _upto(100.0),
     "rolling_resistance": _rng(0.0, 0.1),
+}
+
+#: A Magic Formula 6.1 tire (``engine.fourwheel.tire.mf61_patch_terms``): its parameters
+#: embedded under ``mf61`` (a ``.tir`` file's keys, :mod:`engine.fourwheel.tir`; a preset may
+#: name its file instead, ``"tir": "<file in engine/fourwheel/tires/>"``), and what the wheel
+#: and the contact-patch model need besides: the loaded radius, the wheel's inertia, the
+#: sliding slip (of the normalised slip ``sqrt((Bx·κ)² + (By·tan α)²)``) and the low-speed
+#: damper. Everything else of the force law is the file's.
+_MF61_TIRE_SCHEMA = {
+    key: _TIRE_SCHEMA[key]
+    for key in (
+        "radius_m",
+        "wheel_inertia_kgm2",
+        "sliding_slip",
+        "low_speed_damping_ratio",
+        "damping_fade_speed_mps",
+    )
 }
 
 _AXLE_SUSPENSION_SCHEMA = {
@@ -187,6 +205,8 @@ def _check_number(path: str, value: object, bounds: tuple) -> float:
 
 
 def _check_section(path: str, data: object, schema: dict) -> dict:
+    if schema is _TIRE_SCHEMA and isinstance(data, dict) and "mf61" in data:
+        return _check_mf61_tire(path, data)
     if not isinstance(data, dict):
         _fail(path, f"must be an object, not {type(data).__name__}")
     out = {}
@@ -204,6 +224,40 @@ def _check_section(path: str, data: object, schema: dict) -> dict:
     return out
 
 
+def _check_mf61_tire(path: str, data: dict) -> dict:
+    """An MF 6.1 tire: :data:`_MF61_TIRE_SCHEMA` and its embedded parameters, checked as a
+    ``.tir`` file is (``engine.fourwheel.tir.from_mapping``) and normalised."""
+    from skidpad.engine.fourwheel import tir
+
+    out = _check_section(path, {k: v for k, v in data.items() if k != "mf61"}, _MF61_TIRE_SCHEMA)
+    try:
+        params = tir.from_mapping(data["mf61"], f"{path}.mf61")
+    except tir.TirError as exc:
+        raise DefinitionError(str(exc)) from None
+    out["mf61"] = tir.to_mapping(params)
+    return out
+
+
+def _shape_of(t: dict) -> tuple[float, float]:
+    """A tire's lateral shape factor C and curvature E at its nominal load."""
+    mf = t.get("mf61")
+    if mf is None:
+        return t["shape_c"], t["shape_e"]
+    c = mf.get("PCY1", 0.0) * mf.get("LCY", 1.0)
+    return c, min(mf.get("PEY1", 0.0) * mf.get("LEY", 1.0), 1.0)
+
+
+def with_tir(d: dict, mapping: dict) -> dict:
+    """Definition ``d`` with both axles' tires given the MF 6.1 parameters ``mapping``
+    (:func:`engine.fourwheel.tir.to_mapping` of a ``.tir`` file), each keeping its radius,
+    inertia, sliding slip and low-speed damper; validated."""
+    out = copy.deepcopy(d)
+    for axle in ("front", "rear"):
+        t = out["tires"][axle]
+        out["tires"][axle] = {k: t[k] for k in _MF61_TIRE_SCHEMA} | {"mf61": dict(mapping)}
+    return validate_definition(out)
+
+
 def _check_consistency(d: dict) -> None:
     """Cross-parameter rules the per-parameter bounds cannot express."""
     m = d["mass"]
@@ -217,7 +271,10 @@ def _check_consistency(d: dict) -> None:
         )
     for axle in ("front", "rear"):
         t = d["tires"][axle]
-        peak = _peak_slip(t["shape_c"], t["shape_e"])
+        c, e = _shape_of(t)
+        if not 1.0 < c < 2.0:  # (a brush tire's bounds say so; a .tir may give any C)
+            _fail(f"tires.{axle}.mf61.PCY1", f"the lateral shape factor must be in (1, 2): {c!r}")
+        peak = _peak_slip(c, e)
         if t["sliding_slip"] <= peak:
             _fail(f"tires.{axle}.sliding_slip", f"must lie past the force peak (> {peak:.4g})")
         if t["radius_m"] >= m["cog_height_m"] * 4.0 + 1.0:
@@ -293,7 +350,21 @@ def load_preset(name: str) -> dict:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise DefinitionError(f"preset {name}: cannot read {path.name}: {exc}") from None
+    for t in raw["tires"].values():
+        if "tir" in t:  # the preset names its .tir: the definition embeds the parameters
+            t["mf61"] = _shipped_tir(t.pop("tir"))
     return validate_definition(raw)
+
+
+#: The folder of the ``.tir`` files the presets name.
+TIRES_DIR = Path(__file__).resolve().parent / "tires"
+
+
+def _shipped_tir(file_name: str) -> dict:
+    """The parameters of a shipped ``.tir`` file, as a definition embeds them."""
+    from skidpad.engine.fourwheel import tir
+
+    return tir.to_mapping(tir.read_tir(TIRES_DIR / file_name))
 
 
 def canonical_json(d: dict) -> str:

@@ -37,13 +37,15 @@ import inspect
 import textwrap
 from collections import namedtuple
 from collections.abc import Callable, Iterable
-from math import ceil, isfinite, sqrt
+from math import ceil, fabs, isfinite, sqrt
 from types import FunctionType, ModuleType
 from typing import NamedTuple
 
+from skidpad.engine import smath
 from skidpad.engine.fourwheel import (
     assists,
     differential,
+    mf61,
     steering,
     tire,
     wheel,
@@ -550,13 +552,28 @@ FORCE_NAMES = {"v_x": "v_x", "v_sy": "v_sy", "rhs": "b", "diag": "dg", "capacity
 PATCH_NAMES = {
     "kxs": "kxs", "kys": "kys", "relax_x": "relax_x", "uy_next": "uyr", "damper_x": "cxd",
     "damper_y": "cyd", "p": "p", "q": "q", "trail_k": "mzk", "fx0": "sfx", "fy0": "sfy",
-    "dx": "pdx", "dy": "pdy",
+    "dx": "pdx", "dy": "pdy", "mz0": "smz", "step_x": "stx",
 }  # fmt: skip
+
+
+def _mf61_functions() -> tuple:
+    """An MF 6.1 tire's functions, inlined whole into the tire stage (its parameters folded)."""
+    return (tire.mf61_patch_terms, tire.mirrored, tire.transient_gain) + tuple(
+        getattr(mf61, name)
+        for name in (
+            "at_load", "forces_at", "load_terms", "_x_at_load", "_y_at_load", "pure_fx",
+            "pure_fy", "_prime", "g_xa", "g_yk", "sv_yk", "relaxation", "rolling_moment",
+            "aligning_moment", "_mf", "_weight", "_mf_cos", "_sgn", "_sgn0", "_guard",
+        )
+    )  # fmt: skip
 
 
 def _tire_functions() -> tuple:
     """The functions the tire stage is specialised from, as their modules hold them now."""
-    return (tire.forces, tire.patch_terms, tire.load_terms, tire.shape, tire.shape_nonneg)
+    return (
+        tire.forces, tire.patch_terms, tire.load_terms, tire.shape, tire.shape_nonneg,
+        *_mf61_functions(),
+    )  # fmt: skip
 
 
 TIRES_CACHE = 32  # specialised tire stages kept (simulations of one definition share theirs)
@@ -587,7 +604,9 @@ def _tires(sim: object) -> Specialised:
             names = tire.shape_nonneg(w.tire.c, w.tire.e)
             nonneg = names if nonneg is None else nonneg & names
         plan = Plan(
-            inline=frozenset({tire.forces, tire.patch_terms, tire.load_terms, tire.shape}),
+            inline=frozenset(
+                {tire.forces, tire.patch_terms, tire.load_terms, tire.shape, *_mf61_functions()}
+            ),
             fold=frozenset(),
             nonneg=frozenset((tire.shape, name) for name in nonneg),
         )
@@ -625,7 +644,8 @@ def _tires_text(sim: object, inputs: dict) -> str:
         name(ast.Name(terms.flag, ast.Load()), f"loaded{i}")
         patch = dict(zip(tire.PatchTerms._fields, terms.record.items, strict=True))
         for field, base in PATCH_NAMES.items():
-            name(patch[field], f"{base}{i}")
+            if not isinstance(patch[field], K):  # (a constant is read as one: mz0 but in MF 6.1)
+                name(patch[field], f"{base}{i}")
     use = NameUse()
     return _uses(spec.body_text(renamed, use), use)
 
@@ -687,9 +707,12 @@ def _driveline_text(bound: dict, functions: tuple, inputs: dict) -> str:
 def _deflect_of(
     w: object, h: float, inv_h: float, kxs: float, kys: float, relax_x: float, uyr: float,
     cxd: float, cyd: float, p: float, q: float, ux: float, uy: float, mzk: float, sfx: float,
-    sfy: float, pdx: float, pdy: float, wn: float, v_x: float,
+    sfy: float, pdx: float, pdy: float, smz: float, stx: float, wn: float, v_x: float,
 ) -> tire.PatchUpdate:  # fmt: skip
-    t = tire.PatchTerms(kxs, kys, relax_x, uyr, cxd, cyd, p, q, ux, uy, mzk, sfx, sfy, pdx, pdy)
+    # (the rolling-resistance bound, 0.0, is the tire stage's: nothing here reads it)
+    t = tire.PatchTerms(
+        kxs, kys, relax_x, uyr, cxd, cyd, p, q, ux, uy, mzk, sfx, sfy, pdx, pdy, smz, stx, 0.0
+    )
     pu = tire.deflect(w, t, wn, v_x, h, inv_h)
     return pu
 
@@ -699,7 +722,7 @@ def _deflect_of(
 UPDATE_NAMES = {"ux": "uxn", "uy": "uyn", "fx": "fx", "fy": "fy", "mz": "mz", "slid": "slid"}
 DEFLECT_INPUTS = (
     "kxs", "kys", "relax_x", "uyr", "cxd", "cyd", "p", "q", "ux", "uy", "mzk", "sfx", "sfy",
-    "pdx", "pdy", "wn", "v_x",
+    "pdx", "pdy", "smz", "stx", "wn", "v_x",
 )  # fmt: skip
 
 
@@ -719,11 +742,18 @@ def _deflect_text(bound: dict, i: int) -> str:
         raise Unsupported("tire.deflect: its result is not a record")
     renamed = {name: f"{name}{i}" for name in DEFLECT_INPUTS}
     fields = dict(zip(tire.PatchUpdate._fields, pu.items, strict=True))
+    passed = ""  # a result that is one of the inputs as it came (an MF 6.1 patch's moment)
     for field, base in UPDATE_NAMES.items():
-        _name_result(renamed, fields[field], f"{base}{i}", "tire.deflect")
+        value = fields[field]
+        if isinstance(value, ast.Name) and value.id in DEFLECT_INPUTS:
+            passed += f"{base}{i} = {value.id}{i}\n"
+        else:
+            _name_result(renamed, value, f"{base}{i}", "tire.deflect")
     use = NameUse()
-    loaded = spec.body_text(renamed, use)
+    loaded = spec.body_text(renamed, use) + passed
     _only_known_names(spec, use.counts, "tire.deflect")
+    if passed:
+        use.add(parse_source(passed).body)
     airborne = "".join(
         f"{UPDATE_NAMES[field]}{i} = {value!r}\n"
         for field, value in zip(tire.PatchUpdate._fields, wheel._AIRBORNE, strict=True)
@@ -736,9 +766,12 @@ def _deflect_text(bound: dict, i: int) -> str:
 def _undamp_of(
     w: object, omega: float, kxs: float, kys: float, relax_x: float, uyr: float, cxd: float,
     cyd: float, p: float, q: float, ux: float, uy: float, mzk: float, sfx: float, sfy: float,
-    pdx: float, pdy: float, slid: bool, b: float, dg: float, redo: bool,
+    pdx: float, pdy: float, smz: float, stx: float, slid: bool, b: float, dg: float,
+    redo: bool,
 ) -> tuple:  # fmt: skip
-    t = tire.PatchTerms(kxs, kys, relax_x, uyr, cxd, cyd, p, q, ux, uy, mzk, sfx, sfy, pdx, pdy)
+    t = tire.PatchTerms(
+        kxs, kys, relax_x, uyr, cxd, cyd, p, q, ux, uy, mzk, sfx, sfy, pdx, pdy, smz, stx, 0.0
+    )
     if wheel.slid_damped(t, slid):
         free = tire.sliding(t)
         b, dg = wheel.undamped_row(w, free, omega)
@@ -754,7 +787,7 @@ def _undamp_of(
 #: the names of wheel i's patch terms and row of the solve in the substep's text, as
 #: ``_undamp_of`` names them (suffixed with i); its spin at the start is ``w<i>``, and
 #: ``redo`` is the substep's own
-UNDAMP_NAMES = DEFLECT_INPUTS[:15] + ("slid", "b", "dg")
+UNDAMP_NAMES = DEFLECT_INPUTS[:17] + ("slid", "b", "dg")
 
 
 def _undamp_source(sim: object, i: int) -> str:
@@ -1150,6 +1183,13 @@ def namespace() -> dict:
         "Derived": Derived,
         "LAYOUT": LAYOUT,
         "steer_angles": _steer_angles,
+        # an MF 6.1 tire's (engine.fourwheel.mf61): strict exp and power, the exact fabs, and
+        # the record of a patch without load (never built: the tire stage only loads a patch
+        # that carries a load)
+        "exp": smath.exp,
+        "strict_power": mf61.strict_power,
+        "fabs": fabs,
+        "Mf61Forces": mf61.Mf61Forces,
     }
 
 

@@ -5,7 +5,8 @@ The equations are those of Pacejka, *Tire and Vehicle Dynamics*, 3rd ed. (2012),
 and without the overturning moment Mx. Parameters are :class:`~skidpad.engine.fourwheel.tir.
 Mf61Params` (read by :mod:`skidpad.engine.fourwheel.tir`); scaling factors λ (``LFZO``, ``LMUX``,
 ...) are 1 unless the file gives them. This module is standalone: the four-wheel
-substep does not call it yet (ADR 0260).
+substep calls it through :mod:`skidpad.engine.fourwheel.tire` for a tire whose definition
+embeds a parameter set (ADR 0260, ADR 0261).
 
 Axes and signs. The equations are evaluated in the TNO **ISO-W** system of the file
 (x forward along the wheel, y to the left, z up; slip angle ``tan α = V_sy/V_cx`` and
@@ -183,10 +184,10 @@ def load_terms(p: Mf61Params, fz: float) -> _Load:
     return _Load(fz, fz0, (fz - fz0) / fz0, dp, ratio)
 
 
-def pure_fx(
-    p: Mf61Params, ld: _Load, kappa: float, gamma: float, lmux: float
-) -> tuple[float, float]:
-    """(Fx0, Kxκ): pure longitudinal force (N) and slip stiffness (N) at slip ``kappa``."""
+def _x_at_load(
+    p: Mf61Params, ld: _Load, gamma: float, lmux: float
+) -> tuple[float, float, float, float]:
+    """(Cx, Dx, Kxκ, Bx): the longitudinal terms that depend on load and camber, not slip."""
     dfz, dp = ld.dfz, ld.dp
     cx = p.PCX1 * p.LCX
     mu_x = (p.PDX1 + p.PDX2 * dfz) * (1.0 + p.PPX3 * dp + p.PPX4 * dp * dp)
@@ -194,16 +195,13 @@ def pure_fx(
     dx = mu_x * ld.fz
     kxk = ld.fz * (p.PKX1 + p.PKX2 * dfz) * exp(p.PKX3 * dfz)
     kxk = kxk * (1.0 + p.PPX1 * dp + p.PPX2 * dp * dp) * p.LKX
-    bx = kxk / (cx * dx + EPS)
-    shx = (p.PHX1 + p.PHX2 * dfz) * p.LHX
-    svx = ld.fz * (p.PVX1 + p.PVX2 * dfz) * p.LVX * _prime(lmux)
-    kx = kappa + shx
-    ex = (p.PEX1 + p.PEX2 * dfz + p.PEX3 * dfz * dfz) * (1.0 - p.PEX4 * _sgn0(kx)) * p.LEX
-    return _mf(bx, cx, dx, min(ex, 1.0), kx) + svx, kxk
+    return cx, dx, kxk, kxk / (cx * dx + EPS)
 
 
-def pure_fy(p: Mf61Params, ld: _Load, alpha_star: float, gstar: float, lmuy: float) -> _PureY:
-    """Pure lateral force and its terms at ``alpha_star`` = tan α·sgn V_cx, γ* = sin γ."""
+def _y_at_load(
+    p: Mf61Params, ld: _Load, gstar: float, lmuy: float
+) -> tuple[float, float, float, float, float]:
+    """(Cy, μy, Dy, Kyα, By): the lateral terms that depend on load and camber, not slip."""
     dfz, dp, fz0 = ld.dfz, ld.dp, ld.fz0
     g2 = gstar * gstar
     cy = p.PCY1 * p.LCY
@@ -213,8 +211,28 @@ def pure_fy(p: Mf61Params, ld: _Load, alpha_star: float, gstar: float, lmuy: flo
     q = ld.fz / ((p.PKY2 + p.PKY5 * g2) * (1.0 + p.PPY2 * dp) * fz0)
     kya = p.PKY1 * fz0 * (1.0 + p.PPY1 * dp) * (1.0 - p.PKY3 * fabs(gstar))
     kya = kya * sin(p.PKY4 * atan(q)) * p.LKY
+    return cy, mu_y, dy, kya, kya / (cy * dy + EPS)
+
+
+def pure_fx(
+    p: Mf61Params, ld: _Load, kappa: float, gamma: float, lmux: float
+) -> tuple[float, float]:
+    """(Fx0, Kxκ): pure longitudinal force (N) and slip stiffness (N) at slip ``kappa``."""
+    dfz = ld.dfz
+    cx, dx, kxk, bx = _x_at_load(p, ld, gamma, lmux)
+    shx = (p.PHX1 + p.PHX2 * dfz) * p.LHX
+    svx = ld.fz * (p.PVX1 + p.PVX2 * dfz) * p.LVX * _prime(lmux)
+    kx = kappa + shx
+    ex = (p.PEX1 + p.PEX2 * dfz + p.PEX3 * dfz * dfz) * (1.0 - p.PEX4 * _sgn0(kx)) * p.LEX
+    return _mf(bx, cx, dx, min(ex, 1.0), kx) + svx, kxk
+
+
+def pure_fy(p: Mf61Params, ld: _Load, alpha_star: float, gstar: float, lmuy: float) -> _PureY:
+    """Pure lateral force and its terms at ``alpha_star`` = tan α·sgn V_cx, γ* = sin γ."""
+    dfz, dp = ld.dfz, ld.dp
+    g2 = gstar * gstar
+    cy, mu_y, dy, kya, by = _y_at_load(p, ld, gstar, lmuy)
     kyg0 = ld.fz * (p.PKY6 + p.PKY7 * dfz) * (1.0 + p.PPY5 * dp) * p.LKYC
-    by = kya / (cy * dy + EPS)
     lmuy_p = _prime(lmuy)
     svyg = ld.fz * (p.PVY3 + p.PVY4 * dfz) * gstar * p.LKYC * lmuy_p
     svy = ld.fz * (p.PVY1 + p.PVY2 * dfz) * p.LVY * lmuy_p + svyg
@@ -273,6 +291,12 @@ def relaxation(
     return fabs(kxk) / cx * p.LSGKP, fabs(kya) / cy * p.LSGAL
 
 
+def strict_power(x: float, y: float) -> float:
+    """x**y, strict (:func:`skidpad.engine.smath.pow`), under a name that is not the built-in's:
+    the four-wheel fast path calls it by this name from its generated text."""
+    return pow(x, y)
+
+
 def rolling_moment(p: Mf61Params, ld: _Load, fx: float, gamma: float, vx: float) -> float:
     """My (N·m), ISO sign: < 0 while rolling forward (it resists the rolling)."""
     v = vx / p.LONGVL
@@ -280,9 +304,9 @@ def rolling_moment(p: Mf61Params, ld: _Load, fx: float, gamma: float, vx: float)
     fz0 = ld.fz0
     poly = p.QSY1 + p.QSY2 * fx / fz0 + p.QSY3 * fabs(v) + p.QSY4 * v2 * v2
     poly = poly + (p.QSY5 + p.QSY6 * ld.fz / fz0) * gamma * gamma
-    scale = pow(ld.fz / fz0, p.QSY7)
+    scale = strict_power(ld.fz / fz0, p.QSY7)
     if p.QSY8 != 0.0:
-        scale = scale * pow(ld.p_ratio, p.QSY8)
+        scale = scale * strict_power(ld.p_ratio, p.QSY8)
     return -_sgn(vx) * fz0 * p.UNLOADED_RADIUS * poly * scale * p.LMY
 
 
@@ -357,14 +381,30 @@ def forces(
     """
     if not fz > 0.0:
         return Mf61Forces(0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-    ld = load_terms(p, fz)
     # MF-Tyre's α* = tan α·sgn V_cx with tan α = V_sy/V_cx is V_sy/|V_cx|: the engine's
     # α_e (tan α_e = -V_sy/|V_x|) gives it directly, in either direction of travel, so the
     # force opposes the lateral sliding when reversing too
-    ta = tan(-alpha)
-    alpha_star = ta
+    return forces_at(p, fz, kappa, tan(-alpha), gamma, vx, 1.0)
+
+
+def forces_at(
+    p: Mf61Params,
+    fz: float,
+    kappa: float,
+    alpha_star: float,
+    gamma: float,
+    vx: float,
+    friction: float,
+) -> Mf61Forces:
+    """:func:`forces` at ISO's slip ``alpha_star`` = α* = -tan α_e (what a patch deflection
+    gives without a trigonometric call), on a road whose friction factor ``friction``
+    multiplies the file's λμx and λμy."""
+    if not fz > 0.0:
+        return Mf61Forces(0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    ld = load_terms(p, fz)
+    ta = alpha_star
     gstar = sin(gamma)
-    lmux, lmuy = p.LMUX, p.LMUY
+    lmux, lmuy = p.LMUX * friction, p.LMUY * friction
     if p.LMUV != 0.0:  # friction falls with slip speed V_s = |V_x|·sqrt(κ² + tan²α)
         decay = 1.0 + p.LMUV * fabs(vx) * sqrt(kappa * kappa + ta * ta) / p.LONGVL
         lmux, lmuy = lmux / decay, lmuy / decay
@@ -380,3 +420,45 @@ def forces(
     my = rolling_moment(p, ld, fx, gamma, vx)
     sk, sa = relaxation(p, ld, gstar, kxk, y.kya)
     return Mf61Forces(fx, fy, mz, my, sk, sa)
+
+
+class Mf61Load(NamedTuple):
+    """What a contact patch needs of the tire at one load and camber before its slips are
+    known (:func:`at_load`); magnitudes, whatever the file's sign convention."""
+
+    sigma_kappa: float  # σκ (m)
+    sigma_alpha: float  # σα (m)
+    bx: float  # |Bx|: the normalised longitudinal slip per unit κ
+    by: float  # |By|: the normalised lateral slip per unit tan α
+    dx: float  # |Dx| + |SVx|: the largest longitudinal force the file gives at this load (N)
+    dy: float  # |Dy| + |SVy| + the largest |SVyκ|: the largest lateral force (N)
+    kxk: float  # |Kxκ|: the longitudinal slip stiffness (N)
+    kya: float  # |Kyα|: the cornering stiffness (N/rad)
+    cx: float  # the pure-slip curves' shape factors and curvatures (E <= 1; the E terms of
+    ex: float  # slip sign and camber left out): what the transient model reads of the shape
+    cy: float
+    ey: float
+
+
+def at_load(p: Mf61Params, fz: float, gamma: float, friction: float) -> Mf61Load:
+    """The relaxation lengths, slip normalisation and friction limits at load ``fz`` (> 0,
+    N), inclination ``gamma`` (rad) and road friction factor ``friction``: the terms of
+    :func:`forces_at` that do not depend on the slips (λμ without its slip-speed decay)."""
+    ld = load_terms(p, fz)
+    gstar = sin(gamma)
+    cx, dx, kxk, bx = _x_at_load(p, ld, gamma, p.LMUX * friction)
+    cy, mu_y, dy, kya, by = _y_at_load(p, ld, gstar, p.LMUY * friction)
+    sk, sa = relaxation(p, ld, gstar, kxk, kya)
+    dfz = ld.dfz
+    # the curves' vertical shifts move their peaks off D: the force limits include them
+    lmux_p, lmuy_p = _prime(p.LMUX * friction), _prime(p.LMUY * friction)
+    svx = ld.fz * (p.PVX1 + p.PVX2 * dfz) * p.LVX * lmux_p
+    svy = ld.fz * (p.PVY1 + p.PVY2 * dfz) * p.LVY * lmuy_p
+    svy = svy + ld.fz * (p.PVY3 + p.PVY4 * dfz) * gstar * p.LKYC * lmuy_p
+    dvyk = mu_y * ld.fz * (p.RVY1 + p.RVY2 * dfz + p.RVY3 * gstar) * p.LVYKA
+    ex = min((p.PEX1 + p.PEX2 * dfz + p.PEX3 * dfz * dfz) * p.LEX, 1.0)
+    ey = min((p.PEY1 + p.PEY2 * dfz) * p.LEY, 1.0)
+    return Mf61Load(
+        sk, sa, fabs(bx), fabs(by), fabs(dx) + fabs(svx), fabs(dy) + fabs(svy) + fabs(dvyk),
+        fabs(kxk), fabs(kya), cx, ex, cy, ey,
+    )  # fmt: skip

@@ -76,8 +76,8 @@ def axles(definition: dict) -> Axles:
         k_r=tire.constants(tr, s_r, G),
         c_alpha_f=tire.cornering_stiffness(tf, s_f),
         c_alpha_r=tire.cornering_stiffness(tr, s_r),
-        trail_f=tf["pneumatic_trail_m"],
-        trail_r=tr["pneumatic_trail_m"],
+        trail_f=tire.summary(tf, s_f).trail,
+        trail_r=tire.summary(tr, s_r).trail,
         compliance=d["steering"]["compliance_deg_per_knm"] * DEG / 1000.0,
     )
 

@@ -70,7 +70,8 @@ from __future__ import annotations
 from math import sqrt
 from typing import NamedTuple
 
-from skidpad.engine.smath.trig import atan_fast, sin_fast
+from skidpad.engine.fourwheel import mf61, tir
+from skidpad.engine.smath.trig import atan_fast, cos_fast, sin_fast
 from skidpad.engine.state import Field
 
 #: Surface friction factor λ (multiplies μ_x and μ_y; stiffness unchanged).
@@ -117,6 +118,8 @@ class TireConstants(NamedTuple):
     rolling_resistance: float  # f_rr
     inv_c: float  # 1/C
     e: float  # curvature factor E
+    mf61: tir.Mf61Params | None = None  # a Magic Formula 6.1 tire's parameters (the force
+    # law of :func:`mf61_patch_terms`); None for the tire of this module's docstring
 
 
 class WheelConstants(NamedTuple):
@@ -138,6 +141,8 @@ class WheelConstants(NamedTuple):
 
 def constants(t: dict, static_load: float, g: float) -> TireConstants:
     """The folded constants of one tire, given its definition and static load (N)."""
+    if "mf61" in t:
+        return _mf61_constants(t, static_load, g)
     fz0 = t["nominal_load_n"]
     kx = t["long_stiffness_per_load"]
     c_kappa = kx * static_load
@@ -172,11 +177,93 @@ def constants(t: dict, static_load: float, g: float) -> TireConstants:
     )
 
 
+def _mf61_constants(t: dict, static_load: float, g: float) -> TireConstants:
+    """An MF 6.1 tire's constants: its parameters, and the terms this module's tire folds
+    evaluated from them at the static load (the dampers, and the values the linear models
+    and :func:`steady_lateral` read: μ, relaxation lengths, C_α, the trail)."""
+    p = mf61_params(t)
+    at = mf61.at_load(p, static_load, 0.0, 1.0)
+    m_corner = static_load / g
+    zeta = t["low_speed_damping_ratio"]
+    vf = t["damping_fade_speed_mps"]
+    fz0 = p.FNOMIN * p.LFZO
+    c, e = p.PCY1 * p.LCY, p.PEY1 * p.LEY
+    return TireConstants(
+        inv_fz0=1.0 / fz0,
+        mu_x=at.dx / static_load,
+        mu_y=at.dy / static_load,
+        load_sensitivity=0.0,  # (in the parameters: PDX2, PDY2)
+        kx=at.kxk / static_load,
+        ky1_fz0=0.0,  # (PKY1..PKY5)
+        inv_ky2_fz0=0.0,
+        c=c,
+        rho_cap=t["sliding_slip"],
+        sigma_x=at.sigma_kappa,
+        sigma_y=at.sigma_alpha,
+        damper_x=2.0 * zeta * sqrt(at.kxk / at.sigma_kappa * m_corner),
+        damper_y=2.0 * zeta * sqrt(at.kya / at.sigma_alpha * m_corner),
+        inv_vfade2=1.0 / (vf * vf),
+        trail=_mf61_trail(p, static_load),
+        inv_rho_t2=0.0,
+        radius=t["radius_m"],
+        rolling_resistance=p.QSY1,
+        inv_c=1.0 / c,
+        e=e,
+        mf61=p,
+    )
+
+
+def mf61_params(t: dict) -> tir.Mf61Params:
+    """The MF 6.1 parameters a tire's definition embeds (``t["mf61"]``)."""
+    return tir.from_mapping(t["mf61"], "mf61")
+
+
+def _mf61_trail(p: tir.Mf61Params, fz: float) -> float:
+    """An MF 6.1 tire's pneumatic trail at small slip (m): -ΔM_z/ΔF_y over α* = ±0.001."""
+    left = mf61.forces_at(p, fz, 0.0, 0.001, 0.0, 1.0, 1.0)
+    right = mf61.forces_at(p, fz, 0.0, -0.001, 0.0, 1.0, 1.0)
+    return -(left.mz - right.mz) / (left.fy - right.fy)
+
+
 def cornering_stiffness(t: dict, fz: float) -> float:
-    """C_α (N/rad) of tire ``t`` at load ``fz``: K_y1·F_z0·2q/(1+q²), q = F_z/(K_y2·F_z0)."""
+    """C_α (N/rad) of tire ``t`` at load ``fz``: K_y1·F_z0·2q/(1+q²), q = F_z/(K_y2·F_z0)
+    (an MF 6.1 tire's |Kyα|)."""
+    if "mf61" in t:
+        return mf61.at_load(mf61_params(t), fz, 0.0, 1.0).kya
     fz0 = t["nominal_load_n"]
     q = fz / (t["cornering_stiffness_peak_load"] * fz0)
     return t["cornering_stiffness_coef"] * fz0 * 2.0 * q / (1.0 + q * q)
+
+
+class TireSummary(NamedTuple):
+    """What the linear models and the drivers read of a tire, whichever its force law."""
+
+    mu_x: float  # peak friction coefficients at the static load
+    mu_y: float
+    c_alpha: float  # cornering stiffness (N/rad)
+    trail: float  # pneumatic trail at small slip (m)
+    sigma_x: float  # relaxation lengths (m)
+    sigma_y: float
+
+
+def peak_friction(t: dict) -> tuple[float, float]:
+    """(μ_x, μ_y) of tire ``t`` (a definition's) at its nominal load: what a driver plans with."""
+    if "mf61" in t:
+        p = mf61_params(t)
+        return abs(p.PDX1) * p.LMUX, abs(p.PDY1) * p.LMUY
+    return t["mu_x"], t["mu_y"]
+
+
+def summary(t: dict, fz: float) -> TireSummary:
+    """The :class:`TireSummary` of tire ``t`` (a definition's) at load ``fz`` (N)."""
+    if "mf61" in t:
+        k = constants(t, fz, 9.80665)
+        return TireSummary(k.mu_x, k.mu_y, cornering_stiffness(t, fz), k.trail, k.sigma_x,
+                           k.sigma_y)  # fmt: skip
+    return TireSummary(
+        t["mu_x"], t["mu_y"], cornering_stiffness(t, fz), t["pneumatic_trail_m"],
+        t["relaxation_length_x_m"], t["relaxation_length_y_m"],
+    )  # fmt: skip
 
 
 def load_terms(k: TireConstants, fz: float, surface: float) -> tuple[float, float, float, float]:
@@ -223,6 +310,10 @@ def steady_lateral(
     k: TireConstants, fz: float, surface: float, tan_alpha: float
 ) -> tuple[float, float]:
     """Steady pure-lateral (F_y, M_z) at slip tan α (free rolling, no longitudinal slip)."""
+    if k.mf61 is not None:  # an axle's two tires, one of them mirrored (:func:`mirrored`)
+        f = mf61.forces_at(k.mf61, fz, 0.0, -tan_alpha, 0.0, 1.0, surface)
+        m = mf61.forces_at(k.mf61, fz, 0.0, tan_alpha, 0.0, 1.0, surface)
+        return 0.5 * (f.fy - m.fy), 0.5 * (f.mz - m.mz)
     dx, dy, kxs, kys = load_terms(k, fz, surface)
     phi = kys * k.sigma_y * tan_alpha
     rho = abs(phi)
@@ -252,6 +343,9 @@ class PatchTerms(NamedTuple):
     fy0: float
     dx: float  # the friction limits D_x, D_y at this load and surface (N)
     dy: float
+    mz0: float  # an MF 6.1 patch's aligning moment at the start of the substep (0 otherwise)
+    step_x: float  # an MF 6.1 patch's h·g_x (:func:`transient_gain`; 0 otherwise: h)
+    rolling: float  # an MF 6.1 tire's rolling-resistance torque bound |M_y| (N·m; 0 otherwise)
 
 
 class TireForces(NamedTuple):
@@ -295,6 +389,8 @@ def patch_terms(
     wheel's new spin, ``F_x' = P + Q·ω'``.
     """
     k = w.tire
+    if k.mf61 is not None:
+        return mf61_patch_terms(w, fz, v_x, v_sy, ux, uy, surface, h)
     dx, dy, kxs, kys = load_terms(k, fz, surface)
     phx = kxs * ux
     phy = kys * uy
@@ -318,8 +414,98 @@ def patch_terms(
     mzk = -k.trail / (1.0 + rho * rho * k.inv_rho_t2)
     return PatchTerms(
         kxs, kys, relax_x, relax_y * (uy - h * v_sy), cxd, cyd, p, q, ux, uy, mzk, fx0, fy0,
-        dx, dy,
+        dx, dy, 0.0, 0.0, 0.0,
     )
+
+
+def mf61_patch_terms(
+    w: WheelConstants,
+    fz: float,
+    v_x: float,
+    v_sy: float,
+    ux: float,
+    uy: float,
+    surface: float,
+    h: float,
+) -> PatchTerms:
+    """:func:`patch_terms` of an MF 6.1 tire: the deflection's slips at this load,
+    ``κ = u_x/σκ`` and ``α* = -tan α = -u_y/σα`` with the file's relaxation lengths σ at the
+    current load, give the forces and the moment (:func:`engine.fourwheel.mf61.forces_at`,
+    camber 0); the slip is normalised by the file's B (``ρ = sqrt((Bx·κ)² + (By·tan α)²)``,
+    the Magic Formula's own argument) against the sliding slip, and the dampers are sized
+    at the static load. The rest is the deflection model of this module's docstring."""
+    k = w.tire
+    p = k.mf61
+    at = mf61.at_load(p, fz, 0.0, surface)
+    inv_sk = 1.0 / at.sigma_kappa
+    inv_sa = 1.0 / at.sigma_alpha
+    if mirrored(p, w.y):  # the file's tire mounted on the other side: F_y(α) = -F_y'(-α)
+        f = mf61.forces_at(p, fz, ux * inv_sk, uy * inv_sa, 0.0, v_x, surface)
+        fy0 = -f.fy
+        mz0 = -f.mz
+    else:
+        f = mf61.forces_at(p, fz, ux * inv_sk, -uy * inv_sa, 0.0, v_x, surface)
+        fy0 = f.fy
+        mz0 = f.mz
+    kxs = at.bx * inv_sk
+    kys = at.by * inv_sa
+    phx = kxs * ux
+    phy = kys * uy
+    rho = sqrt(phx * phx + phy * phy)
+    gx = transient_gain(at.cx, at.ex, rho)
+    gy = transient_gain(at.cy, at.ey, rho)
+    abs_v = v_x if v_x >= 0.0 else -v_x
+    if rho >= k.rho_cap * (1.0 - 1e-12):
+        cxd = 0.0
+        cyd = 0.0
+    else:
+        fade = 1.0 / (1.0 + v_x * v_x * k.inv_vfade2)
+        cxd = k.damper_x * fade
+        cyd = k.damper_y * fade
+    step_x = h * gx
+    relax_x = 1.0 / (1.0 + abs_v * step_x * inv_sk)
+    relax_y = 1.0 / (1.0 + abs_v * h * gy * inv_sa)
+    rate_x = -v_x - abs_v * ux * inv_sk  # the carcass's rate: the damper's (g left out)
+    q = cxd * relax_x * w.radius
+    fx0 = f.fx
+    p_x = fx0 + cxd * relax_x * rate_x
+    rolling = f.my if f.my >= 0.0 else -f.my
+    return PatchTerms(
+        kxs, kys, relax_x, relax_y * (uy - h * gy * v_sy), cxd, cyd / gy, p_x, q, ux, uy, 0.0,
+        fx0, fy0, at.dx, at.dy, mz0, step_x, rolling,
+    )  # fmt: skip
+
+
+#: The least slope of the shape, relative to its slope at zero slip, that
+#: :func:`transient_gain` divides by: near and past the force peak (where the slope is 0,
+#: then negative) the relaxation length stays at 1/50 of the file's.
+GAIN_FLOOR = 0.02
+
+
+def transient_gain(c: float, e: float, rho: float) -> float:
+    """g = (slope at zero slip)/(slope at ρ) of the Magic Formula shape sin(C·atan ψ),
+    ψ = ρ - E·(ρ - atan ρ): ``(1 + ψ²)/(cos(C·atan ψ)·(1 - E·ρ²/(1 + ρ²)))``, the slope
+    ratio floored at :data:`GAIN_FLOOR` (so g <= 50).
+
+    An MF 6.1 patch's relaxation length is the file's σ divided by g, the nonlinear
+    single-contact-point model (Pacejka, *Tire and Vehicle Dynamics*, §7.2: σ = C_F(slip)/C_c,
+    the local slip stiffness over the carcass stiffness): the carcass deflects in proportion
+    to the force, not to the slip, so near and past the force peak the slip follows quickly
+    and a locked wheel that stops stores the carcass's deflection D/C_c, not σ times the
+    sliding slip (the car would roll back by that much once stopped)."""
+    r2 = rho * rho
+    psi = rho - e * (rho - atan_fast(rho))
+    slope = cos_fast(c * atan_fast(psi)) * (1.0 - e * r2 / (1.0 + r2)) / (1.0 + psi * psi)
+    return 1.0 / (slope if slope > GAIN_FLOOR else GAIN_FLOOR)
+
+
+def mirrored(p: tir.Mf61Params, y: float) -> bool:
+    """Whether an MF 6.1 tire at lateral position ``y`` (m, > 0 left) is the file's tire
+    mirrored: a file measured on one side (``TYRESIDE``, LEFT when absent) mounted on the
+    other side, so that its offsets (ply steer, conicity) cancel across an axle as a car's
+    do. A SYMMETRIC file is used as it is on both sides."""
+    side = "LEFT" if y > 0.0 else "RIGHT"
+    return p.TYRESIDE != "SYMMETRIC" and p.TYRESIDE != side
 
 
 def sliding(t: PatchTerms) -> PatchTerms:
@@ -369,7 +555,10 @@ def forces(
             t = patch_terms(w, f_z, v_x, v_sy, ux[i], uy[i], friction[i], h)
             rhs[i] = w.a * omega[i] - w.radius * t.p
             diag[i] = w.a + w.radius * t.q
-            cap[i] = caps[i] + (w.rolling_arm + w.radius * rolling[i]) * f_z
+            if w.tire.mf61 is None:
+                cap[i] = caps[i] + (w.rolling_arm + w.radius * rolling[i]) * f_z
+            else:  # the file's rolling-resistance moment, and what the surface adds
+                cap[i] = caps[i] + t.rolling + w.radius * rolling[i] * f_z
             spring[2 * i] = t.fx0
             spring[2 * i + 1] = t.fy0
         else:  # wheel off the ground: no force, the patch relaxes, the wheel spins freely
@@ -389,7 +578,10 @@ def deflect(
     ``u_x' = (u_x - h·V_sx)/(1 + h·|V_x|/σ_x)`` with ``V_sx = V_x - R·ω'``; past
     ``ρ_cap`` the deflection is projected back onto it (the patch slides).
     """
-    ux_n = t.relax_x * (t.ux + h * (w.radius * omega_n - v_x))
+    if w.tire.mf61 is None:
+        ux_n = t.relax_x * (t.ux + h * (w.radius * omega_n - v_x))
+    else:  # the slip follows faster near the force peak (transient_gain)
+        ux_n = t.relax_x * (t.ux + t.step_x * (w.radius * omega_n - v_x))
     uy_n = t.uy_next
     px = t.kxs * ux_n
     py = t.kys * uy_n
@@ -402,8 +594,12 @@ def deflect(
         uy_n *= scale
     fx = t.p + t.q * omega_n
     fy = t.fy0 + t.damper_y * (uy_n - t.uy) * inv_h
+    if w.tire.mf61 is None:
+        mz = t.trail_k * fy
+    else:  # MF 6.1: the deflected patch's own moment (trail, residual torque, s·F_x)
+        mz = t.mz0
     # (F_x/D_x)² + (F_y/D_y)² > 1 without a division: the damper pushed the force past
     # what friction allows, so the patch slides (engine.fourwheel.wheel solves it again undamped)
     dxy = t.dx * t.dy
     beyond = fx * fx * (t.dy * t.dy) + fy * fy * (t.dx * t.dx) > dxy * dxy
-    return PatchUpdate(ux_n, uy_n, fx, fy, t.trail_k * fy, slid or beyond)
+    return PatchUpdate(ux_n, uy_n, fx, fy, mz, slid or beyond)

@@ -58,15 +58,24 @@ def four_wheel(
     return fit_understeer(fit), pts
 
 
+#: the speeds of the single-track K_us compared with linear theory (small lateral acceleration)
+SMALL_AY_SPEEDS_MPS = (1.0, 1.5, 2.0, 2.5, 3.0)
+
+
 def run(definition: dict, progress: object = None, speeds: tuple = SPEEDS_MPS, **kwargs) -> dict:
     k_left, p_left = four_wheel(definition, RADIUS_M, speeds, progress, **kwargs)
     k_right, p_right = four_wheel(definition, -RADIUS_M, speeds, progress, **kwargs)
     k_st, st_pts = single_track_understeer(definition, RADIUS_M, speeds)
+    # linear theory is the slope at zero lateral acceleration: the single-track model's is
+    # taken where every tire is still linear (a_y <= 0.23 m/s² on this radius), whatever
+    # its force law (an MF 6.1 tire bends well inside the speeds above)
+    k_small, _ = single_track_understeer(definition, RADIUS_M, SMALL_AY_SPEEDS_MPS)
     return {
         "kus_four_wheel_deg_per_g": 0.5 * (k_left + k_right),
         "kus_four_wheel_left_deg_per_g": k_left,
         "kus_four_wheel_right_deg_per_g": k_right,
         "kus_single_track_deg_per_g": k_st,
+        "kus_single_track_small_ay_deg_per_g": k_small,
         "kus_linear_deg_per_g": linear_understeer(definition),
         "points_left": p_left,
         "points_right": p_right,

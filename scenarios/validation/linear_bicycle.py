@@ -77,8 +77,8 @@ def bicycle_data(definition: dict) -> BicycleData:
         arm_r=ax.b + ax.trail_r,
         c_f=c_f,
         c_r=2.0 * ax.c_alpha_r,
-        sigma_f=definition["tires"]["front"]["relaxation_length_y_m"],
-        sigma_r=definition["tires"]["rear"]["relaxation_length_y_m"],
+        sigma_f=ax.k_f.sigma_y,
+        sigma_r=ax.k_r.sigma_y,
     )
 
 
