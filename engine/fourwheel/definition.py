@@ -11,6 +11,11 @@ normalised copy (every number a float, ``substep_hz`` an int), raising
 problem (``tires.front.mu_x: must be > 0``). Unknown parameters are errors
 too: a misspelt parameter must not silently fall back to anything.
 
+A tire is the engine's own (the parameters of :mod:`engine.fourwheel.tire`) or embeds a
+Magic Formula 6.1 parameter set (``mf61``, checked like a ``.tir`` file; a preset may name
+its file with ``"tir"``, embedded on loading; :func:`with_tir` puts a file's tire on both
+axles of a definition).
+
 Geometry conventions (ISO 8855): x forward, y left, z up. The centre of
 gravity (CoG) lies ``mass.cog_to_front_axle_m`` behind the front axle, on
 the centre line. Toe-in is positive. Brake bias is the front share of the

@@ -63,6 +63,14 @@ a wheel exactly instead of reversing it.
 
 Signs: F_x > 0 drives the car forward; F_y > 0 pushes it left; M_z > 0 is
 counter-clockwise seen from above.
+
+**Magic Formula 6.1 tires.** A definition's tire may instead embed the parameters of a
+``.tir`` file (``mf61``; ADR 0261): the same deflection state, with the file's relaxation
+lengths at the current load, ``κ = u_x/σκ``, ``tan α = u_y/σα``; the forces, the aligning
+moment and the rolling-resistance moment are the file's (:mod:`engine.fourwheel.mf61`);
+the sliding slip is of the normalised slip ``sqrt((Bx·κ)² + (By·tan α)²)``; the relaxation
+length is divided by :func:`transient_gain`, so near and past the force peak the slip
+follows quickly; a file measured on one side is mirrored on the other (:func:`mirrored`).
 """
 
 from __future__ import annotations
