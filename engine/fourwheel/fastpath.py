@@ -561,9 +561,10 @@ def _mf61_functions() -> tuple:
     return (tire.mf61_patch_terms, tire.mirrored, tire.transient_gain) + tuple(
         getattr(mf61, name)
         for name in (
-            "at_load", "forces_at", "load_terms", "_x_at_load", "_y_at_load", "pure_fx",
-            "pure_fy", "_prime", "g_xa", "g_yk", "sv_yk", "relaxation", "rolling_moment",
-            "aligning_moment", "_mf", "_weight", "_mf_cos", "_sgn", "_sgn0", "_guard",
+            "loaded", "at_load_of", "forces_loaded", "load_terms", "_x_at_load",
+            "_y_at_load", "_pure_fx_of", "pure_fy", "_pure_fy_of", "_prime", "g_xa", "g_yk",
+            "sv_yk", "relaxation", "rolling_moment", "aligning_moment", "_mf", "_weight",
+            "_mf_cos", "_sgn", "_sgn0", "_guard",
         )
     )  # fmt: skip
 

@@ -218,8 +218,15 @@ def pure_fx(
     p: Mf61Params, ld: _Load, kappa: float, gamma: float, lmux: float
 ) -> tuple[float, float]:
     """(Fx0, Kxκ): pure longitudinal force (N) and slip stiffness (N) at slip ``kappa``."""
+    return _pure_fx_of(p, ld, _x_at_load(p, ld, gamma, lmux), kappa, lmux)
+
+
+def _pure_fx_of(
+    p: Mf61Params, ld: _Load, x: tuple, kappa: float, lmux: float
+) -> tuple[float, float]:
+    """:func:`pure_fx` given its load terms ``x`` (:func:`_x_at_load`)."""
     dfz = ld.dfz
-    cx, dx, kxk, bx = _x_at_load(p, ld, gamma, lmux)
+    cx, dx, kxk, bx = x
     shx = (p.PHX1 + p.PHX2 * dfz) * p.LHX
     svx = ld.fz * (p.PVX1 + p.PVX2 * dfz) * p.LVX * _prime(lmux)
     kx = kappa + shx
@@ -229,9 +236,16 @@ def pure_fx(
 
 def pure_fy(p: Mf61Params, ld: _Load, alpha_star: float, gstar: float, lmuy: float) -> _PureY:
     """Pure lateral force and its terms at ``alpha_star`` = tan α·sgn V_cx, γ* = sin γ."""
+    return _pure_fy_of(p, ld, _y_at_load(p, ld, gstar, lmuy), alpha_star, gstar, lmuy)
+
+
+def _pure_fy_of(
+    p: Mf61Params, ld: _Load, yl: tuple, alpha_star: float, gstar: float, lmuy: float
+) -> _PureY:
+    """:func:`pure_fy` given its load terms ``yl`` (:func:`_y_at_load`)."""
     dfz, dp = ld.dfz, ld.dp
     g2 = gstar * gstar
-    cy, mu_y, dy, kya, by = _y_at_load(p, ld, gstar, lmuy)
+    cy, mu_y, dy, kya, by = yl
     kyg0 = ld.fz * (p.PKY6 + p.PKY7 * dfz) * (1.0 + p.PPY5 * dp) * p.LKYC
     lmuy_p = _prime(lmuy)
     svyg = ld.fz * (p.PVY3 + p.PVY4 * dfz) * gstar * p.LKYC * lmuy_p
@@ -401,15 +415,53 @@ def forces_at(
     multiplies the file's λμx and λμy."""
     if not fz > 0.0:
         return Mf61Forces(0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    return forces_loaded(p, loaded(p, fz, gamma, friction), kappa, alpha_star, gamma, vx, friction)
+
+
+class Loaded(NamedTuple):
+    """The terms of one load, camber and road friction that do not depend on the slips
+    (:func:`loaded`), shared by :func:`at_load_of` and :func:`forces_loaded`."""
+
+    ld: _Load
+    gstar: float  # γ* = sin γ
+    x: tuple  # :func:`_x_at_load`
+    y: tuple  # :func:`_y_at_load`
+    sigma: tuple  # (σκ, σα), :func:`relaxation`
+
+
+def loaded(p: Mf61Params, fz: float, gamma: float, friction: float) -> Loaded:
+    """The slip-independent terms at load ``fz`` (> 0, N), inclination ``gamma`` (rad) and
+    road friction factor ``friction`` (λμ without its slip-speed decay)."""
     ld = load_terms(p, fz)
-    ta = alpha_star
     gstar = sin(gamma)
+    x = _x_at_load(p, ld, gamma, p.LMUX * friction)
+    y = _y_at_load(p, ld, gstar, p.LMUY * friction)
+    return Loaded(ld, gstar, x, y, relaxation(p, ld, gstar, x[2], y[3]))
+
+
+def forces_loaded(
+    p: Mf61Params,
+    lo: Loaded,
+    kappa: float,
+    alpha_star: float,
+    gamma: float,
+    vx: float,
+    friction: float,
+) -> Mf61Forces:
+    """:func:`forces_at` given the slip-independent terms ``lo`` of its load (:func:`loaded`,
+    at the same ``gamma`` and ``friction``): a patch computes them once for both calls."""
+    ld = lo.ld
+    ta = alpha_star
+    gstar = lo.gstar
     lmux, lmuy = p.LMUX * friction, p.LMUY * friction
+    x, yl = lo.x, lo.y
     if p.LMUV != 0.0:  # friction falls with slip speed V_s = |V_x|·sqrt(κ² + tan²α)
         decay = 1.0 + p.LMUV * fabs(vx) * sqrt(kappa * kappa + ta * ta) / p.LONGVL
         lmux, lmuy = lmux / decay, lmuy / decay
-    fx0, kxk = pure_fx(p, ld, kappa, gamma, lmux)
-    y = pure_fy(p, ld, alpha_star, gstar, lmuy)
+        x = _x_at_load(p, ld, gamma, lmux)
+        yl = _y_at_load(p, ld, gstar, lmuy)
+    fx0, kxk = _pure_fx_of(p, ld, x, kappa, lmux)
+    y = _pure_fy_of(p, ld, yl, alpha_star, gstar, lmuy)
     fx = g_xa(p, ld, kappa, alpha_star, gstar) * fx0
     gyk_fy0 = g_yk(p, ld, kappa, alpha_star, gstar) * y.fy0
     fy = gyk_fy0 + sv_yk(p, ld, kappa, alpha_star, gstar, y.mu_y)
@@ -418,7 +470,8 @@ def forces_at(
         p, ld, kappa, alpha_star, gamma, gstar, cos_a, fx, fy, kxk, y, lmuy, gyk_fy0
     )
     my = rolling_moment(p, ld, fx, gamma, vx)
-    sk, sa = relaxation(p, ld, gstar, kxk, y.kya)
+    # (Kxκ and Kyα do not depend on λμ: the relaxation lengths are the load's)
+    sk, sa = lo.sigma if p.LMUV == 0.0 else relaxation(p, ld, gstar, kxk, y.kya)
     return Mf61Forces(fx, fy, mz, my, sk, sa)
 
 
@@ -444,11 +497,15 @@ def at_load(p: Mf61Params, fz: float, gamma: float, friction: float) -> Mf61Load
     """The relaxation lengths, slip normalisation and friction limits at load ``fz`` (> 0,
     N), inclination ``gamma`` (rad) and road friction factor ``friction``: the terms of
     :func:`forces_at` that do not depend on the slips (λμ without its slip-speed decay)."""
-    ld = load_terms(p, fz)
-    gstar = sin(gamma)
-    cx, dx, kxk, bx = _x_at_load(p, ld, gamma, p.LMUX * friction)
-    cy, mu_y, dy, kya, by = _y_at_load(p, ld, gstar, p.LMUY * friction)
-    sk, sa = relaxation(p, ld, gstar, kxk, kya)
+    return at_load_of(p, loaded(p, fz, gamma, friction), friction)
+
+
+def at_load_of(p: Mf61Params, lo: Loaded, friction: float) -> Mf61Load:
+    """:func:`at_load` from the load's terms ``lo`` (:func:`loaded`, at ``friction``)."""
+    ld, gstar = lo.ld, lo.gstar
+    cx, dx, kxk, bx = lo.x
+    cy, mu_y, dy, kya, by = lo.y
+    sk, sa = lo.sigma
     dfz = ld.dfz
     # the curves' vertical shifts move their peaks off D: the force limits include them
     lmux_p, lmuy_p = _prime(p.LMUX * friction), _prime(p.LMUY * friction)

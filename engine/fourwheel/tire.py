@@ -444,15 +444,16 @@ def mf61_patch_terms(
     at the static load. The rest is the deflection model of this module's docstring."""
     k = w.tire
     p = k.mf61
-    at = mf61.at_load(p, fz, 0.0, surface)
+    lo = mf61.loaded(p, fz, 0.0, surface)
+    at = mf61.at_load_of(p, lo, surface)
     inv_sk = 1.0 / at.sigma_kappa
     inv_sa = 1.0 / at.sigma_alpha
     if mirrored(p, w.y):  # the file's tire mounted on the other side: F_y(α) = -F_y'(-α)
-        f = mf61.forces_at(p, fz, ux * inv_sk, uy * inv_sa, 0.0, v_x, surface)
+        f = mf61.forces_loaded(p, lo, ux * inv_sk, uy * inv_sa, 0.0, v_x, surface)
         fy0 = -f.fy
         mz0 = -f.mz
     else:
-        f = mf61.forces_at(p, fz, ux * inv_sk, -uy * inv_sa, 0.0, v_x, surface)
+        f = mf61.forces_loaded(p, lo, ux * inv_sk, -uy * inv_sa, 0.0, v_x, surface)
         fy0 = f.fy
         mz0 = f.mz
     kxs = at.bx * inv_sk
