@@ -798,18 +798,30 @@ class _Scope:
                 continue
             base = local.strip("_") or "s"  # one name per merge: each path's values stay apart
             fields = _seq_fields(shape.cls, len(shape.items))
-            slots = [self.unit.fresh(f"{base}_{f}") for f in fields]
-            names = tuple(ast.Name(n, ast.Load()) for n in slots)
             flag = None
             if not (isinstance(a, Agg) and isinstance(b, Agg)):
                 flag = self.unit.fresh(f"{base}_some")
+            # a record on one path only keeps its constant fields as constants: they are
+            # read only where the record is, and there they are that constant
+            present = a if isinstance(a, Agg) else b
+            kept = [flag is not None and isinstance(i, K) for i in present.items]
+            slots = [
+                None if keep else self.unit.fresh(f"{base}_{f}")
+                for f, keep in zip(fields, kept, strict=True)
+            ]
+            names = tuple(
+                i if n is None else ast.Name(n, ast.Load())
+                for n, i in zip(slots, present.items, strict=True)
+            )
             for arm, v in zip(arms, (a, b), strict=True):
                 if flag is not None:
                     arm.append(_assign(flag, ast.Constant(isinstance(v, Agg))))
                 if isinstance(v, Agg):
                     arm += [
-                        _assign(n, self.expr(i, n)) for n, i in zip(slots, v.items, strict=True)
-                    ]  # noqa: E501
+                        _assign(n, self.expr(i, n))
+                        for n, i in zip(slots, v.items, strict=True)
+                        if n is not None
+                    ]
             record = Agg(shape.cls, names)
             if flag is None:
                 self.records[local] = record

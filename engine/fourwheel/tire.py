@@ -603,12 +603,12 @@ def deflect(
         uy_n *= scale
     fx = t.p + t.q * omega_n
     fy = t.fy0 + t.damper_y * (uy_n - t.uy) * inv_h
-    if w.tire.mf61 is None:
-        mz = t.trail_k * fy
-    else:  # MF 6.1: the deflected patch's own moment (trail, residual torque, s·F_x)
-        mz = t.mz0
     # (F_x/D_x)² + (F_y/D_y)² > 1 without a division: the damper pushed the force past
     # what friction allows, so the patch slides (engine.fourwheel.wheel solves it again undamped)
     dxy = t.dx * t.dy
     beyond = fx * fx * (t.dy * t.dy) + fy * fy * (t.dx * t.dx) > dxy * dxy
+    if w.tire.mf61 is None:
+        mz = t.trail_k * fy
+    else:  # MF 6.1: the deflected patch's own moment (trail, residual torque, s·F_x)
+        mz = t.mz0
     return PatchUpdate(ux_n, uy_n, fx, fy, mz, slid or beyond)
