@@ -16,10 +16,12 @@
 
 from __future__ import annotations
 
+import functools
+import json
 import math
 
 import pytest
-from skidpad.engine.fourwheel import mf61, tire
+from skidpad.engine.fourwheel import mf61, tir, tire
 from skidpad.engine.fourwheel.definition import PRESET_NAMES, load_preset
 from skidpad.engine.fourwheel.load_transfer import G
 from skidpad.engine.fourwheel.simulation import Simulation
@@ -56,6 +58,12 @@ class LockProbe:
             self.prev[i] = self.held[i]
 
 
+@functools.cache
+def _params(mapping_json: str) -> tir.Mf61Params:
+    """An embedded MF 6.1 tire's parameters, read once (the distance integral asks often)."""
+    return tir.from_mapping(json.loads(mapping_json), "mf61")
+
+
 def sliding_mu(t: dict, fz: float, surface: float = 1.0) -> tuple[float, float]:
     """(μ_x, μ_y) of a fully sliding tire of definition ``t`` at load ``fz`` on ``surface``:
     the load-sensitive peak μ times the Magic-Formula shape at the sliding slip,
@@ -71,7 +79,7 @@ def sliding_mu(t: dict, fz: float, surface: float = 1.0) -> tuple[float, float]:
 
 
 def _mf61_sliding_mu(t: dict, fz: float, surface: float) -> tuple[float, float]:
-    p = tire.mf61_params(t)
+    p = _params(json.dumps(t["mf61"], sort_keys=True))
     at = mf61.at_load(p, fz, 0.0, surface)
     kappa = t["sliding_slip"] / at.bx
     tan_alpha = t["sliding_slip"] / at.by

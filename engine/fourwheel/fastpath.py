@@ -37,16 +37,16 @@ import inspect
 import textwrap
 from collections import namedtuple
 from collections.abc import Callable, Iterable
-from math import ceil, fabs, isfinite, sqrt
+from math import ceil, isfinite, sqrt
 from types import FunctionType, ModuleType
 from typing import NamedTuple
 
-from skidpad.engine import smath
 from skidpad.engine.fourwheel import (
     assists,
     differential,
     mf61,
     steering,
+    tir,
     tire,
     wheel,
 )
@@ -557,23 +557,19 @@ PATCH_NAMES = {
 
 
 def _mf61_functions() -> tuple:
-    """An MF 6.1 tire's functions, inlined whole into the tire stage (its parameters folded)."""
-    return (tire.mf61_patch_terms, tire.mirrored, tire.transient_gain) + tuple(
-        getattr(mf61, name)
-        for name in (
-            "loaded", "at_load_of", "forces_loaded", "load_terms", "_x_at_load",
-            "_y_at_load", "_pure_fx_of", "pure_fy", "_pure_fy_of", "_prime", "g_xa", "g_yk",
-            "sv_yk", "relaxation", "rolling_moment", "aligning_moment", "_mf", "_weight",
-            "_mf_cos", "_sgn", "_sgn0", "_guard",
-        )
-    )  # fmt: skip
+    """An MF 6.1 tire's functions the tire stage inlines: the patch's own, whose branches
+    fold on the definition. The Magic Formula itself (:mod:`engine.fourwheel.mf61`) and the
+    transient gain are called, not inlined: inlined, they made 10,000 lines of text per
+    definition and a cold build of 5 s (ADR 0261)."""
+    return (tire.mf61_patch_terms,)
 
 
 def _tire_functions() -> tuple:
     """The functions the tire stage is specialised from, as their modules hold them now."""
     return (
         tire.forces, tire.patch_terms, tire.load_terms, tire.shape, tire.shape_nonneg,
-        *_mf61_functions(),
+        *_mf61_functions(), tire.mirrored, mf61.loaded, mf61.at_load_of, mf61.forces_loaded,
+        tire.transient_gain,
     )  # fmt: skip
 
 
@@ -608,7 +604,7 @@ def _tires(sim: object) -> Specialised:
             inline=frozenset(
                 {tire.forces, tire.patch_terms, tire.load_terms, tire.shape, *_mf61_functions()}
             ),
-            fold=frozenset(),
+            fold=frozenset({tire.mirrored}),  # (a wheel's side: known with the definition)
             nonneg=frozenset((tire.shape, name) for name in nonneg),
         )
         bound = {"wheels": sim.wheels, **_ground_bound(sim), "h": sim.h}
@@ -913,7 +909,12 @@ def _names_beyond(
         for name in sorted(set(named) & set(spec.namespace))
         if spec.namespace[name] is not known.get(name)
     }
-    foreign = [n for n, v in beyond.items() if allowed is None or getattr(allowed, n, 0) is not v]
+    foreign = [
+        n
+        for n, v in beyond.items()
+        if not isinstance(v, tir.Mf61Params)  # an MF 6.1 tire's parameters, one record
+        and (allowed is None or getattr(allowed, n, 0) is not v)
+    ]
     if foreign:
         raise Unsupported(f"{label}: needs the names {foreign}")
     return beyond
@@ -1184,13 +1185,11 @@ def namespace() -> dict:
         "Derived": Derived,
         "LAYOUT": LAYOUT,
         "steer_angles": _steer_angles,
-        # an MF 6.1 tire's (engine.fourwheel.mf61): strict exp and power, the exact fabs, and
-        # the record of a patch without load (never built: the tire stage only loads a patch
-        # that carries a load)
-        "exp": smath.exp,
-        "strict_power": mf61.strict_power,
-        "fabs": fabs,
-        "Mf61Forces": mf61.Mf61Forces,
+        # an MF 6.1 tire's Magic Formula, called with its parameters (engine.fourwheel.mf61)
+        "loaded": mf61.loaded,
+        "at_load_of": mf61.at_load_of,
+        "forces_loaded": mf61.forces_loaded,
+        "transient_gain": tire.transient_gain,
     }
 
 
