@@ -306,8 +306,8 @@ def relaxation(
 
 
 def strict_power(x: float, y: float) -> float:
-    """x**y, strict (:func:`skidpad.engine.smath.pow`), under a name that is not the built-in's:
-    the four-wheel fast path calls it by this name from its generated text."""
+    """x**y, strict (:func:`skidpad.engine.smath.pow`), under a name that is not the built-in's
+    (a text that calls it, such as a specialised one, reads as the strict function)."""
     return pow(x, y)
 
 
