@@ -556,20 +556,12 @@ PATCH_NAMES = {
 }  # fmt: skip
 
 
-def _mf61_functions() -> tuple:
-    """An MF 6.1 tire's functions the tire stage inlines: the patch's own, whose branches
-    fold on the definition. The Magic Formula itself (:mod:`engine.fourwheel.mf61`) and the
-    transient gain are called, not inlined: inlined, they made 10,000 lines of text per
-    definition and a cold build of 5 s (ADR 0261)."""
-    return (tire.mf61_patch_terms,)
-
-
 def _tire_functions() -> tuple:
     """The functions the tire stage is specialised from, as their modules hold them now."""
     return (
         tire.forces, tire.patch_terms, tire.load_terms, tire.shape, tire.shape_nonneg,
-        *_mf61_functions(), tire.mirrored, mf61.loaded, mf61.at_load_of, mf61.forces_loaded,
-        tire.transient_gain,
+        tire.dampers, tire.mf61_patch_terms, tire.mirrored, mf61.loaded, mf61.at_load_of,
+        mf61.forces_loaded, tire.transient_gain,
     )  # fmt: skip
 
 
@@ -601,9 +593,13 @@ def _tires(sim: object) -> Specialised:
             names = tire.shape_nonneg(w.tire.c, w.tire.e)
             nonneg = names if nonneg is None else nonneg & names
         plan = Plan(
+            # an MF 6.1 patch's own function is inlined, its branches folded; the Magic
+            # Formula and the transient gain it calls are called (inlined, they made 10,000
+            # lines of text per definition and a cold build of 5 s: ADR 0261)
             inline=frozenset(
-                {tire.forces, tire.patch_terms, tire.load_terms, tire.shape, *_mf61_functions()}
-            ),
+                {tire.forces, tire.patch_terms, tire.load_terms, tire.shape, tire.dampers,
+                 tire.mf61_patch_terms}
+            ),  # fmt: skip
             fold=frozenset({tire.mirrored}),  # (a wheel's side: known with the definition)
             nonneg=frozenset((tire.shape, name) for name in nonneg),
         )

@@ -66,18 +66,19 @@ def axles(definition: dict) -> Axles:
     lt = load_transfer.constants(d)
     s_f, s_r = load_transfer.static_loads(lt, G)
     tf, tr = d["tires"]["front"], d["tires"]["rear"]
+    k_f, k_r = tire.constants(tf, s_f, G), tire.constants(tr, s_r, G)
     return Axles(
         m=lt["m"],
         a=lt["a"],
         b=lt["b"],
         fz_f=s_f,
         fz_r=s_r,
-        k_f=tire.constants(tf, s_f, G),
-        k_r=tire.constants(tr, s_r, G),
+        k_f=k_f,
+        k_r=k_r,
         c_alpha_f=tire.cornering_stiffness(tf, s_f),
         c_alpha_r=tire.cornering_stiffness(tr, s_r),
-        trail_f=tire.summary(tf, s_f).trail,
-        trail_r=tire.summary(tr, s_r).trail,
+        trail_f=k_f.trail,  # (the pneumatic trail, an MF 6.1 tire's at small slip)
+        trail_r=k_r.trail,
         compliance=d["steering"]["compliance_deg_per_knm"] * DEG / 1000.0,
     )
 

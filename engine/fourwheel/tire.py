@@ -243,35 +243,12 @@ def cornering_stiffness(t: dict, fz: float) -> float:
     return t["cornering_stiffness_coef"] * fz0 * 2.0 * q / (1.0 + q * q)
 
 
-class TireSummary(NamedTuple):
-    """What the linear models and the drivers read of a tire, whichever its force law."""
-
-    mu_x: float  # peak friction coefficients at the static load
-    mu_y: float
-    c_alpha: float  # cornering stiffness (N/rad)
-    trail: float  # pneumatic trail at small slip (m)
-    sigma_x: float  # relaxation lengths (m)
-    sigma_y: float
-
-
 def peak_friction(t: dict) -> tuple[float, float]:
     """(μ_x, μ_y) of tire ``t`` (a definition's) at its nominal load: what a driver plans with."""
     if "mf61" in t:
         p = mf61_params(t)
         return abs(p.PDX1) * p.LMUX, abs(p.PDY1) * p.LMUY
     return t["mu_x"], t["mu_y"]
-
-
-def summary(t: dict, fz: float) -> TireSummary:
-    """The :class:`TireSummary` of tire ``t`` (a definition's) at load ``fz`` (N)."""
-    if "mf61" in t:
-        k = constants(t, fz, 9.80665)
-        return TireSummary(k.mu_x, k.mu_y, cornering_stiffness(t, fz), k.trail, k.sigma_x,
-                           k.sigma_y)  # fmt: skip
-    return TireSummary(
-        t["mu_x"], t["mu_y"], cornering_stiffness(t, fz), t["pneumatic_trail_m"],
-        t["relaxation_length_x_m"], t["relaxation_length_y_m"],
-    )  # fmt: skip
 
 
 def load_terms(k: TireConstants, fz: float, surface: float) -> tuple[float, float, float, float]:
@@ -407,13 +384,7 @@ def patch_terms(
     fx0 = dx * shp * phx
     fy0 = dy * shp * phy
     abs_v = v_x if v_x >= 0.0 else -v_x
-    if rho >= k.rho_cap * (1.0 - 1e-12):
-        cxd = 0.0
-        cyd = 0.0
-    else:
-        fade = 1.0 / (1.0 + v_x * v_x * k.inv_vfade2)
-        cxd = k.damper_x * fade
-        cyd = k.damper_y * fade
+    cxd, cyd = dampers(k, rho, v_x)
     relax_x = 1.0 / (1.0 + abs_v * w.h_over_sigma_x)
     relax_y = 1.0 / (1.0 + abs_v * w.h_over_sigma_y)
     rate_x = -v_x - abs_v * ux * w.inv_sigma_x
@@ -424,6 +395,15 @@ def patch_terms(
         kxs, kys, relax_x, relax_y * (uy - h * v_sy), cxd, cyd, p, q, ux, uy, mzk, fx0, fy0,
         dx, dy, 0.0, 0.0, 0.0,
     )
+
+
+def dampers(k: TireConstants, rho: float, v_x: float) -> tuple[float, float]:
+    """The low-speed dampers (N·s/m) of a patch at normalised slip ``rho`` and hub speed
+    ``v_x``: faded with speed, none while the patch slides (``rho`` at the sliding cap)."""
+    if rho >= k.rho_cap * (1.0 - 1e-12):
+        return 0.0, 0.0
+    fade = 1.0 / (1.0 + v_x * v_x * k.inv_vfade2)
+    return k.damper_x * fade, k.damper_y * fade
 
 
 def mf61_patch_terms(
@@ -464,13 +444,7 @@ def mf61_patch_terms(
     gx = transient_gain(at.cx, at.ex, rho)
     gy = transient_gain(at.cy, at.ey, rho)
     abs_v = v_x if v_x >= 0.0 else -v_x
-    if rho >= k.rho_cap * (1.0 - 1e-12):
-        cxd = 0.0
-        cyd = 0.0
-    else:
-        fade = 1.0 / (1.0 + v_x * v_x * k.inv_vfade2)
-        cxd = k.damper_x * fade
-        cyd = k.damper_y * fade
+    cxd, cyd = dampers(k, rho, v_x)
     step_x = h * gx
     relax_x = 1.0 / (1.0 + abs_v * step_x * inv_sk)
     relax_y = 1.0 / (1.0 + abs_v * h * gy * inv_sa)
