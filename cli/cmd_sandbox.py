@@ -2,6 +2,9 @@
 
 Serves the sandbox page, Pyodide and the project wheel from 127.0.0.1 (never another
 address, never a CDN) until interrupted; ``--open`` opens the default browser on it.
+``--tir FILE`` starts the page on that MF 6.1 tire (both axles of the chosen car): the file
+is read and checked against the car first, and a bad one is refused in one line, exit 2,
+before anything is served. The page can load another ``.tir`` itself ("Load .tir").
 """
 
 from __future__ import annotations
@@ -9,8 +12,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from skidpad.engine.fourwheel.definition import PRESET_NAMES
+from skidpad.engine.fourwheel.tir import TirError
+
+#: where the page fetches ``--tir``'s file (the URL names it: ``?tir=<its name>``)
+TIRE_ROUTE = "/tire.tir"
 
 
 def port_number(text: str) -> int:
@@ -34,7 +42,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="P",
         help=f"the car the page starts with ({', '.join(PRESET_NAMES)})",
     )
+    parser.add_argument(
+        "--tir",
+        metavar="FILE",
+        help="start on this MF 6.1 .tir tire (both axles; checked first, exit 2 if refused)",
+    )
     parser.add_argument("--open", action="store_true", help="open the default browser on it")
+
+
+def tire_routes(path: str | None, preset: str) -> dict[str, Path]:
+    """The route the page fetches its starting tire from (``/tire.tir``), after the file is
+    read as the page's engine will read it and fitted to ``preset`` (a refused file raises
+    its one-line reason); none without a file."""
+    if path is None:
+        return {}
+    from skidpad.replay.session import preset_definition, session_tire
+
+    source = Path(path)
+    try:
+        raw = source.read_bytes()
+    except OSError as exc:
+        raise TirError(f"{path}: cannot read ({exc.strerror})") from None
+    preset_definition(preset, session_tire(source.name, raw))
+    return {TIRE_ROUTE: source.resolve()}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -43,17 +73,23 @@ def run(args: argparse.Namespace) -> int:
     from skidpad.sandbox import WEB_DIR, WEB_FILES
     from skidpad.sandbox.serve import page_url, physics_routes, project_wheel, pyodide_dir
 
+    tire = tire_routes(args.tir, args.preset)  # (a refused file stops here, before serving)
     wheel = project_wheel()
     try:
         server = LoopbackServer(
-            wheel, pyodide_dir(), WEB_DIR, WEB_FILES, port=args.port, extra=physics_routes()
+            wheel,
+            pyodide_dir(),
+            WEB_DIR,
+            WEB_FILES,
+            port=args.port,
+            extra=physics_routes() | tire,
         )
         base = server.start()
     except ServerError as exc:
         raise SkidpadError(str(exc)) from None
     except OSError as exc:
         raise SkidpadError(f"cannot listen on 127.0.0.1:{args.port}: {exc.strerror}") from None
-    url = page_url(base, wheel.name, args.preset)
+    url = page_url(base, wheel.name, args.preset, Path(args.tir).name if args.tir else None)
     print(f"skidpad sandbox: {url}  (Ctrl-C stops)", flush=True)
     if args.open:
         import webbrowser

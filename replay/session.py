@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from skidpad.engine import smath
-from skidpad.engine.errors import InputError
+from skidpad.engine.errors import DefinitionError, InputError
 from skidpad.engine.fourwheel import definition as engine_definition
 from skidpad.engine.fourwheel.simulation import LAYOUT
 from skidpad.engine.track import (
@@ -63,6 +63,53 @@ GEAR_UP, GEAR_DOWN = 1, 2
 ASSIST_CHANNELS = ("abs", "traction_control", "stability_control")
 HEADING_C = LAYOUT.index["body.heading_c"]
 HEADING_S = LAYOUT.index["body.heading_s"]
+
+
+@dataclass(frozen=True)
+class SessionTire:
+    """A person's own MF 6.1 tire on both axles of a drive (the page's "Load .tir").
+
+    ``name`` is the file's base name, ``mapping`` its parameters as a definition embeds them
+    (:func:`engine.fourwheel.tir.to_mapping`), and ``id`` the first 16 hex digits of the
+    SHA-256 of their canonical JSON: two files with the same parameters are one tire, so
+    the page keys its kept laps by it (a lap on another tire is another car)."""
+
+    name: str
+    mapping: dict
+    id: str
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "id": self.id}
+
+
+#: the longest tire file name the page shows (the rest is cut, the id tells tires apart)
+TIRE_NAME_CHARS = 80
+
+
+def session_tire(name: str, raw: bytes) -> SessionTire:
+    """The tire of a ``.tir`` file's bytes, read as ``skidpad tir check`` reads a file:
+    a bad one raises :class:`engine.fourwheel.tir.TirError` in one line naming the key."""
+    import hashlib
+    import json
+
+    from skidpad.engine.fourwheel import tir
+
+    base = (str(name).replace("\\", "/").rsplit("/", 1)[-1] or "tire.tir")[:TIRE_NAME_CHARS]
+    mapping = tir.to_mapping(tir.parse_tir(bytes(raw), base))
+    canonical = json.dumps(mapping, sort_keys=True, separators=(",", ":"))
+    return SessionTire(base, mapping, hashlib.sha256(canonical.encode()).hexdigest()[:16])
+
+
+def preset_definition(preset: str, tire: SessionTire | None = None) -> dict:
+    """The definition a drive runs: the preset's, with ``tire`` on both axles if given (a
+    tire the preset cannot carry raises the definition's one-line error)."""
+    d = engine_definition.load_preset(preset)
+    if tire is None:
+        return d
+    try:
+        return engine_definition.with_tir(d, tire.mapping)
+    except DefinitionError as exc:
+        raise DefinitionError(f"{tire.name} on {preset}: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -185,10 +232,12 @@ class DriveSession:
         host_hz: int = 100,
         circuit: Circuit | None = None,
         driven: str | None = None,
+        tire: SessionTire | None = None,
     ) -> None:
         self.preset = preset
         self.driven = driven
-        self.definition = engine_definition.load_preset(preset)
+        self.tire = tire
+        self.definition = preset_definition(preset, tire)
         self.circuit = circuit or load_circuit(TRACK)
         pose = self.circuit.grid_pose()
         self.initial = {"x_m": pose.x, "y_m": pose.y, "yaw_rad": pose.heading, "surface": surface}
@@ -196,7 +245,9 @@ class DriveSession:
         self.recorder = Recorder(
             self.sim,
             self.definition,
-            preset=preset,
+            # with another tire, the definition is no longer the preset's: the recording
+            # says so (its definition, embedded whole, is what a replay runs)
+            preset=preset if tire is None else None,
             initial=self.initial,
             track=TRACK,
             drive=DRIVE,
@@ -348,8 +399,9 @@ class DriveSession:
 class PageAPI:
     """The sandbox worker's calls into Python, JSON text in and out (one instance per page).
 
-    ``start(options)`` begins a new recording from the grid (``{"preset", "surface",
-    "assists", "driven"}``); ``steps(n, keys)`` runs ``n`` host steps with one key state (gear
+    ``start(options, tire_name, tire_data)`` begins a new recording from the grid
+    (``{"preset", "surface", "assists", "driven"}``, and a ``.tir`` file's bytes to drive on
+    that tire); ``steps(n, keys)`` runs ``n`` host steps with one key state (gear
     presses apply to the first) and returns the view; ``recording()`` is the download;
     ``verify(name, data, progress)`` is ``skidpad verify`` of a loaded file (its verdict in
     the command's words, and the ghost); ``bench(data)`` times the bare substep loop.
@@ -383,7 +435,10 @@ class PageAPI:
             }
         )
 
-    def start(self, options_json: str) -> str:
+    def start(self, options_json: str, tire_name: Any = None, tire_data: Any = None) -> str:
+        """A new drive from the grid; with ``tire_data`` (a ``.tir`` file's bytes, named
+        ``tire_name``), on that tire. A refused tire raises its one-line reason, and the
+        drive before it goes on."""
         import json
 
         options = json.loads(options_json)
@@ -392,11 +447,16 @@ class PageAPI:
         driven = options.get("driven")
         if driven is not None and driven not in DRIVEN_VALUES:
             raise InputError(f"start: driven must be null or one of {list(DRIVEN_VALUES)}")
+        tire = None
+        if tire_data is not None:
+            raw = bytes(tire_data.to_py() if hasattr(tire_data, "to_py") else tire_data)
+            tire = session_tire(str(tire_name or "tire.tir"), raw)
         self.session = DriveSession(
             options.get("preset", "hatchbackFwd"),
             surface=options.get("surface", "dry"),
             assists=options.get("assists"),
             driven=driven,
+            tire=tire,
         )
         return self._view()
 
@@ -430,6 +490,8 @@ class PageAPI:
                 "track": track_drawing(self.session.circuit),
                 "wheels": [list(o) for o in wheel_offsets(self.session.definition)],
                 "preset": self.session.preset,
+                # the tire the drive runs on when it is not the preset's ({name, id})
+                "tire": self.session.tire.to_json() if self.session.tire else None,
                 "host_hz": self.session.sim.host_hz,
             }
         )

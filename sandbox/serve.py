@@ -36,9 +36,11 @@ class SandboxError(SkidpadError):
     """The sandbox cannot be served; the message says what is missing and how to get it."""
 
 
-def page_url(base: str, wheel_name: str, preset: str) -> str:
-    """The sandbox page under the server's ``base`` URL, loading ``wheel_name`` and ``preset``."""
-    return f"{base}index.html?{urllib.parse.urlencode({'wheel': wheel_name, 'preset': preset})}"
+def page_url(base: str, wheel_name: str, preset: str, tir: str | None = None) -> str:
+    """The sandbox page under the server's ``base`` URL, loading ``wheel_name`` and ``preset``
+    (and, with ``tir``, the tire file the server serves as ``tire.tir``, under that name)."""
+    query = {"wheel": wheel_name, "preset": preset} | ({"tir": tir} if tir else {})
+    return f"{base}index.html?{urllib.parse.urlencode(query)}"
 
 
 def cache_dir() -> Path:

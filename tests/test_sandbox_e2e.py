@@ -227,6 +227,56 @@ def test_a_lap_in_stepping_mode_verifies_and_says_it_was_stepped(
         print(f"{page.browser_name} {device}: stepped lap {lap['time_s']:.3f} s simulated")
 
 
+# ----------------------------------------------------------------------------- own tire
+
+TIR = ROOT / "engine" / "fourwheel" / "tires" / "chrono_185_80R14_mf61.tir"
+
+
+def test_a_tir_loaded_through_the_file_chooser_drives_and_verifies(
+    stepped, tmp_path, verify_cli
+) -> None:
+    """A bad file is refused in one visible line and the car keeps its tire; a good one is
+    named on the page, drives, and its recording verifies on the file's tire."""
+    page = stepped
+    note = page.locator("#tire-note")
+    page.evaluate(f"window.skidpad.start({{preset: '{PRESET}', tire: null}})")
+    try:
+        bad = tmp_path / "broken.tir"
+        bad.write_text(TIR.read_text(encoding="utf-8").replace("= 0.94002", "= NaN"), "utf-8")
+        page.set_input_files("#load-tir", str(bad))
+        page.wait_for_function("window.skidpad.tireError() !== ''")
+        assert note.is_visible()
+        said = note.inner_text()
+        assert "\n" not in said and "broken.tir" in said and "PDY1" in said, said
+        assert page.evaluate("window.skidpad.tire()") is None
+        page.set_input_files("#load-tir", str(TIR))
+        page.wait_for_function("window.skidpad.tire() !== null")
+        assert note.is_visible() and TIR.name in note.inner_text()
+        assert "bad" not in (note.get_attribute("class") or "")
+        assert page.locator("#tire").is_visible()
+        assert page.locator("#tire option:checked").inner_text() == TIR.name
+        page.focus("#view")
+        page.keyboard.down("ArrowUp")
+        page.evaluate("window.skidpad.advance(250)")
+        page.keyboard.up("ArrowUp")
+        shown = page.evaluate("window.skidpad.stateHash()")
+        text = download(page)
+        doc = json.loads(text)
+        assert doc["preset"] is None and "mf61" in doc["definition"]["tires"]["rear"]
+        rc, out = verify_cli(text.encode(), tmp_path, "on-own-tire.json", "--json")
+        assert rc == 0, out
+        assert json.loads(out)["recordings"][0]["final_hash"] == shown
+        # back to the car's own tire with the picker (a lap begun asks first)
+        lap_begun = page.evaluate("window.skidpad.view().lap") > 0
+        page.select_option("#tire", "")
+        if lap_begun:
+            page.locator("#confirm-yes").click()
+        page.wait_for_function("window.skidpad.tire() === null")
+        assert not note.is_visible()
+    finally:
+        page.evaluate(f"window.skidpad.start({{preset: '{PRESET}', tire: null}})")
+
+
 # ----------------------------------------------------------------------------- verdicts
 
 

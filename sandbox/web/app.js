@@ -56,8 +56,12 @@ const camera = new Camera();
 const skids = [];
 let nextId = 1;
 const pending = new Map();
-let options = { preset: params.get("preset") || "hatchbackFwd", surface: "dry", assists: {} };
+let options = { preset: params.get("preset") || "hatchbackFwd", surface: "dry", assists: {}, tire: null };
 const presetFromURL = params.has("preset");
+// `skidpad sandbox --tir FILE` serves the file as tire.tir and names it in the URL
+const tireFromURL = params.has("tir");
+let loadedTire = null; // the last .tir file loaded ({name, bytes}): the tire picker offers it
+let tireError = ""; // why the last tire was not used, in the engine's one line
 const bootStart = performance.now();
 let loading = { stage: "loading the page", loaded: 0, total: 0 };
 
@@ -135,6 +139,7 @@ worker.onmessage = (ev) => {
     physics = msg.info.catalogue.physics_version;
     loading = { stage: "starting the drive" };
     restoreKept(msg.info.catalogue)
+      .then(tireOfURL)
       .then(() => start(options))
       .then(() => {
       clearInterval(loadingTimer);
@@ -179,11 +184,29 @@ function showVersions(info) {
 }
 
 async function start(opts) {
-  options = { ...options, ...opts };
-  const out = await request({ type: "start", options });
+  const next = { ...options, ...opts };
+  let out;
+  try {
+    out = await request({ type: "start", options: next });
+    tireError = "";
+  } catch (err) {
+    if (!next.tire) throw err;
+    // a tire the engine refuses (a bad file, or one this car cannot carry): said in one
+    // line; the drive before goes on, or the car starts on its own tire
+    tireError = `${next.tire.name} not used: ${err.message}`;
+    if (view) {
+      showPickers();
+      return view;
+    }
+    next.tire = null;
+    out = await request({ type: "start", options: next });
+  }
+  options = next;
+  if (options.tire) loadedTire = options.tire;
   // the settings are kept before the new drive shows: a reload right after finds them
-  await putSettings({ preset: options.preset, surface: options.surface, assists: options.assists || {} })
-    .catch((err) => (keepError = err.message));
+  await putSettings({
+    preset: options.preset, surface: options.surface, assists: options.assists || {}, tire: options.tire,
+  }).catch((err) => (keepError = err.message));
   view = out.view;
   setup = out.setup;
   skids.length = 0;
@@ -199,6 +222,7 @@ async function start(opts) {
 function showPickers() {
   $("preset").value = options.preset;
   $("surface").value = options.surface;
+  showTire();
   document.querySelectorAll(".assist").forEach((sel) => {
     const v = (options.assists || {})[sel.dataset.assist];
     sel.value = v === true ? "on" : v === false ? "off" : "";
@@ -231,6 +255,65 @@ function fillPickers(cat) {
   };
   $("preset").onchange = $("surface").onchange = restart;
   document.querySelectorAll(".assist").forEach((sel) => (sel.onchange = restart));
+  $("tire").onchange = async (ev) => {
+    const tire = ev.target.value === "file" ? loadedTire : null;
+    if (await askDiscard("change the tire")) await start({ tire });
+    else showPickers();
+    ev.target.blur();
+    $("view").focus();
+  };
+}
+
+// ---------------------------------------------------------------------------- tires
+
+// The car runs on its preset's tire, or on a person's own MF 6.1 tire (a .tir file, on both
+// axles): the engine reads it as `skidpad tir check` does and embeds it in the recording, so
+// a lap on it verifies anywhere. Laps on it are kept apart from the preset's (keep.js).
+function driveTire() {
+  return setup && setup.tire ? setup.tire : null;
+}
+
+function showTire() {
+  const sel = $("tire");
+  sel.innerHTML = "";
+  sel.add(new Option("the car's own", ""));
+  if (loadedTire) sel.add(new Option(loadedTire.name, "file"));
+  sel.value = options.tire ? "file" : "";
+  const t = driveTire();
+  const note = $("tire-note");
+  note.className = tireError ? "bad" : "";
+  note.textContent = tireError || (t ? `tires: ${t.name} (MF 6.1) on both axles; its laps are kept apart` : "");
+  note.hidden = !note.textContent;
+}
+
+async function tireOfURL() {
+  if (!tireFromURL) return;
+  try {
+    const response = await fetch("tire.tir");
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    options.tire = { name: params.get("tir") || "tire.tir", bytes: new Uint8Array(await response.arrayBuffer()) };
+  } catch (err) {
+    tireError = `${params.get("tir")} not used: ${err.message}`;
+  }
+}
+
+async function loadTire(file) {
+  const tire = { name: file.name, bytes: new Uint8Array(await file.arrayBuffer()) };
+  if (await askDiscard("change the tire")) await start({ tire });
+  showPickers();
+}
+$("load-tir").onchange = async (ev) => {
+  const file = ev.target.files[0];
+  if (!file) return;
+  await loadTire(file);
+  ev.target.value = "";
+  ev.target.blur();
+  $("view").focus();
+};
+
+// the base of a file name for this drive's car: "sportsRwd" or "sportsRwd-mytire"
+function carName(preset, tire) {
+  return tire ? `${preset}-${tire.name.replace(/\.tir$/i, "").replace(/[^\w.-]+/g, "_")}` : preset;
 }
 
 // ---------------------------------------------------------------------------- keyboard
@@ -379,7 +462,7 @@ function saveText(text, name) {
   setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 }
 $("download").onclick = async () => {
-  saveText(await request({ type: "call", what: "recording" }), `${options.preset}-sandbox.json`);
+  saveText(await request({ type: "call", what: "recording" }), `${carName(options.preset, driveTire())}-sandbox.json`);
 };
 
 // "Load recording": `skidpad verify` of the file, run in the worker; its verdict, in the
@@ -436,7 +519,7 @@ async function verifyBytes(name, bytes, lap = null) {
 // never the poses stored with it. It becomes the ghost and the live delta's reference, the
 // delta labelled with its physics, until the car or surface changes.
 async function replayKept(r) {
-  const name = `${r.preset}-${r.surface}-physics${r.physics}-best.json`;
+  const name = `${carName(r.preset, r.tire)}-${r.surface}-physics${r.physics}-best.json`;
   const out = await verifyBytes(name, new TextEncoder().encode(r.recording), r.lap);
   lastVerdict = out;
   const ran = out.physics ? out.physics.version : null;
@@ -452,7 +535,7 @@ async function replayKept(r) {
     align: "lap",
     time_s: r.time_s,
     physics: ran,
-    chosen: { preset: options.preset, surface: options.surface },
+    chosen: { preset: options.preset, surface: options.surface, tire: tireId() },
   };
   deltaAt = 0;
   $("ghost-note").textContent = `best lap ${fmt(r.time_s)} replayed under physics ${ran}: shown as the ghost`;
@@ -479,6 +562,7 @@ async function restoreKept(cat) {
       if (saved.preset && cat.presets.includes(saved.preset) && !presetFromURL) options.preset = saved.preset;
       if (saved.surface && cat.surfaces.includes(saved.surface)) options.surface = saved.surface;
       if (saved.assists) options.assists = saved.assists;
+      if (saved.tire && !tireFromURL) options.tire = saved.tire;
     }
     kept = new Map((await allLaps()).map((r) => [r.key, r]));
     hintDone = kept.size > 0; // the first-run hint is for a browser that has driven nothing
@@ -487,15 +571,21 @@ async function restoreKept(cat) {
   }
 }
 
+function tireId() {
+  const t = driveTire();
+  return t ? t.id : null;
+}
+
 function currentKey() {
-  return lapKey(options.preset, options.surface, physics);
+  return lapKey(options.preset, options.surface, physics, tireId());
 }
 
 function chooseBestGhost() {
   // a kept lap of another physics the user chose stays the ghost through R and new best
   // laps, until the car or surface changes (ADR 0253)
   const g = bestGhost;
-  if (g && g.chosen && g.chosen.preset === options.preset && g.chosen.surface === options.surface) {
+  if (g && g.chosen && g.chosen.preset === options.preset && g.chosen.surface === options.surface &&
+      g.chosen.tire === tireId()) {
     deltaAt = 0;
     return;
   }
@@ -513,6 +603,7 @@ function keepLaps(v) {
   seenLaps = v.laps.length;
   const key = currentKey();
   const preset = options.preset;
+  const tire = driveTire();
   const surface = options.surface;
   const assists = { ...(options.assists || {}) };
   for (const lap of fresh) {
@@ -526,7 +617,8 @@ function keepLaps(v) {
         const ghost = JSON.parse(await request({ type: "call", what: "lapGhost", arg: lap.lap }));
         const recording = await request({ type: "call", what: "recording" });
         const record = {
-          key, preset, surface, physics, engine: engineVersion, lap: lap.lap,
+          key, preset, tire: tire ? { name: tire.name, id: tire.id } : null, surface, physics,
+          engine: engineVersion, lap: lap.lap,
           time_s: lap.time_s, sectors_s: lap.sectors_s, assists,
           date: new Date().toISOString(), recording,
           ghost: { host_hz: ghost.host_hz, x: ghost.x, y: ghost.y, c: ghost.c, s: ghost.s, d: ghost.d },
@@ -559,7 +651,7 @@ function showKept() {
     const older = r.physics !== physics;
     if (older) tr.className = "older";
     if (r.key === currentKey()) tr.classList.add("current");
-    const cells = [r.preset, r.surface, fmt(r.time_s),
+    const cells = [r.tire ? `${r.preset} on ${r.tire.name}` : r.preset, r.surface, fmt(r.time_s),
       !older ? `physics ${r.physics}`
         : r.physics > physics ? `physics ${r.physics}: newer than this page's, not replayed here`
           : `physics ${r.physics}: older physics`];
@@ -574,7 +666,7 @@ function showKept() {
       const b = document.createElement("button");
       b.textContent = "recording";
       b.title = `download the recording of this ${fmt(r.time_s)} lap`;
-      b.onclick = () => saveText(r.recording, `${r.preset}-${r.surface}-physics${r.physics}-best.json`);
+      b.onclick = () => saveText(r.recording, `${carName(r.preset, r.tire)}-${r.surface}-physics${r.physics}-best.json`);
       td.append(b);
       if (older && r.physics < physics) {
         const g = document.createElement("button");
@@ -802,6 +894,9 @@ window.skidpad = {
   start: (opts = {}) => start(opts),
   car: () => (view ? { ...view.car, step: view.step, time_s: view.time_s } : null),
   laps: () => (view ? view.laps : []),
+  // the drive's own tire ({name, id}, null on the preset's) and why the last one was refused
+  tire: () => driveTire(),
+  tireError: () => tireError,
   view: () => view,
   recording: () => request({ type: "call", what: "recording" }),
   stateHash: () => request({ type: "call", what: "stateHash" }),

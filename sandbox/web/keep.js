@@ -1,12 +1,15 @@
 // Skidpad sandbox: what the page keeps in the browser (IndexedDB), ADR 0251.
 //
 // Database "skidpad-sandbox", version 1, two object stores:
-//   laps      keyPath "key" = "<preset>|<surface>|<physics version>": the best valid lap for
-//             that car, surface and physics: {key, preset, surface, physics, engine, lap,
+//   laps      keyPath "key" = "<preset>|<surface>|<physics version>" (and "|tire:<id>" on a
+//             person's own .tir tire, whose id is the hash of its parameters): the best valid
+//             lap for that car, tire, surface and physics: {key, preset, tire ({name, id} or
+//             null), surface, physics, engine, lap,
 //             time_s, sectors_s, assists, date, recording (the drive's recording text, which
 //             claims the lap), ghost: {host_hz, x, y, c, s, d} (pose and distance along the
 //             lap after each host step)}
-//   settings  one record under the key "settings": {preset, surface, assists}
+//   settings  one record under the key "settings": {preset, surface, assists, tire (the
+//             .tir file the car runs on, {name, bytes}, or null)}
 // Everything read back is checked before use (a record of the wrong shape is skipped, never
 // trusted): the store is the user's, and another version of the page may have written it.
 
@@ -49,9 +52,15 @@ function run(store, mode, fn) {
   );
 }
 
-export function lapKey(preset, surface, physics) {
-  return `${preset}|${surface}|${physics}`;
+// a lap on a person's own tire is another car's: its key says which tire (ids are the
+// hash of the tire's parameters); a lap on the preset's tire keeps the key it always had
+export function lapKey(preset, surface, physics, tire = null) {
+  return tire ? `${preset}|${surface}|${physics}|tire:${tire}` : `${preset}|${surface}|${physics}`;
 }
+
+// the largest .tir file kept (the engine's reader refuses a larger one: tir.MAX_BYTES)
+const MAX_TIRE_BYTES = 1 << 20;
+const isTire = (t) => !!t && typeof t === "object" && typeof t.name === "string" && typeof t.id === "string";
 
 const isNum = (v) => typeof v === "number" && Number.isFinite(v);
 const isArr = (a, n) => Array.isArray(a) && a.length === n && a.every(isNum);
@@ -62,7 +71,8 @@ function checkedLap(r) {
   if (typeof r.preset !== "string" || typeof r.surface !== "string") return null;
   if (!(Number.isInteger(r.physics) || r.physics === null)) return null;
   if (!isNum(r.time_s) || r.time_s <= 0 || !isArr(r.sectors_s, 3)) return null;
-  if (r.key !== lapKey(r.preset, r.surface, r.physics)) return null;
+  if (r.tire != null && !isTire(r.tire)) return null;
+  if (r.key !== lapKey(r.preset, r.surface, r.physics, r.tire ? r.tire.id : null)) return null;
   const g = r.ghost;
   if (g) {
     const n = Array.isArray(g.x) ? g.x.length : -1;
@@ -97,6 +107,10 @@ export async function getSettings() {
     for (const k of ["abs", "traction_control", "stability_control"]) {
       if (typeof s.assists[k] === "boolean") out.assists[k] = s.assists[k];
     }
+  }
+  const t = s.tire;
+  if (t && typeof t.name === "string" && t.bytes instanceof Uint8Array && t.bytes.length <= MAX_TIRE_BYTES) {
+    out.tire = { name: t.name, bytes: t.bytes };
   }
   return out;
 }

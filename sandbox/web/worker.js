@@ -17,7 +17,8 @@
 // `skidpad verify`): no round trip to the page per host step; its progress is posted.
 //
 //   page -> worker  {type: "boot", indexURL, wheelURL, wheelName, stepping}
-//                   {type: "start", id, options}     a new drive from the grid
+//                   {type: "start", id, options}     a new drive from the grid (options.tire:
+//                                                      {name, bytes} of a .tir file, or null)
 //                   {type: "input", held, taps, gearUp, gearDown, amounts}
 //                   {type: "pause", paused}
 //                   {type: "advance", id, n}          stepping mode: n host steps; the reply
@@ -126,10 +127,18 @@ function restartClock() {
 }
 
 function start(options) {
-  running = false;
+  // a person's own tire ({name, bytes} of a .tir file) goes over as bytes, beside the JSON;
+  // if Python refuses it, the drive before goes on (running is set again only on success)
+  const { tire, ...rest } = options;
   const view = JSON.parse(
-    py.start(JSON.stringify({ ...options, driven: stepping ? "stepped" : null })),
+    py.start(
+      JSON.stringify({ ...rest, driven: stepping ? "stepped" : null }),
+      // (undefined, not null: Pyodide gives Python None for undefined, JsNull for null)
+      tire ? tire.name : undefined,
+      tire ? tire.bytes : undefined,
+    ),
   );
+  running = false;
   const setup = JSON.parse(py.setup());
   hostHz = setup.host_hz;
   steps = 0;
