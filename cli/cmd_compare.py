@@ -5,7 +5,9 @@
 Drives our car, built from CommonRoad's vehicle 2 (BMW 320i), and CommonRoad's
 MB model through the slowly increasing steer, the ISO 7401 step steer and a
 sine steer with the same road-wheel angle against time, prints the metric
-table (metric, ours, MB, tolerance, pass/fail) and the time-series statistics,
+table (metric, ours, MB with camber-blind tires, tolerance, pass/fail, then MB as
+published and the share of the difference its camber accounts for; ADR 0263) and the
+time-series statistics,
 or JSON with ``--json``, and exits 1 when a metric leaves its tolerance. With
 ``--docs`` it regenerates ``docs/comparison.md`` and ``docs/comparison/*.png``.
 Progress on stderr (runs done, ETA; only on a terminal, not with ``--json``).
@@ -51,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
 
         plots.require()
         output.preflight([p for p in report.OUTPUTS if p.parent.is_dir()])
-    runs = 2 * len(compare.mv.MANOEUVRES)
+    runs = 3 * len(compare.mv.MANOEUVRES)  # ours, MB judged (camber-blind), MB as published
     if args.docs:
         runs += len(compare.RELAXATION_LENGTHS_M)
     bar = Progress(total=runs, label="compare", unit="runs", quiet=args.json)

@@ -57,39 +57,86 @@ def _planted(result, change, manoeuvres_run):
     return compare.run(definition=d, manoeuvres=manoeuvres_run, mb_series=result.series)
 
 
+#: how much each plant changes its one parameter: the tolerances are sized so that a 15 %
+#: change fails (tolerances.py says by how much each plant moves its metric)
+PLANT = 0.15
+
+
 def test_a_softer_front_tire_fails_the_understeer_gradient(result):
-    """Front cornering stiffness x0.7: ~1.1 deg/g more understeer; roll is untouched."""
+    """Front cornering stiffness -15 %: 0.49 deg/g more understeer; roll is untouched."""
 
     def soften(d):
-        d["tires"]["front"]["cornering_stiffness_coef"] *= 0.7
+        d["tires"]["front"]["cornering_stiffness_coef"] *= 1.0 - PLANT
 
-    planted = _planted(result, soften, ("ramp",))
+    planted = _planted(result, soften, ("ramp", "step"))
     failed = planted.failed
-    assert "ramp.understeer_gradient" in failed
+    assert "ramp.understeer_gradient" in failed and "step.yaw_rate_gain" in failed
     assert "ramp.roll_gradient" not in failed
 
 
+def test_a_softer_rear_tire_fails_the_side_slip_metrics(result):
+    """Rear cornering stiffness -15 %: the rear slips more, so the side slip at the CoG
+    grows (78 % in the step), measured relative to its own size with no floor."""
+
+    def soften(d):
+        d["tires"]["rear"]["cornering_stiffness_coef"] *= 1.0 - PLANT
+
+    failed = _planted(result, soften, ("ramp", "step", "sine")).failed
+    for key in ("step.side_slip", "ramp.side_slip_gradient", "sine.side_slip_amplitude"):
+        assert key in failed
+
+
 def test_stiffer_anti_roll_bars_fail_the_roll_gradient_only(result):
-    """Bars x4: less roll. The tire has no load sensitivity (nor has MB's), so the
+    """Bars x1.5: 8.6 % less roll. The tire has no load sensitivity (nor has MB's), so the
     understeer gradient stays where it was."""
 
     def stiffen(d):
         for axle in ("front", "rear"):
-            d["suspension"][axle]["anti_roll_bar_nm_per_rad"] *= 4.0
+            d["suspension"][axle]["anti_roll_bar_nm_per_rad"] *= 1.0 + 3.0 * PLANT
 
     planted = _planted(result, stiffen, ("ramp",))
-    assert "ramp.roll_gradient" in planted.failed
-    assert "ramp.understeer_gradient" not in planted.failed
+    assert planted.failed == ["ramp.roll_gradient"]
 
 
 def test_a_heavier_yaw_inertia_fails_the_step_response(result):
-    """Yaw inertia x2.5 slows the yaw response past its tolerance."""
+    """Yaw inertia x1.5 slows the yaw response (51 %) past its tolerance."""
 
     def heavier(d):
-        d["mass"]["yaw_inertia_kgm2"] *= 2.5
+        d["mass"]["yaw_inertia_kgm2"] *= 1.0 + 3.0 * PLANT
 
-    planted = _planted(result, heavier, ("step",))
+    planted = _planted(result, heavier, ("step", "sine"))
     assert "step.yaw_response_time" in planted.failed
+    assert "sine.yaw_rate_lag" in planted.failed
+
+
+# ----------------------------------------------------------------------------- camber
+
+
+def test_camber_blind_tires_give_exactly_the_forces_at_zero_camber():
+    """The judged reference's tire: zeroing its camber terms is the tire at γ = 0, bit for
+    bit, at any camber (so the toggle switches camber off and nothing else)."""
+    from skidpad.engine.commonroad.tire import combined_forces, weight_series_x, weight_series_y
+
+    p = load_vehicle(vehicle.VEHICLE_ID).tire
+    blind = vehicle.camber_blind().tire
+    wx, wy = weight_series_x(p), weight_series_y(p)
+    for kappa, alpha, gamma, fz in ((0.0, 0.02, 0.05, 4000.0), (0.03, -0.05, -0.02, 2500.0)):
+        flat = combined_forces(kappa, alpha, 0.0, fz, p, wx, wy)
+        assert combined_forces(kappa, alpha, gamma, fz, blind, wx, wy) == flat
+        assert combined_forces(kappa, alpha, gamma, fz, p, wx, wy) != flat  # γ acted before
+
+
+@pytest.mark.parametrize(
+    "key", ["step.side_slip", "ramp.side_slip_gradient", "step.yaw_response_time"]
+)
+def test_mbs_camber_accounts_for_most_of_the_difference_to_mb_as_published(result, key):
+    """The mechanism behind the misses ADR 0182 put down to data: toggling MB's camber off
+    moves MB towards ours by at least three quarters of the difference, in the direction
+    of ours (our model has no camber; the K&C work adds it)."""
+    row = next(r for r in result.rows if r.metric.key == key)
+    published_miss = abs(row.ours - row.published) / abs(row.published)
+    assert published_miss > row.metric.tolerance.relative  # it would fail against MB as is
+    assert 0.75 <= row.camber_share <= 1.25, (key, row.ours, row.mb, row.published)
 
 
 def test_the_estimated_relaxation_length_does_not_decide_the_step_verdicts(result):

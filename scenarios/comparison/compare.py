@@ -13,7 +13,11 @@ channels are reported.
 ``definition`` and ``mb_params`` may replace the car on either side (a test
 plants a change that way); by default our side is
 :func:`scenarios.comparison.vehicle.build_definition` of the reference data
-and MB's side is that data itself.
+and MB's side is that data with camber-blind tires
+(:func:`scenarios.comparison.vehicle.camber_blind`): our model has no camber yet, so
+the judged reference is MB without the one mechanism ours lacks. MB as published
+(``published``) is run beside it, and each metric reports the share of the
+difference to it that the camber accounts for (ADR 0263).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from skidpad.engine.commonroad.params import load_vehicle
 from skidpad.replay.stats import (
     StateSeries,
     StatsReport,
@@ -37,7 +42,7 @@ from skidpad.scenarios.comparison.tolerances import (
     SERIES_TOLERANCES,
     Metric,
 )
-from skidpad.scenarios.comparison.vehicle import build_definition
+from skidpad.scenarios.comparison.vehicle import VEHICLE_ID, build_definition, camber_blind
 
 #: The models one can compare against (the command's positional argument).
 MODELS = ("commonroad-mb",)
@@ -50,13 +55,22 @@ Note = Callable[[str], None]
 class Row:
     metric: Metric
     ours: float
-    mb: float
+    mb: float  # the judged reference: MB with camber-blind tires
     bound: float
+    published: float | None = None  # MB as published (camber on), when it was run
 
     @property
     def passed(self) -> bool:
         d = abs(self.ours - self.mb)
         return math.isfinite(d) and d <= self.bound
+
+    @property
+    def camber_share(self) -> float | None:
+        """The share of the difference between ours and MB as published that MB's camber
+        accounts for: (published − camber-blind)/(published − ours); 1 is all of it."""
+        if self.published is None or self.published == self.ours:
+            return None
+        return (self.published - self.mb) / (self.published - self.ours)
 
     def to_json(self) -> dict:
         return {
@@ -69,6 +83,8 @@ class Row:
             "tolerance_absolute": self.metric.tolerance.absolute,
             "tolerance_relative": self.metric.tolerance.relative,
             "passed": self.passed,
+            "mb_published": self.published,
+            "camber_share": self.camber_share,
         }
 
 
@@ -88,6 +104,7 @@ class Result:
     def to_json(self) -> dict:
         return {
             "model": MODELS[0],
+            "reference": "CommonRoad MB, vehicle 2, tires blind to camber (ADR 0263)",
             "metrics": [r.to_json() for r in self.rows],
             "series": {m: rep.to_json() for m, rep in self.stats.items()},
             "changes_after_first_run": [
@@ -133,14 +150,18 @@ def run(
     note: Note | None = None,
     manoeuvres: tuple[str, ...] = mv.MANOEUVRES,
     mb_series: dict | None = None,
+    published: bool = True,
 ) -> Result:
     """Both models through ``manoeuvres``; the judged metrics and the series statistics.
 
     ``mb_series`` (a :attr:`Result.series` of an earlier run) reuses MB's runs from it
-    instead of driving MB again: a change planted on our side needs only our runs.
+    instead of driving MB again: a change planted on our side needs only our runs. With
+    ``published``, MB as published (camber on) runs too, for the camber's share.
     """
     if definition is None:
         definition = build_definition()
+    if mb_params is None:
+        mb_params = camber_blind()
     wheelbase = definition["geometry"]["wheelbase_m"]
     result = Result()
     for name in manoeuvres:
@@ -159,13 +180,23 @@ def run(
         result.figures[("ours", name)] = metrics(ours, m, wheelbase)
         result.figures[("mb", name)] = metrics(mb, m, wheelbase)
         result.stats[name] = series_stats(ours, mb)
+        if published:
+            if mb_series is not None and ("mb-published", name) in mb_series:
+                pub = mb_series[("mb-published", name)]
+            else:
+                if note:
+                    note(f"{name}: CommonRoad MB as published")
+                pub = drv.drive_mb(m, load_vehicle(VEHICLE_ID))
+            result.series[("mb-published", name)] = pub
+            result.figures[("mb-published", name)] = metrics(pub, m, wheelbase)
     for metric in METRICS:
         man, key = metric.key.split(".")
         if man not in manoeuvres:
             continue
         a = result.figures[("ours", man)][key]
         b = result.figures[("mb", man)][key]
-        result.rows.append(Row(metric, a, b, metric.tolerance.bound(b)))
+        pub = result.figures.get(("mb-published", man), {}).get(key)
+        result.rows.append(Row(metric, a, b, metric.tolerance.bound(b), pub))
     return result
 
 
@@ -191,10 +222,12 @@ def relaxation_sensitivity(definition: dict | None = None) -> list[dict]:
 
 
 def table(result: Result) -> str:
-    """The human table: metric, ours, MB, tolerance, verdict; then the series statistics."""
-    head = ("metric", "unit", "ours", "MB", "tolerance", "")
+    """The human table: metric, ours, MB (camber-blind), tolerance, verdict, then MB as
+    published and the camber's share of the difference to it; the series statistics."""
+    head = ("metric", "unit", "ours", "MB", "tolerance", "", "MB published", "camber share")
     rows = [head]
     for r in result.rows:
+        share = r.camber_share
         rows.append(
             (
                 r.metric.key,
@@ -203,10 +236,15 @@ def table(result: Result) -> str:
                 f"{r.mb:.4g}",
                 f"±{r.bound:.3g}",
                 "pass" if r.passed else "FAIL",
+                "-" if r.published is None else f"{r.published:.4g}",
+                "-" if share is None else f"{share:.0%}",
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
-    lines = ["our four-wheel car against CommonRoad MB (vehicle 2, BMW 320i)"]
+    lines = [
+        "our four-wheel car against CommonRoad MB (vehicle 2, BMW 320i), its tires blind to "
+        "camber (ours has none); MB published: with camber"
+    ]
     for row in rows:
         cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])]
         cells += [c.rjust(w) for c, w in zip(row[2:], widths[2:], strict=True)]

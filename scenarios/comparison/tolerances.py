@@ -40,46 +40,60 @@ class Metric(NamedTuple):
     tolerance: Tolerance
 
 
+#: Each tolerance is sized against a plant (``tests/test_comparison.py``): a 15 % change
+#: to one parameter must leave it (front cornering stiffness: the understeer gradient
+#: moves 0.49 deg/g and the step's yaw gain 14 %; rear: the side slip 78 %, its gradient
+#: 41 %; anti-roll bars x1.5: the roll gradient 8.6 %; yaw inertia x1.5: the response
+#: times 30-51 %, the 1 Hz gain 15 %), while the judged reference differs from ours by the
+#: margin the comment gives. The side-slip metrics have no absolute floor (ADR 0263).
 METRICS: tuple[Metric, ...] = (
     Metric(
         "ramp.understeer_gradient",
         "understeer gradient (ISO 4138 at 80 km/h, 0.5-4 m/s²)",
         "deg/g",
-        Tolerance(0.3, 0.0),
+        Tolerance(0.1, 0.0),  # differs by 0.03 deg/g
     ),
-    Metric("ramp.max_lat_accel", "lateral acceleration at the limit", "m/s²", Tolerance(0.0, 0.08)),
+    Metric(  # 2.2 %
+        "ramp.max_lat_accel", "lateral acceleration at the limit", "m/s²", Tolerance(0.0, 0.05)
+    ),
     Metric(
         "ramp.roll_gradient",
         "roll gradient (0.5-4 m/s²)",
         "deg/g",
-        Tolerance(0.0, 0.15),
+        Tolerance(0.0, 0.05),  # 1.1 %
     ),
     Metric(
         "ramp.side_slip_gradient",
         "side-slip gradient (0.5-4 m/s²)",
         "deg/g",
-        Tolerance(0.3, 0.0),
+        Tolerance(0.0, 0.1),  # 3.9 %
     ),
-    Metric("step.yaw_rate_gain", "steady yaw-rate gain (step)", "1/s", Tolerance(0.0, 0.08)),
+    Metric(  # 1.1 %
+        "step.yaw_rate_gain", "steady yaw-rate gain (step)", "1/s", Tolerance(0.0, 0.05)
+    ),
     Metric(
         "step.yaw_response_time",
         "yaw-rate response time (90 %)",
         "s",
-        Tolerance(0.03, 0.2),
+        Tolerance(0.0, 0.1),  # 1.6 %
     ),
-    Metric("step.yaw_overshoot", "yaw-rate overshoot", "%", Tolerance(3.0, 0.0)),
+    Metric("step.yaw_overshoot", "yaw-rate overshoot", "%", Tolerance(0.5, 0.0)),  # 0.0005 points
     Metric(
         "step.lat_accel_response_time",
         "lateral-acceleration response time (90 %)",
         "s",
-        Tolerance(0.03, 0.2),
+        Tolerance(0.0, 0.1),  # 2.2 %
     ),
-    Metric("step.side_slip", "steady side slip (step)", "deg", Tolerance(0.2, 0.2)),
-    Metric("sine.yaw_rate_gain", "yaw-rate gain at 1 Hz (sine)", "1/s", Tolerance(0.0, 0.1)),
-    Metric(
-        "sine.yaw_rate_lag", "yaw-rate lag behind the steer at 1 Hz", "s", Tolerance(0.02, 0.25)
+    Metric("step.side_slip", "steady side slip (step)", "deg", Tolerance(0.0, 0.1)),  # 5.2 %
+    Metric(  # 3.0 %
+        "sine.yaw_rate_gain", "yaw-rate gain at 1 Hz (sine)", "1/s", Tolerance(0.0, 0.06)
     ),
-    Metric("sine.side_slip_amplitude", "side-slip amplitude at 1 Hz", "deg", Tolerance(0.2, 0.2)),
+    Metric(  # 0.2 %
+        "sine.yaw_rate_lag", "yaw-rate lag behind the steer at 1 Hz", "s", Tolerance(0.0, 0.1)
+    ),
+    Metric(  # 16.8 %, not explained by a toggle (ADR 0263); the rear plant moves it 30 %
+        "sine.side_slip_amplitude", "side-slip amplitude at 1 Hz", "deg", Tolerance(0.0, 0.2)
+    ),
 )
 
 #: Largest |ours - MB| a time-series channel may show (``replay.diff`` tolerances).
@@ -117,5 +131,22 @@ CHANGES_AFTER_FIRST_RUN: tuple[tuple[str, str], ...] = (
         "combined-slip lateral force rose to 1.5 times its load. A corner with a spinning "
         "wheel is no steady state; the limit is now the largest lateral acceleration held "
         "with every wheel rolling, on both cars",
+    ),
+    (
+        "the judged reference is MB with its tire's camber coefficients zeroed (camber-blind "
+        "tires); MB as published is run beside it",
+        "MB's wheels camber with roll and travel and its tire answers camber; ours has no "
+        "camber. Toggled, MB's camber accounts for 81 % of the steady side-slip difference "
+        "(-0.455 against -0.334 deg, 36 %, before), 80 % of the side-slip gradient's and 88 % "
+        "of the yaw response time's (0.240 against 0.272 s). The comparison car already "
+        "switches off what MB lacks; this switches off the one thing ours lacks (ADR 0263)",
+    ),
+    (
+        "every tolerance tightened to what a 15 % plant must fail, the side-slip metrics "
+        "relative to their own size with no absolute floor",
+        "the first tolerances were wider than every difference they were to catch: ±0.3 "
+        "deg/g of understeer gradient, ±3 points of overshoot, and a 0.2 deg floor under "
+        "which a 36 % (step) and 56 % (1 Hz) side-slip difference passed. Each is now sized "
+        "against a plant of one parameter by 15 %, in the tests (ADR 0263)",
     ),
 )

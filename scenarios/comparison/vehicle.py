@@ -41,9 +41,16 @@ Conversions (the reference's names on the right, SI units):
   tire: the lateral one (the manoeuvres are lateral).
 * steering: MB steers both front wheels by the same angle and has no toe and
   no steering compliance: Ackermann 0, toe 0, compliance 0, jacking 0.
+* camber: MB's wheels camber with the body's roll and with their travel
+  (``γ = φ ± D·z + E·z²``), and its tire answers camber (:data:`CAMBER_TERMS`). Our
+  model has no camber yet, so the reference the comparison judges against is MB with
+  those terms zeroed (:func:`camber_blind`): the same equations, tires that do not see
+  the camber their wheels still have. MB as published is run beside it (ADR 0263).
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 from skidpad.engine.commonroad.params import VehicleParams, load_vehicle
 
@@ -53,6 +60,24 @@ NAME = "commonroadVehicle2"
 #: K_y1 = |p_ky1|·K_y2/2 stays inside the definition's bound (200).
 CORNERING_PEAK_LOAD = 18.0
 HALF_PI = 1.5707963267948966
+
+#: Every coefficient through which the reference tire sees the camber γ: μ_x and μ_y
+#: fall with γ² (p_dx3, p_dy3); the horizontal and vertical shifts of F_y are
+#: sgn(γ)·(p_hy1 + p_hy3·|γ|) and sgn(γ)·F_z·(p_vy1 + p_vy3·|γ|) (the reference multiplies
+#: even p_hy1 and p_vy1 by the sign of γ, so a wheel with any camber gets the whole
+#: p_vy1·F_z, 3.7 % of its load, towards its lean); the combined-slip shift has r_vy3·γ.
+#: Zeroed, the forces are exactly those at γ = 0 (``tests/test_comparison.py``).
+CAMBER_TERMS = ("p_dx3", "p_dy3", "p_hy1", "p_hy3", "p_vy1", "p_vy3", "r_vy3")
+
+
+def camber_blind(p: VehicleParams | None = None) -> VehicleParams:
+    """Vehicle ``p`` (the reference's vehicle 2 by default) with its tire's
+    :data:`CAMBER_TERMS` zeroed: MB's equations, with tires that do not see camber."""
+    if p is None:
+        p = load_vehicle(VEHICLE_ID)
+    blind = dataclasses.replace(p.tire, **dict.fromkeys(CAMBER_TERMS, 0.0))
+    return dataclasses.replace(p, tire=blind)
+
 
 #: Values the reference package does not give: (our parameter path, value, reason).
 ESTIMATES: tuple[tuple[str, float | str, str], ...] = (
