@@ -255,6 +255,11 @@ def test_a_tir_loaded_through_the_file_chooser_drives_and_verifies(
         assert "bad" not in (note.get_attribute("class") or "")
         assert page.locator("#tire").is_visible()
         assert page.locator("#tire option:checked").inner_text() == TIR.name
+        page.set_viewport_size(PHONE)  # the note and the picker fit a phone
+        page.wait_for_timeout(400)
+        assert_no_overlap(page, PHONE)
+        assert note.is_visible() and page.locator("#tire").is_visible()
+        page.set_viewport_size(DESKTOP)
         page.focus("#view")
         page.keyboard.down("ArrowUp")
         page.evaluate("window.skidpad.advance(250)")

@@ -438,3 +438,45 @@ def test_an_old_lap_loaded_is_drawn_as_its_ghost_under_its_own_physics(
     finally:
         page.keyboard.up("ArrowUp")
     assert poses[0] != poses[-1], poses  # the ghost drives on as this drive does
+
+
+# ----------------------------------------------------------------------------- own tire
+
+TIR = ROOT / "engine" / "fourwheel" / "tires" / "chrono_185_80R14_mf61.tir"
+
+
+def test_laps_on_a_persons_tire_are_kept_apart_and_the_tire_survives_a_reload(page) -> None:
+    """A lap kept on a .tir tire is that tire's car: with the tire on, the table's current
+    row and the HUD's best are its lap; on the car's own tire they are not. The tire loaded
+    is kept with the settings across a reload."""
+    from playwright.sync_api import expect
+    from skidpad.engine.physics import PHYSICS_VERSION
+    from skidpad.replay.session import session_tire
+
+    tire = session_tire(TIR.name, TIR.read_bytes())
+    record = {
+        "key": f"{PRESET}|dry|{PHYSICS_VERSION}|tire:{tire.id}", "preset": PRESET,
+        "tire": tire.to_json(), "surface": "dry", "physics": PHYSICS_VERSION, "engine": "x",
+        "lap": 1, "time_s": 99.999, "sectors_s": [33.333, 33.333, 33.333], "assists": {},
+        "date": "2026-12-06T06:00:00.000Z", "recording": None,
+    }  # fmt: skip
+    page.evaluate(f"window.skidpad.start({{preset: '{PRESET}', surface: 'dry', tire: null}})")
+    page.evaluate(PLANT_JS, record)
+    try:
+        page.set_input_files("#load-tir", str(TIR))
+        page.wait_for_function("window.skidpad.tire() !== null")
+        reload(page)  # the page reads what it keeps at start
+        assert page.evaluate("window.skidpad.tire()") == tire.to_json()
+        expect(page.locator("#tire-note")).to_be_visible()
+        current = page.locator("#kept-rows tr.current")
+        expect(current).to_contain_text(f"{PRESET} on {TIR.name}")
+        expect(current).to_contain_text("99.999")
+        expect(page.locator("#best")).to_contain_text("99.999")
+        page.select_option("#tire", "")  # the car's own tire: another car's laps
+        page.wait_for_function("window.skidpad.tire() === null")
+        expect(page.locator("#best")).not_to_contain_text("99.999")
+        row = page.locator(f'#kept-rows tr[data-key="{record["key"]}"]')
+        expect(row).to_be_visible()
+        assert "current" not in (row.get_attribute("class") or "")
+    finally:
+        page.evaluate(f"window.skidpad.start({{preset: '{PRESET}', tire: null}})")

@@ -282,7 +282,7 @@ function showTire() {
   const t = driveTire();
   const note = $("tire-note");
   note.className = tireError ? "bad" : "";
-  note.textContent = tireError || (t ? `tires: ${t.name} (MF 6.1) on both axles; its laps are kept apart` : "");
+  note.textContent = tireError || (t ? `${t.name}: MF 6.1 on both axles` : "");
   note.hidden = !note.textContent;
 }
 
