@@ -91,8 +91,8 @@ METRICS: tuple[Metric, ...] = (
     Metric(  # 0.2 %
         "sine.yaw_rate_lag", "yaw-rate lag behind the steer at 1 Hz", "s", Tolerance(0.0, 0.1)
     ),
-    Metric(  # 16.8 %, not explained by a toggle (ADR 0263); the rear plant moves it 30 %
-        "sine.side_slip_amplitude", "side-slip amplitude at 1 Hz", "deg", Tolerance(0.0, 0.2)
+    Metric(  # 3.7 %; the rear plant moves it 30 %
+        "sine.side_slip_amplitude", "side-slip amplitude at 1 Hz", "deg", Tolerance(0.0, 0.1)
     ),
 )
 
@@ -133,11 +133,19 @@ CHANGES_AFTER_FIRST_RUN: tuple[tuple[str, str], ...] = (
         "with every wheel rolling, on both cars",
     ),
     (
+        "side slip is taken at the whole car's CoG on both models: MB's lateral velocity is "
+        "the mass-weighted mean of its sprung and two unsprung masses'",
+        "MB's state v_y is its sprung mass's, which moves with the body's roll; our body "
+        "equation is the whole car's. Taken at the sprung mass, MB's side-slip amplitude at "
+        "1 Hz is 11 % smaller (camber-blind: 0.365 against 0.411 deg at the whole car's CoG; "
+        "ours 0.426), a miss no toggle explained; a steady corner moves by 0.007 deg",
+    ),
+    (
         "the judged reference is MB with its tire's camber coefficients zeroed (camber-blind "
         "tires); MB as published is run beside it",
         "MB's wheels camber with roll and travel and its tire answers camber; ours has no "
-        "camber. Toggled, MB's camber accounts for 81 % of the steady side-slip difference "
-        "(-0.455 against -0.334 deg, 36 %, before), 80 % of the side-slip gradient's and 88 % "
+        "camber. Toggled, MB's camber accounts for 86 % of the steady side-slip difference "
+        "(-0.455 against -0.341 deg, 33 %, before), 87 % of the side-slip gradient's and 88 % "
         "of the yaw response time's (0.240 against 0.272 s). The comparison car already "
         "switches off what MB lacks; this switches off the one thing ours lacks (ADR 0263)",
     ),
