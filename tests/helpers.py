@@ -19,6 +19,17 @@ from skidpad.engine.fourwheel.definition import load_preset
 
 ROOT = Path(__file__).resolve().parents[1]
 
+#: the shipped MF 6.1 file (Project Chrono's 185/80 R14 set)
+TIR = ROOT / "engine" / "fourwheel" / "tires" / "chrono_185_80R14_mf61.tir"
+#: issue 32's four bad ``.tir`` files as edits of :data:`TIR`'s text, each with the key its
+#: one-line refusal must name: a missing key, NaN, a string, a number of 401 digits
+BAD_TIR_EDITS = (
+    (lambda t: t.replace("FNOMIN", "FNOMINAL"), "FNOMIN"),
+    (lambda t: t.replace("PKY1                     = -", "PKY1 = nan  $ -"), "PKY1"),
+    (lambda t: t.replace("PDY1                     = 0.94002", "PDY1 = 'abc'"), "PDY1"),
+    (lambda t: t.replace("PCY1                     = 1.4675", "PCY1 = 1" + "0" * 400), "PCY1"),
+)
+
 def strict_float_lint() -> ModuleType:
     """The strict-float lint (``ci/strict_float_lint.py``, a script rather than a package),
     loaded once per test process."""

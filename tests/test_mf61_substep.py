@@ -17,8 +17,8 @@ from skidpad.engine.fourwheel import tir, tire
 from skidpad.engine.fourwheel.simulation import Simulation
 from skidpad.scenarios.validation.straight_line import V100, drive_start_inputs, make_inputs
 
-ROOT = Path(__file__).resolve().parents[1]
-TIR = ROOT / "engine" / "fourwheel" / "tires" / "chrono_185_80R14_mf61.tir"
+from tests.helpers import BAD_TIR_EDITS, ROOT, TIR
+
 PRESET = "hatchbackMf61"
 
 
@@ -132,15 +132,7 @@ def test_with_tir_keeps_each_axles_wheel_and_replaces_the_force_law() -> None:
     assert got["mass"] == base["mass"]
 
 
-@pytest.mark.parametrize(
-    ("edit", "words"),
-    [
-        (lambda t: t.replace("FNOMIN", "FNOMINAL"), "FNOMIN"),
-        (lambda t: t.replace("PKY1                     = -", "PKY1 = nan  $ -"), "PKY1"),
-        (lambda t: t.replace("PDY1                     = 0.94002", "PDY1 = 'abc'"), "PDY1"),
-        (lambda t: t.replace("PCY1                     = 1.4675", "PCY1 = 1" + "0" * 400), "PCY1"),
-    ],
-)
+@pytest.mark.parametrize(("edit", "words"), BAD_TIR_EDITS)
 def test_validate_refuses_a_bad_tir_in_one_line_before_any_work(
     tmp_path: Path, edit: object, words: str
 ) -> None:

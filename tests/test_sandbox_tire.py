@@ -18,8 +18,8 @@ from skidpad.engine.fourwheel.tir import TirError
 from skidpad.replay.recording import dumps
 from skidpad.replay.session import DriveSession, Keys, PageAPI, session_tire
 
-ROOT = Path(__file__).resolve().parent.parent
-TIR = ROOT / "engine" / "fourwheel" / "tires" / "chrono_185_80R14_mf61.tir"
+from tests.helpers import BAD_TIR_EDITS, ROOT, TIR
+
 PRESET = "hatchbackFwd"
 STEPS = 300  # 3 s at 100 Hz: off the line and into second gear on full throttle
 
@@ -64,15 +64,7 @@ def test_a_path_in_the_files_name_is_dropped() -> None:
     assert session_tire("/home/x/mine.tir", TIR.read_bytes()).name == "mine.tir"
 
 
-@pytest.mark.parametrize(
-    ("edit", "words"),
-    [
-        (lambda t: t.replace("FNOMIN", "$FNOMIN"), "FNOMIN"),
-        (lambda t: t.replace("= 0.94002", "= nan"), "PDY1"),
-        (lambda t: t.replace("= 0.94002", "= 'abc'"), "PDY1"),
-        (lambda t: t.replace("= 1.4675", "= 1" + "0" * 400), "PCY1"),
-    ],
-)
+@pytest.mark.parametrize(("edit", "words"), BAD_TIR_EDITS)
 def test_the_page_refuses_a_bad_tire_in_one_line_and_keeps_the_drive(
     edit: object, words: str
 ) -> None:
@@ -104,8 +96,7 @@ def sandbox(*args: str) -> subprocess.CompletedProcess:
 @pytest.mark.parametrize(
     ("edit", "words"),
     [
-        (lambda t: t.replace("UNLOADED_RADIUS", "$UNLOADED_RADIUS"), "UNLOADED_RADIUS"),
-        (lambda t: t.replace("= 0.94002", "= NaN"), "PDY1"),
+        *BAD_TIR_EDITS,
         (lambda t: t.replace("= 1.4675", "= 2.5"), "PCY1"),  # a tire the car cannot carry
         (None, "cannot read"),
     ],

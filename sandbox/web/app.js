@@ -302,14 +302,7 @@ async function loadTire(file) {
   if (await askDiscard("change the tire")) await start({ tire });
   showPickers();
 }
-$("load-tir").onchange = async (ev) => {
-  const file = ev.target.files[0];
-  if (!file) return;
-  await loadTire(file);
-  ev.target.value = "";
-  ev.target.blur();
-  $("view").focus();
-};
+onFileChosen($("load-tir"), loadTire);
 
 // the base of a file name for this drive's car: "sportsRwd" or "sportsRwd-mytire"
 function carName(preset, tire) {
@@ -541,14 +534,20 @@ async function replayKept(r) {
   $("ghost-note").textContent = `best lap ${fmt(r.time_s)} replayed under physics ${ran}: shown as the ghost`;
   return out;
 }
-$("load").onchange = async (ev) => {
-  const file = ev.target.files[0];
-  if (!file) return;
-  await verifyFile(file);
-  ev.target.value = "";
-  ev.target.blur();
-  $("view").focus();
-};
+onFileChosen($("load"), verifyFile);
+
+// a file chooser: the chosen file to `handle`, then the chooser is emptied (the same file
+// can be chosen again) and the keys drive the car again
+function onFileChosen(input, handle) {
+  input.onchange = async (ev) => {
+    const file = ev.target.files[0];
+    if (!file) return;
+    await handle(file);
+    ev.target.value = "";
+    ev.target.blur();
+    $("view").focus();
+  };
+}
 
 // ---------------------------------------------------------------------------- laps kept
 
