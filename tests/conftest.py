@@ -60,12 +60,16 @@ def sandbox_server():
     """The sandbox's loopback server (``skidpad sandbox``'s routes), one per session: the
     wheel, the Pyodide distribution and the archived physics zips it serves are looked up
     once."""
+    from skidpad.cli.cmd_sandbox import tire_routes
     from skidpad.parity.server import LoopbackServer
     from skidpad.sandbox import WEB_DIR, WEB_FILES
     from skidpad.sandbox.serve import physics_routes, project_wheel, pyodide_dir
 
+    from tests.helpers import TIR
+
     wheel = project_wheel()
-    extra = physics_routes()  # what `skidpad sandbox` serves: the archived versions' zips
+    # what `skidpad sandbox --tir` serves: the archived versions' zips, and a tire file
+    extra = physics_routes() | tire_routes(str(TIR), "openWheeler")
     with LoopbackServer(wheel, pyodide_dir(), WEB_DIR, WEB_FILES, extra=extra) as srv:
         yield srv
 

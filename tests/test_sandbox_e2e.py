@@ -36,7 +36,7 @@ from skidpad.sandbox.automation import (
     text_handed_over,
 )
 
-from tests.helpers import FULL_CAMPAIGNS
+from tests.helpers import FULL_CAMPAIGNS, TIR
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 PRESET = "openWheeler"  # the quickest lap of the six
@@ -229,9 +229,6 @@ def test_a_lap_in_stepping_mode_verifies_and_says_it_was_stepped(
 
 # ----------------------------------------------------------------------------- own tire
 
-TIR = ROOT / "engine" / "fourwheel" / "tires" / "chrono_185_80R14_mf61.tir"
-
-
 def test_a_tir_loaded_through_the_file_chooser_drives_and_verifies(
     stepped, tmp_path, verify_cli
 ) -> None:
@@ -280,6 +277,20 @@ def test_a_tir_loaded_through_the_file_chooser_drives_and_verifies(
         assert not note.is_visible()
     finally:
         page.evaluate(f"window.skidpad.start({{preset: '{PRESET}', tire: null}})")
+
+
+def test_the_page_of_skidpad_sandbox_tir_starts_on_that_tire(context, server) -> None:
+    """`skidpad sandbox --tir FILE` serves the file as tire.tir and names it in the URL: the
+    page's first drive runs on it, and says so."""
+    page = open_page(context, f"{server.url}index.html?stepping=1&preset={PRESET}&tir={TIR.name}")
+    try:
+        assert page.evaluate("window.skidpad.tire()")["name"] == TIR.name
+        assert page.locator("#tire-note").is_visible()
+        assert TIR.name in page.locator("#tire-note").inner_text()
+        assert page.locator("#tire option:checked").inner_text() == TIR.name
+    finally:  # (the settings this page kept must not put the tire under the other pages)
+        page.evaluate(f"window.skidpad.start({{preset: '{PRESET}', tire: null}})")
+        page.close()
 
 
 # ----------------------------------------------------------------------------- verdicts
