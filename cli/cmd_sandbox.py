@@ -15,7 +15,6 @@ import time
 from pathlib import Path
 
 from skidpad.engine.fourwheel.definition import PRESET_NAMES
-from skidpad.engine.fourwheel.tir import TirError
 
 #: where the page fetches ``--tir``'s file (the URL names it: ``?tir=<its name>``)
 TIRE_ROUTE = "/tire.tir"
@@ -56,15 +55,14 @@ def tire_routes(path: str | None, preset: str) -> dict[str, Path]:
     its one-line reason); none without a file."""
     if path is None:
         return {}
+    from skidpad.engine.files import read_regular_file
+    from skidpad.engine.fourwheel.tir import MAX_BYTES, TirError
     from skidpad.replay.session import preset_definition, session_tire
 
-    source = Path(path)
-    try:
-        raw = source.read_bytes()
-    except OSError as exc:
-        raise TirError(f"{path}: cannot read ({exc.strerror})") from None
-    preset_definition(preset, session_tire(source.name, raw))
-    return {TIRE_ROUTE: source.resolve()}
+    # the reader every .tir goes through: a regular file of bounded size, refused in one line
+    raw = read_regular_file(path, MAX_BYTES, TirError, "a .tir file")
+    preset_definition(preset, session_tire(Path(path).name, raw))
+    return {TIRE_ROUTE: Path(path).resolve()}
 
 
 def run(args: argparse.Namespace) -> int:

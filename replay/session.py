@@ -94,10 +94,17 @@ def session_tire(name: str, raw: bytes) -> SessionTire:
 
     from skidpad.engine.fourwheel import tir
 
-    base = (str(name).replace("\\", "/").rsplit("/", 1)[-1] or "tire.tir")[:TIRE_NAME_CHARS]
+    base = _base_name(name, "tire.tir")[:TIRE_NAME_CHARS]
     mapping = tir.to_mapping(tir.parse_tir(bytes(raw), base))
     canonical = json.dumps(mapping, sort_keys=True, separators=(",", ":"))
     return SessionTire(base, mapping, hashlib.sha256(canonical.encode()).hexdigest()[:16])
+
+
+def _base_name(name: object, default: str) -> str:
+    """The base name of a file the page names (a browser may give a Windows path), or
+    ``default`` for none."""
+    base = str(name).replace("\\", "/").rsplit("/", 1)[-1]
+    return default if base in ("", ".", "..") else base
 
 
 def preset_definition(preset: str, tire: SessionTire | None = None) -> dict:
@@ -532,7 +539,7 @@ class PageAPI:
         from skidpad.replay.verify import VERIFIED, verify_as_the_command
 
         raw = bytes(data.to_py() if hasattr(data, "to_py") else data)
-        base = Path(str(name).replace("\\", "/")).name or "recording.json"
+        base = _base_name(name, "recording.json")
         folder = Path("/tmp/skidpad-page-verify")
         folder.mkdir(parents=True, exist_ok=True)
         (folder / base).write_bytes(raw)

@@ -8,6 +8,7 @@ tests/test_sandbox_e2e.py.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -62,6 +63,7 @@ def test_the_tire_id_is_the_parameters_not_the_files_text() -> None:
 def test_a_path_in_the_files_name_is_dropped() -> None:
     assert session_tire("C:\\tires\\mine.tir", TIR.read_bytes()).name == "mine.tir"
     assert session_tire("/home/x/mine.tir", TIR.read_bytes()).name == "mine.tir"
+    assert session_tire("..", TIR.read_bytes()).name == "tire.tir"
 
 
 @pytest.mark.parametrize(("edit", "words"), BAD_TIR_EDITS)
@@ -98,7 +100,7 @@ def sandbox(*args: str) -> subprocess.CompletedProcess:
     [
         *BAD_TIR_EDITS,
         (lambda t: t.replace("= 1.4675", "= 2.5"), "PCY1"),  # a tire the car cannot carry
-        (None, "cannot read"),
+        (None, "no such file"),
     ],
 )
 def test_sandbox_refuses_a_bad_tir_in_one_line_before_serving(
@@ -112,3 +114,13 @@ def test_sandbox_refuses_a_bad_tir_in_one_line_before_serving(
     assert proc.stdout == ""  # no URL: nothing was served
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0] and "Traceback" not in proc.stderr
+
+
+def test_sandbox_refuses_a_fifo_or_a_folder_without_reading_it(tmp_path: Path) -> None:
+    """The reader every .tir goes through: a named pipe would block a plain read forever."""
+    fifo = tmp_path / "pipe.tir"
+    os.mkfifo(fifo)
+    for path, words in ((fifo, "FIFO"), (tmp_path, "directory")):
+        proc = sandbox("--tir", str(path), "--port", "1")
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert len(proc.stderr.strip().splitlines()) == 1 and words in proc.stderr
