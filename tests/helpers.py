@@ -30,6 +30,35 @@ BAD_TIR_EDITS = (
     (lambda t: t.replace("PCY1                     = 1.4675", "PCY1 = 1" + "0" * 400), "PCY1"),
 )
 
+#: a ``suspension.<axle>.kinematics`` section no preset has yet (ADR 0265): a little static
+#: camber, an independent suspension's roll camber and a camber-gain table of a strut
+#: (negative in bump, steeper past the first 30 mm)
+KINEMATICS = {
+    "static_camber_rad": -0.01,
+    "roll_camber_share": 1.0,
+    "camber_gain": {
+        "travel_m": [-0.08, -0.03, 0.0, 0.03, 0.08],
+        "camber_rad": [0.02, 0.006, 0.0, -0.008, -0.03],
+    },
+}
+
+
+def cambered(
+    preset: str,
+    axles: tuple = ("front", "rear"),
+    section: dict | None = None,
+    camber_stiffness: float = 0.9,
+) -> dict:
+    """Preset ``preset`` with kinematics (:data:`KINEMATICS`, or ``section``) on ``axles``,
+    and the camber stiffness an engine tire needs with them."""
+    d = copy.deepcopy(load_preset(preset))
+    for axle in axles:
+        d["suspension"][axle]["kinematics"] = copy.deepcopy(section or KINEMATICS)
+        if "mf61" not in d["tires"][axle]:
+            d["tires"][axle]["camber_stiffness_per_load"] = camber_stiffness
+    return d
+
+
 def strict_float_lint() -> ModuleType:
     """The strict-float lint (``ci/strict_float_lint.py``, a script rather than a package),
     loaded once per test process."""

@@ -19,6 +19,7 @@ from skidpad.replay.diff import diff_recordings
 from skidpad.replay.document import RecordingError
 from skidpad.replay.recorder import record_drive
 from skidpad.scenarios import random_drive
+from helpers import cambered
 from test_fastpath import PLANTS, plant
 
 PRESET = "hatchbackFwd"
@@ -35,6 +36,14 @@ def rec():
     # moving from the start (a random drive parks for its last second)
     driver = random_drive.RandomDriver(7, 100, 2.0, {"speed_mps": 15.0})
     r, _ = record_drive(d, driver, preset=PRESET)
+    return r
+
+
+@pytest.fixture(scope="module")
+def cambered_rec():
+    """A drive of a car with kinematics: the kinematics stage has text only then."""
+    driver = random_drive.RandomDriver(7, 100, 2.0, {"speed_mps": 15.0})
+    r, _ = record_drive(cambered(PRESET), driver)
     return r
 
 
@@ -92,7 +101,8 @@ def test_a_probed_fast_step_runs_the_fast_path() -> None:
 def test_diff_names_the_stage_of_a_difference_only_the_fast_path_has(
     request, stage: str, monkeypatch
 ) -> None:
-    rec = request.getfixturevalue("circuit_rec" if stage == "ground" else "rec")
+    fixture = {"ground": "circuit_rec", "kinematics": "cambered_rec"}.get(stage, "rec")
+    rec = request.getfixturevalue(fixture)
     monkeypatch.setattr(fastpath, "build", planted_build(stage))
     report = diff_recordings(
         rec, rec, paths=("fast", "readable"), a_label="fast", b_label="readable"

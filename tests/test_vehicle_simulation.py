@@ -98,6 +98,7 @@ def test_probe_sees_stages_in_fixed_order_and_costs_nothing_to_results() -> None
     assert a.state_hash() == b.state_hash()
     order = [
         "ground",
+        "kinematics",
         "steering",
         "load_transfer",
         "tire_forces",

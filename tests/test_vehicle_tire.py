@@ -172,6 +172,9 @@ def test_the_fast_paths_tire_stage_cache_stays_bounded() -> None:
     for k in range(fastpath.TIRES_CACHE + 3):
         wheels = tuple(w._replace(tire=w.tire._replace(c=1.0 + k / 1024.0)) for w in sim.wheels)
         fastpath._tires(
-            SimpleNamespace(wheels=wheels, ground=None, flat_ground=sim.flat_ground, h=sim.h)
+            SimpleNamespace(
+                wheels=wheels, ground=None, flat_ground=sim.flat_ground, h=sim.h,
+                kinematics_k=None,
+            )
         )
     assert len(fastpath._TIRES) == fastpath.TIRES_CACHE

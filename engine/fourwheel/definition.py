@@ -121,12 +121,25 @@ _MF61_TIRE_SCHEMA = {
     )
 }
 
+#: The engine's tire's camber stiffness per newton of load, C_γ (1/rad: F_yγ = C_γ·F_z·ι at
+#: small slip, :mod:`engine.fourwheel.tire`); optional, and needed where the axle has
+#: kinematics (:func:`_check_consistency`). Radial car tires: about 0.6-1.2 (Pacejka, *Tire
+#: and Vehicle Dynamics*, §1.3; the shipped MF 6.1 file's PKY6 is 0.83).
+CAMBER_STIFFNESS = _rng(0.0, 5.0)
+
 _AXLE_SUSPENSION_SCHEMA = {
     "wheel_rate_n_per_m": _upto(1.0e7),
     "damper_rate_ns_per_m": _upto(1.0e6, lo_inc=True),
     "anti_roll_bar_nm_per_rad": _upto(1.0e7, lo_inc=True),
     "roll_centre_height_m": _upto(5.0, lo_inc=True),
 }
+
+def _kinematics(value: object, path: str) -> dict:
+    from skidpad.engine.fourwheel import kinematics
+
+    return kinematics.validate(value, path)
+
+
 
 #: Every parameter of a definition: nested dicts end in bound tuples.
 SCHEMA: dict = {
@@ -173,6 +186,17 @@ SCHEMA: dict = {
         "downforce_front_share": _FRACTION,
     },
 }
+
+
+def _optional(schema: dict) -> dict:
+    """The optional entries of a section (by its schema): a mechanism that is off when absent,
+    so definitions without it keep their hash. Bounds, or a validator ``(value, path)``."""
+    if schema is _AXLE_SUSPENSION_SCHEMA:
+        return {"kinematics": _kinematics}
+    if schema is _TIRE_SCHEMA:
+        return {"camber_stiffness_per_load": CAMBER_STIFFNESS}
+    return {}
+
 
 #: Sections with their own validators (structured data: lists, types, optional blocks):
 #: ``drivetrain`` (:func:`engine.fourwheel.drive.validate`) and ``assists``
@@ -223,8 +247,16 @@ def _check_section(path: str, data: object, schema: dict) -> dict:
             out[key] = _check_section(sub_path, data[key], sub)
         else:
             out[key] = _check_number(sub_path, data[key], sub)
+    optional = _optional(schema)
     for key in data:
-        if key not in schema:
+        if key in optional:  # absent, the mechanism is off (and the definition's hash unchanged)
+            check = optional[key]
+            sub_path = f"{path}.{key}"
+            if callable(check):
+                out[key] = check(data[key], sub_path)
+            else:
+                out[key] = _check_number(sub_path, data[key], check)
+        elif key not in schema:
             _fail(f"{path}.{key}", "unknown parameter")
     return out
 
@@ -288,6 +320,12 @@ def _check_consistency(d: dict) -> None:
     for axle in ("front", "rear"):
         if sf[axle]["roll_centre_height_m"] >= m["cog_height_m"]:
             _fail(f"suspension.{axle}.roll_centre_height_m", "must be below mass.cog_height_m")
+        t = d["tires"][axle]
+        if "kinematics" in sf[axle] and "mf61" not in t and "camber_stiffness_per_load" not in t:
+            _fail(
+                f"tires.{axle}.camber_stiffness_per_load",
+                f"is missing (suspension.{axle}.kinematics cambers the wheel)",
+            )
 
 
 def _peak_slip(c: float, e: float) -> float:

@@ -179,13 +179,15 @@ def _tires_of(
     omega0: float,
     omega1: float, omega2: float, omega3: float, ux0: float, ux1: float, ux2: float, ux3: float,
     uy0: float, uy1: float, uy2: float, uy3: float, fz0: float, fz1: float, fz2: float,
-    fz3: float, caps0: float, caps1: float, caps2: float, caps3: float,
+    fz3: float, caps0: float, caps1: float, caps2: float, caps3: float, lean0: float,
+    lean1: float, lean2: float, lean3: float,
 ) -> tire.TireForces:  # fmt: skip
     tf = tire.forces(
         wheels, (c0, c1, c2, c3), (s0, s1, s2, s3), vx, vy, yaw_rate,
         (omega0, omega1, omega2, omega3),
         (ux0, ux1, ux2, ux3), (uy0, uy1, uy2, uy3), (fz0, fz1, fz2, fz3),
         (lam0, lam1, lam2, lam3), (rrf0, rrf1, rrf2, rrf3), (caps0, caps1, caps2, caps3), h,
+        (lean0, lean1, lean2, lean3),
     )  # fmt: skip
     return tf
 
@@ -374,6 +376,7 @@ def _named(v: object, hint: str, path: str, assigned: set, renamed: dict) -> Non
 #: their own (the tire stage's loads, the driveline's capacities and terms): made under those
 #: names, the texts need no renaming (engine.fourwheel.stages.Produced's paths).
 TEXT_NAMES = {
+    "kin": "lean",
     "loads.fz": "fz",
     "act.capacity": "cap",
     "dt.ratio": "g",
@@ -400,6 +403,8 @@ def _flat(v: object) -> list:
     """The values of a record or tuple, nested ones in order, each an expression's text."""
     if isinstance(v, Agg):
         return [text for item in v.items for text in _flat(item)]
+    if isinstance(v, K) and isinstance(v.value, tuple):  # a stage's constant tuple
+        return [text for item in v.value for text in _flat(K(item))]
     if isinstance(v, K):
         return [num(v.value) if not isinstance(v.value, bool) else repr(v.value)]
     return [ast.unparse(v)]
@@ -560,8 +565,8 @@ def _tire_functions() -> tuple:
     """The functions the tire stage is specialised from, as their modules hold them now."""
     return (
         tire.forces, tire.patch_terms, tire.load_terms, tire.shape, tire.shape_nonneg,
-        tire.dampers, tire.mf61_patch_terms, tire.mirrored, mf61.loaded, mf61.at_load_of,
-        mf61.forces_loaded, tire.transient_gain,
+        tire.dampers, tire.camber_slip, tire.mf61_patch_terms, tire.mirrored, mf61.loaded,
+        mf61.at_load_of, mf61.forces_loaded, tire.transient_gain,
     )  # fmt: skip
 
 
@@ -570,11 +575,14 @@ _TIRES: dict = {}
 
 
 def _ground_bound(sim: object) -> dict:
-    """The ground stage's values folded into the tire stage: without a ground, every wheel's
-    λ and rolling factor are constants; on a ground they are the locals the ground sets."""
+    """The ground and kinematics stages' values folded into the tire stage: without a ground,
+    every wheel's λ and rolling factor are constants; on a ground they are the locals the
+    ground sets. Each wheel's inclination is the constant 0 without kinematics (the tire then
+    reads none), else the local the kinematics stage sets (``lean<i>``)."""
+    upright = {} if sim.kinematics_k is not None else dict.fromkeys(_each_name("lean"), 0.0)
     if sim.ground is not None:
-        return {}
-    return dict(zip(GROUND_NAMES, sim.flat_ground, strict=True))
+        return upright
+    return dict(zip(GROUND_NAMES, sim.flat_ground, strict=True)) | upright
 
 
 #: the fast path's names of the ground stage's values (engine.fourwheel.stages._ground's order)
@@ -598,7 +606,7 @@ def _tires(sim: object) -> Specialised:
             # lines of text per definition and a cold build of 5 s: ADR 0261)
             inline=frozenset(
                 {tire.forces, tire.patch_terms, tire.load_terms, tire.shape, tire.dampers,
-                 tire.mf61_patch_terms}
+                 tire.camber_slip, tire.mf61_patch_terms}
             ),  # fmt: skip
             fold=frozenset({tire.mirrored}),  # (a wheel's side: known with the definition)
             nonneg=frozenset((tire.shape, name) for name in nonneg),

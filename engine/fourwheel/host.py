@@ -187,6 +187,7 @@ def memoryless(
     fz: tuple,
     friction: tuple,
     h: float,
+    lean: tuple,
 ) -> tire.TireForces:
     """Relaxation off (an analysis switch): the host-owned patches at their steady slip.
 
@@ -214,7 +215,9 @@ def memoryless(
             ux = cap
         elif ux < -cap:
             ux = -cap
-        t = tire.sliding(tire.patch_terms(w, fz[i], v, tf.v_sy[i], ux, t.uy, friction[i], h))
+        t = tire.sliding(
+            tire.patch_terms(w, fz[i], v, tf.v_sy[i], ux, t.uy, friction[i], h, lean[i])
+        )
         terms[i] = t
         rhs[i] = w.a * omega[i] - w.radius * t.p
         diag[i] = w.a

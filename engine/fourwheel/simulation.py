@@ -72,6 +72,7 @@ from skidpad.engine.fourwheel import (
     brakes,
     drive,
     fastpath,
+    kinematics,
     load_transfer,
     powertrain,
     single_track,
@@ -329,9 +330,11 @@ class Simulation:
         tf, tr = d["tires"]["front"], d["tires"]["rear"]
         # Tire constants at the flat-ground static loads (damping sized once per car).
         s_f0, s_r0 = load_transfer.static_loads(lt, G)
-        kf = tire.constants(tf, s_f0, G)
-        kr = tire.constants(tr, s_r0, G)
+        sus = d["suspension"]
+        kf = tire.constants(tf, s_f0, G, "kinematics" in sus["front"])
+        kr = tire.constants(tr, s_r0, G, "kinematics" in sus["rear"])
         a, b = lt["a"], lt["b"]
+        self.kinematics_k = kinematics.constants(d, a, b, lt["tf"], lt["tr"])
         htf, htr = 0.5 * lt["tf"], 0.5 * lt["tr"]
         inertia_f, inertia_r = tf["wheel_inertia_kgm2"], tr["wheel_inertia_kgm2"]
         self.wheels = (

@@ -24,6 +24,7 @@ from skidpad.engine.fourwheel import (
     assists,
     body,
     drive,
+    kinematics,
     load_transfer,
     steering,
     suspension,
@@ -46,7 +47,9 @@ class Stage(NamedTuple):
 class Produced:
     """What the stages of one substep produce, by name, each set by the stage that owns it."""
 
-    __slots__ = ("ground", "geo", "frames", "loads", "tf", "act", "dt", "ws", "dc", "bd", "sus")
+    __slots__ = (
+        "ground", "kin", "geo", "frames", "loads", "tf", "act", "dt", "ws", "dc", "bd", "sus",
+    )  # fmt: skip
 
     def __init__(self) -> None:
         for name in self.__slots__:
@@ -59,6 +62,13 @@ def _ground(sim: object, s: SubstepStart, out: Produced) -> tuple:
     g = sim.ground
     out.ground = sim.flat_ground if g is None else g.factors(s.x, s.y, s.heading_c, s.heading_s)
     return out.ground
+
+
+def _kinematics(sim: object, s: SubstepStart, out: Produced) -> tuple:
+    """Each wheel's inclination from the roll and pitch at the substep's start
+    (:mod:`engine.fourwheel.kinematics`; upright where an axle has none)."""
+    out.kin = kinematics.inclinations(sim.kinematics_k, s.roll, s.pitch)
+    return out.kin
 
 
 def _steering(sim: object, s: SubstepStart, out: Produced) -> tuple:
@@ -85,11 +95,13 @@ def _tire_forces(sim: object, s: SubstepStart, out: Produced) -> tuple:
     friction, rolling = g[:4], g[4:]
     tf = tire.forces(
         sim.wheels, f.cos, f.sin, s.vx, s.vy, s.yaw_rate, s.omega, s.ux, s.uy, out.loads.fz,
-        friction, rolling, sim.host.capacities, sim.h,
+        friction, rolling, sim.host.capacities, sim.h, out.kin,
     )  # fmt: skip
     link = sim.host_link
     if link is not None:
-        tf = external.memoryless(link, sim.wheels, tf, s.omega, out.loads.fz, friction, sim.h)
+        tf = external.memoryless(
+            link, sim.wheels, tf, s.omega, out.loads.fz, friction, sim.h, out.kin
+        )
     out.tf = tf
     return tf.spring
 
@@ -180,6 +192,7 @@ def _suspension_at_start(s: SubstepStart) -> suspension.SuspensionState:
 #: added here (one line) and written in its subsystem's module (docs/architecture.md).
 STAGES: tuple[Stage, ...] = (
     Stage("ground", _ground),
+    Stage("kinematics", _kinematics),
     Stage("steering", _steering),
     Stage("load_transfer", _load_transfer),
     Stage("tire_forces", _tire_forces),

@@ -32,6 +32,11 @@ traction-control throttle factor), ``esc_yaw_error`` (rad/s, yaw rate minus
 the reference), ``esc_brake_torque`` (N·m) and ``esc_wheel`` (index 0..3 of
 the wheel it brakes, -1 for none), ``steer_assist_scale`` (the steering
 assist's factor on the steer input, 1 when it does not act).
+
+Kinematics (:mod:`engine.fourwheel.kinematics`), per wheel: ``camber`` against the road
+(rad, SAE: positive with the top leaning away from the car; 0 on an axle without
+kinematics) and ``travel_outside`` (True while the wheel's travel lies past the ends of
+its camber-gain table, whose end value then holds).
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ from math import sqrt
 from typing import NamedTuple
 
 from skidpad.engine import smath
+from skidpad.engine.fourwheel import kinematics
 from skidpad.engine.fourwheel.vehicle_layout import (
     I_AX,
     I_AY,
@@ -118,6 +124,8 @@ class Telemetry:
     esc_brake_torque: float
     esc_wheel: int
     steer_assist_scale: float
+    camber: tuple = (0.0, 0.0, 0.0, 0.0)
+    travel_outside: tuple = (False, False, False, False)
 
     def as_dict(self) -> dict:
         """Telemetry as a plain dict (tuples become lists)."""
@@ -236,6 +244,7 @@ class TelemetrySource(NamedTuple):
     delta: float  # the reference steering angle (rad) and the per-wheel angles of the
     angles: tuple  # steering geometry the last substep used: ((δ, cos δ, sin δ) per wheel)
     radii: tuple  # wheel radii (m), FL FR RL RR
+    kinematics: tuple | None = None  # each wheel's (engine.fourwheel.kinematics), if any
 
 
 def capture(sim) -> TelemetrySource:  # noqa: ANN001  (engine.fourwheel.simulation.Simulation)
@@ -251,6 +260,7 @@ def capture(sim) -> TelemetrySource:  # noqa: ANN001  (engine.fourwheel.simulati
         g.delta,
         g.angles,
         sim.radii,
+        sim.kinematics_k,
     )
 
 
@@ -332,7 +342,18 @@ def assemble(src: TelemetrySource) -> Telemetry:
         esc_brake_torque=d.esc_torque,
         esc_wheel=d.esc_wheel,
         steer_assist_scale=d.steer_assist_scale,
+        **_kinematics_of(src.kinematics, st[I_ROLL], st[I_PITCH]),
     )
+
+
+def _kinematics_of(k: tuple | None, roll: float, pitch: float) -> dict:
+    """The camber channels: each wheel's camber against the road and whether its travel lies
+    past its table (:mod:`engine.fourwheel.kinematics`); upright wheels without kinematics."""
+    if k is None:
+        return {}
+    camber = tuple(0.0 if c is None else kinematics.camber(c, roll, pitch) for c in k)
+    outside = tuple(c is not None and kinematics.outside(c, roll, pitch) for c in k)
+    return {"camber": camber, "travel_outside": outside}
 
 
 class LazyTelemetry:

@@ -128,6 +128,8 @@ class TireConstants(NamedTuple):
     e: float  # curvature factor E
     mf61: tir.Mf61Params | None = None  # a Magic Formula 6.1 tire's parameters (the force
     # law of :func:`mf61_patch_terms`); None for the tire of this module's docstring
+    camber: float | None = None  # C_γ, the camber stiffness per newton of load (1/rad; an MF
+    # 6.1 tire's is its file's, 0.0 here); None on an axle without kinematics (upright wheels)
 
 
 class WheelConstants(NamedTuple):
@@ -147,10 +149,12 @@ class WheelConstants(NamedTuple):
     rolling_arm: float  # f_rr·R: rolling-resistance torque per newton of load
 
 
-def constants(t: dict, static_load: float, g: float) -> TireConstants:
-    """The folded constants of one tire, given its definition and static load (N)."""
+def constants(t: dict, static_load: float, g: float, cambered: bool = False) -> TireConstants:
+    """The folded constants of one tire, given its definition and static load (N);
+    ``cambered``: its axle has kinematics (:mod:`engine.fourwheel.kinematics`)."""
     if "mf61" in t:
-        return _mf61_constants(t, static_load, g)
+        k = _mf61_constants(t, static_load, g)
+        return k._replace(camber=0.0) if cambered else k
     fz0 = t["nominal_load_n"]
     kx = t["long_stiffness_per_load"]
     c_kappa = kx * static_load
@@ -182,6 +186,7 @@ def constants(t: dict, static_load: float, g: float) -> TireConstants:
         rolling_resistance=t["rolling_resistance"],
         inv_c=1.0 / t["shape_c"],
         e=t["shape_e"],
+        camber=t["camber_stiffness_per_load"] if cambered else None,
     )
 
 
@@ -366,19 +371,23 @@ def patch_terms(
     uy: float,
     surface: float,
     h: float,
+    lean: float,
 ) -> PatchTerms:
     """The spring force of the deflected patch and the terms of its implicit update.
 
     The longitudinal deflection's update is implicit in the relaxation and the
     damper acts on its rate, so F_x at the end of the substep is linear in the
-    wheel's new spin, ``F_x' = P + Q·ω'``.
+    wheel's new spin, ``F_x' = P + Q·ω'``. ``lean`` is the wheel's inclination towards the
+    car's left (rad, :mod:`engine.fourwheel.kinematics`), read where its axle has kinematics.
     """
     k = w.tire
     if k.mf61 is not None:
-        return mf61_patch_terms(w, fz, v_x, v_sy, ux, uy, surface, h)
+        return mf61_patch_terms(w, fz, v_x, v_sy, ux, uy, surface, h, lean)
     dx, dy, kxs, kys = load_terms(k, fz, surface)
     phx = kxs * ux
     phy = kys * uy
+    if k.camber is not None:  # camber thrust: the slip of C_γ·F_z·ι at small slip
+        phy = phy + camber_slip(k, fz, dy, lean)
     rho = sqrt(phx * phx + phy * phy)
     shp = shape(k.c, k.e, rho)
     fx0 = dx * shp * phx
@@ -395,6 +404,14 @@ def patch_terms(
         kxs, kys, relax_x, relax_y * (uy - h * v_sy), cxd, cyd, p, q, ux, uy, mzk, fx0, fy0,
         dx, dy, 0.0, 0.0, 0.0,
     )
+
+
+def camber_slip(k: TireConstants, fz: float, dy: float, lean: float) -> float:
+    """The normalised lateral slip φ_γ that camber adds, ``C_γ·F_z·ι/(C·D_y)``: at small slip
+    the force grows by ``D_y·C·φ_γ = C_γ·F_z·ι`` (the camber thrust), and at large slip the
+    shape saturates it with the slip's force, inside the friction ellipse (a horizontal
+    shift of the curve, as the Magic Formula's S_Hγ)."""
+    return k.camber * fz * lean * k.inv_c / dy
 
 
 def dampers(k: TireConstants, rho: float, v_x: float) -> tuple[float, float]:
@@ -415,25 +432,30 @@ def mf61_patch_terms(
     uy: float,
     surface: float,
     h: float,
+    lean: float,
 ) -> PatchTerms:
     """:func:`patch_terms` of an MF 6.1 tire: the deflection's slips at this load,
     ``κ = u_x/σκ`` and ``α* = -tan α = -u_y/σα`` with the file's relaxation lengths σ at the
     current load, give the forces and the moment (:func:`engine.fourwheel.mf61.forces_at`,
-    camber 0); the slip is normalised by the file's B (``ρ = sqrt((Bx·κ)² + (By·tan α)²)``,
+    at the file's inclination γ = -ι, positive leaning right, where the axle has kinematics,
+    else 0); the slip is normalised by the file's B (``ρ = sqrt((Bx·κ)² + (By·tan α)²)``,
     the Magic Formula's own argument) against the sliding slip, and the dampers are sized
     at the static load. The rest is the deflection model of this module's docstring."""
     k = w.tire
     p = k.mf61
-    lo = mf61.loaded(p, fz, 0.0, surface)
+    gamma = 0.0
+    if k.camber is not None:  # the file's γ leans right; mirrored, F_y(α, γ) = -F_y'(-α, -γ)
+        gamma = lean if mirrored(p, w.y) else -lean
+    lo = mf61.loaded(p, fz, gamma, surface)
     at = mf61.at_load_of(p, lo, surface)
     inv_sk = 1.0 / at.sigma_kappa
     inv_sa = 1.0 / at.sigma_alpha
     if mirrored(p, w.y):  # the file's tire mounted on the other side: F_y(α) = -F_y'(-α)
-        f = mf61.forces_loaded(p, lo, ux * inv_sk, uy * inv_sa, 0.0, v_x, surface)
+        f = mf61.forces_loaded(p, lo, ux * inv_sk, uy * inv_sa, gamma, v_x, surface)
         fy0 = -f.fy
         mz0 = -f.mz
     else:
-        f = mf61.forces_loaded(p, lo, ux * inv_sk, -uy * inv_sa, 0.0, v_x, surface)
+        f = mf61.forces_loaded(p, lo, ux * inv_sk, -uy * inv_sa, gamma, v_x, surface)
         fy0 = f.fy
         mz0 = f.mz
     kxs = at.bx * inv_sk
@@ -511,11 +533,13 @@ def forces(
     rolling: tuple,
     caps: tuple,
     h: float,
+    lean: tuple,
 ) -> TireForces:
     """The ``tire_forces`` stage: hub velocities in each wheel frame and each patch's terms.
     ``friction`` is each wheel's λ (the road's times its surface's), ``rolling`` the
     rolling-resistance coefficient its surface adds to the tire's own
-    (:mod:`engine.fourwheel.ground`)."""
+    (:mod:`engine.fourwheel.ground`), ``lean`` each wheel's inclination towards the car's
+    left (:mod:`engine.fourwheel.kinematics`)."""
     terms = [None, None, None, None]
     v_xs = [0.0, 0.0, 0.0, 0.0]
     v_sys = [0.0, 0.0, 0.0, 0.0]
@@ -535,7 +559,7 @@ def forces(
         v_sys[i] = v_sy
         f_z = fz[i]
         if f_z > 0.0:
-            t = patch_terms(w, f_z, v_x, v_sy, ux[i], uy[i], friction[i], h)
+            t = patch_terms(w, f_z, v_x, v_sy, ux[i], uy[i], friction[i], h, lean[i])
             rhs[i] = w.a * omega[i] - w.radius * t.p
             diag[i] = w.a + w.radius * t.q
             if w.tire.mf61 is None:

@@ -1,0 +1,233 @@
+"""Suspension kinematics: each wheel's travel and its camber against the road.
+
+No state of its own: the kinematics are read from the body's roll and pitch at the start of
+the substep (:mod:`engine.fourwheel.suspension`) and feed the tire's camber thrust
+(:mod:`engine.fourwheel.tire`). An axle without a ``suspension.<axle>.kinematics`` section has
+none: its wheels stand upright and the substep is today's, operation for operation.
+
+Wheel travel (m, positive in bump, the wheel moving up towards the body), with φ the roll
+(rad, positive right side down), θ the pitch (rad, positive nose down), t the axle's track
+and l the wheel's distance ahead of the centre of gravity (a front wheel's ``a``, a rear's
+``-b``):
+
+    z = side·(t/2)·φ + l·θ          side = +1 for a right wheel, -1 for a left one
+
+so in a left-hand corner (φ > 0) the right wheels go into bump, and under braking (θ > 0)
+the front ones do. Heave is quasi-static and not a state (it is not in z).
+
+Camber against the road (rad, SAE: positive with the wheel's top leaning away from the car):
+
+    γ = γ_0 + Γ(z) + side·s_φ·φ
+
+γ_0 the static camber, Γ(z) the camber-gain table (camber relative to the body against
+travel, 0 at z = 0), s_φ the share of the body's roll the wheel follows: 1 for an
+independent suspension, whose wheel tilts with the body, 0 for a solid axle, whose wheels
+stay square to the road. The table is piecewise linear over strictly increasing travels;
+past its ends its end values hold, and :func:`outside` says so (the telemetry's
+``travel_outside``).
+
+What the tire is given is the inclination towards the car's left (+y), ``ι = -side·γ``: a
+wheel leaning left pushes left. In a left-hand corner roll gives both wheels of an axle an
+inclination to the right (the outer one leans out, the inner one in), ι = -s_φ·φ, and a
+camber gain that is negative in bump takes some of it back on the outer wheel.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from skidpad.engine.errors import DefinitionError
+
+#: The least and most points of a table, and the bounds of its values.
+TABLE_POINTS = (2, 32)
+TRAVEL_LIMIT_M = 0.5  # |travel| a table may name (m): past any road car's bump stops
+CAMBER_LIMIT_RAD = 0.2  # |camber| a table or the static camber may name (rad, about 11.5°)
+
+
+class Table(NamedTuple):
+    """A piecewise-linear table: strictly increasing ``xs``, the ``ys`` at them, and each
+    segment's slope (folded once, so a lookup is one multiply-add)."""
+
+    xs: tuple
+    ys: tuple
+    slopes: tuple  # (ys[i] - ys[i-1])/(xs[i] - xs[i-1]) for i = 1..n-1
+
+
+def table(xs: tuple, ys: tuple) -> Table:
+    """The table through the points ``(xs[i], ys[i])`` (already validated)."""
+    slopes = tuple((ys[i] - ys[i - 1]) / (xs[i] - xs[i - 1]) for i in range(1, len(xs)))
+    return Table(tuple(xs), tuple(ys), slopes)
+
+
+def table_at(t: Table, x: float) -> float:
+    """The table's value at ``x``: linear between its points, its end values past its ends."""
+    xs = t.xs
+    last = len(xs) - 1
+    if x <= xs[0]:
+        return t.ys[0]
+    if x >= xs[last]:
+        return t.ys[last]
+    i = 1
+    while i < last and x > xs[i]:  # (the fast path writes the search as a chain of tests)
+        i += 1
+    return t.ys[i - 1] + t.slopes[i - 1] * (x - xs[i - 1])
+
+
+class CornerKinematics(NamedTuple):
+    """One wheel's kinematics, folded from its axle's section."""
+
+    side: float  # +1 right wheel, -1 left wheel
+    half_track: float  # t/2 (m)
+    arm: float  # l: the wheel's distance ahead of the centre of gravity (m)
+    static_camber: float  # γ_0 (rad)
+    roll_share: float  # s_φ
+    camber_gain: Table  # Γ(z): camber relative to the body against travel (rad against m)
+
+
+def travel(c: CornerKinematics, roll: float, pitch: float) -> float:
+    """The wheel's travel z (m, positive in bump) at roll φ and pitch θ."""
+    return c.side * c.half_track * roll + c.arm * pitch
+
+
+def camber(c: CornerKinematics, roll: float, pitch: float) -> float:
+    """The wheel's camber against the road, γ (rad, SAE: positive with its top leaning out)."""
+    z = travel(c, roll, pitch)
+    return c.static_camber + table_at(c.camber_gain, z) + c.side * c.roll_share * roll
+
+
+def inclinations(k: tuple | None, roll: float, pitch: float) -> tuple:
+    """The ``kinematics`` stage: each wheel's inclination towards the car's left,
+    ``ι = -side·γ`` (rad; FL, FR, RL, RR), 0 for a wheel of an axle without kinematics."""
+    lean = [0.0, 0.0, 0.0, 0.0]
+    if k is not None:
+        for i in range(4):
+            c = k[i]
+            if c is not None:
+                lean[i] = -c.side * camber(c, roll, pitch)
+    return tuple(lean)
+
+
+def outside(c: CornerKinematics, roll: float, pitch: float) -> bool:
+    """Whether the wheel's travel lies past the ends of its camber-gain table (where the
+    table's end value holds, an extrapolation the data does not support)."""
+    z = travel(c, roll, pitch)
+    xs = c.camber_gain.xs
+    return z < xs[0] or z > xs[len(xs) - 1]
+
+
+def constants(d: dict, a: float, b: float, track_f: float, track_r: float) -> tuple | None:
+    """Each wheel's :class:`CornerKinematics` (FL, FR, RL, RR), None for a wheel of an axle
+    without a ``kinematics`` section; None when neither axle has one."""
+    sections = d["suspension"]["front"].get("kinematics"), d["suspension"]["rear"].get(
+        "kinematics"
+    )
+    if sections == (None, None):
+        return None
+    corners = []
+    for axle, arm, track in ((0, a, track_f), (1, -b, track_r)):
+        s = sections[axle]
+        for side in (-1.0, 1.0):
+            if s is None:
+                corners.append(None)
+                continue
+            gain = s["camber_gain"]
+            corners.append(
+                CornerKinematics(
+                    side, 0.5 * track, arm, s["static_camber_rad"], s["roll_camber_share"],
+                    table(tuple(gain["travel_m"]), tuple(gain["camber_rad"])),
+                )
+            )  # fmt: skip
+    return tuple(corners)
+
+
+def _number(path: str, value: object, lo: float, hi: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise DefinitionError(f"{path}: must be a number, not {type(value).__name__}")
+    if isinstance(value, int) and value.bit_length() > 1023:
+        bits = value.bit_length()
+        raise DefinitionError(f"{path}: must be finite, not an integer of {bits} bits")
+    v = float(value)
+    if v != v or v in (float("inf"), float("-inf")):
+        raise DefinitionError(f"{path}: must be finite")
+    if not lo <= v <= hi:
+        raise DefinitionError(f"{path}: must be between {lo:g} and {hi:g}, got {v!r}")
+    return v
+
+
+def _table(path: str, value: object, x_key: str, y_key: str, x_limit: float, y_limit: float):
+    if not isinstance(value, dict):
+        raise DefinitionError(f"{path}: must be an object, not {type(value).__name__}")
+    for key in value:
+        if key not in (x_key, y_key):
+            raise DefinitionError(f"{path}.{key}: unknown parameter")
+    columns = []
+    for key, limit in ((x_key, x_limit), (y_key, y_limit)):
+        items = value.get(key)
+        if not isinstance(items, list):
+            what = "missing" if items is None else f"a {type(items).__name__}"
+            raise DefinitionError(f"{path}.{key}: must be a list of numbers, is {what}")
+        columns.append(
+            [_number(f"{path}.{key}[{i}]", v, -limit, limit) for i, v in enumerate(items)]
+        )
+    xs, ys = columns
+    lo, hi = TABLE_POINTS
+    if not lo <= len(xs) <= hi:
+        raise DefinitionError(f"{path}.{x_key}: must have {lo} to {hi} points, has {len(xs)}")
+    if len(ys) != len(xs):
+        raise DefinitionError(f"{path}.{y_key}: has {len(ys)} values for {len(xs)} points")
+    for i in range(1, len(xs)):
+        if not xs[i] > xs[i - 1]:
+            raise DefinitionError(f"{path}.{x_key}[{i}]: must be greater than the one before")
+    return {x_key: xs, y_key: ys}
+
+
+def validate(value: object, path: str) -> dict:
+    """A ``suspension.<axle>.kinematics`` section, checked and normalised (every number a
+    float); DefinitionError names the first bad entry.
+
+    ``static_camber_rad`` (γ_0, rad, SAE), ``roll_camber_share`` (s_φ: 1 independent, 0 a
+    solid axle) and ``camber_gain``: ``travel_m`` (strictly increasing, m, bump positive) and
+    ``camber_rad`` (camber relative to the body at each travel, rad; 0 at zero travel)."""
+    if not isinstance(value, dict):
+        raise DefinitionError(f"{path}: must be an object, not {type(value).__name__}")
+    known = ("static_camber_rad", "roll_camber_share", "camber_gain")
+    for key in value:
+        if key not in known:
+            raise DefinitionError(f"{path}.{key}: unknown parameter")
+    for key in known:
+        if key not in value:
+            raise DefinitionError(f"{path}.{key}: is missing")
+    gain = _table(
+        f"{path}.camber_gain", value["camber_gain"], "travel_m", "camber_rad", TRAVEL_LIMIT_M,
+        CAMBER_LIMIT_RAD,
+    )  # fmt: skip
+    at_zero = table_at(table(tuple(gain["travel_m"]), tuple(gain["camber_rad"])), 0.0)
+    if at_zero != 0.0:
+        raise DefinitionError(
+            f"{path}.camber_gain: must be 0 at zero travel (the static camber is "
+            f"static_camber_rad), is {at_zero!r}"
+        )
+    return {
+        "static_camber_rad": _number(
+            f"{path}.static_camber_rad", value["static_camber_rad"], -CAMBER_LIMIT_RAD,
+            CAMBER_LIMIT_RAD,
+        ),
+        "roll_camber_share": _number(
+            f"{path}.roll_camber_share", value["roll_camber_share"], 0.0, 1.0
+        ),
+        "camber_gain": gain,
+    }
+
+
+__all__ = [
+    "CornerKinematics",
+    "Table",
+    "camber",
+    "constants",
+    "inclinations",
+    "outside",
+    "table",
+    "table_at",
+    "travel",
+    "validate",
+]
