@@ -10,6 +10,7 @@ import math
 from pathlib import Path
 
 import pytest
+from helpers import cambered
 from skidpad.cli import main
 from skidpad.engine.fourwheel import definition as engine_definition
 from skidpad.engine.fourwheel import fastpath
@@ -19,7 +20,6 @@ from skidpad.replay.diff import diff_recordings
 from skidpad.replay.document import RecordingError
 from skidpad.replay.recorder import record_drive
 from skidpad.scenarios import random_drive
-from helpers import cambered
 from test_fastpath import PLANTS, plant
 
 PRESET = "hatchbackFwd"
