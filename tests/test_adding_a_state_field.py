@@ -69,8 +69,8 @@ EDITS = {
         ),
         (
             "engine/fourwheel/stages.py",
-            '"dc", "bd", "sus")',
-            '"dc", "bd", "sus", "lag")',
+            '"dc", "bd", "sus",\n',
+            '"dc", "bd", "sus", "lag",\n',
         ),
         (
             "engine/fourwheel/stages.py",
