@@ -31,8 +31,8 @@ BAD_TIR_EDITS = (
 )
 
 #: a ``suspension.<axle>.kinematics`` section no preset has yet (ADR 0265): a little static
-#: camber, an independent suspension's roll camber and a camber-gain table of a strut
-#: (negative in bump, steeper past the first 30 mm)
+#: camber, an independent suspension's roll camber, a camber-gain table of a strut
+#: (negative in bump, steeper past the first 30 mm) and a little toe-out in bump
 KINEMATICS = {
     "static_camber_rad": -0.01,
     "roll_camber_share": 1.0,
@@ -40,6 +40,8 @@ KINEMATICS = {
         "travel_m": [-0.08, -0.03, 0.0, 0.03, 0.08],
         "camber_rad": [0.02, 0.006, 0.0, -0.008, -0.03],
     },
+    "bump_steer": {"travel_m": [-0.08, 0.0, 0.08], "toe_rad": [0.002, 0.0, -0.003]},
+    "roll_steer": 0.0,
 }
 
 

@@ -11,6 +11,7 @@ import copy
 import math
 
 import pytest
+from helpers import KINEMATICS, cambered
 from skidpad.engine.errors import DefinitionError
 from skidpad.engine.fourwheel import kinematics, tire, wheel
 from skidpad.engine.fourwheel.definition import (
@@ -21,9 +22,7 @@ from skidpad.engine.fourwheel.definition import (
 )
 from skidpad.engine.fourwheel.simulation import Simulation
 from skidpad.scenarios.validation import iso4138
-
-from tests.helpers import KINEMATICS, cambered
-from tests.test_fastpath import ASSISTS_ON, first_mismatch
+from test_fastpath import ASSISTS_ON, first_mismatch
 
 G = 9.81
 DEG_PER_RAD = 57.29577951308232
@@ -75,6 +74,17 @@ def test_a_bad_kinematics_section_is_named(edit, message) -> None:
         validate_definition(_with(edit))
     assert "\n" not in str(err.value)
     assert str(err.value).startswith("suspension.front.kinematics")
+
+
+def test_a_bad_bump_steer_or_roll_steer_is_named() -> None:
+    for edit, message in (
+        (lambda k: k["bump_steer"]["toe_rad"].__setitem__(0, 0.2), "between -0.05 and 0.05"),
+        (lambda k: k["bump_steer"]["toe_rad"].__setitem__(1, 0.001), "bump_steer: must be 0 at"),
+        (lambda k: k.update(roll_steer=float("inf")), "roll_steer: must be finite"),
+        (lambda k: k.pop("bump_steer"), "bump_steer: is missing"),
+    ):
+        with pytest.raises(DefinitionError, match=message):
+            validate_definition(_with(edit))
 
 
 def test_an_engine_tire_on_a_cambered_axle_needs_its_camber_stiffness() -> None:
@@ -133,6 +143,18 @@ def test_a_camber_gain_negative_in_bump_takes_back_part_of_the_roll_camber() -> 
     assert 0.0 < fr - static < tel.roll
     assert -tel.roll < fl - static < 0.0
     assert tel.travel_outside == (False,) * 4
+
+
+def test_toe_out_in_bump_steers_the_outer_wheel_out_of_the_turn() -> None:
+    """A front table with toe-out in bump: in a left turn the right (outer) wheel is in bump
+    and steers right, the left (inner) one is in droop and, with toe-in there, steers right
+    too. Roll steer turns both wheels of an axle the same way, left for ε > 0 and φ > 0."""
+    fl, fr = kinematics.constants(cambered("hatchbackFwd"), 1.0, 1.5, 1.5, 1.5)[:2]
+    assert kinematics.steer(fr, 0.05, 0.0) < 0.0
+    assert kinematics.steer(fl, 0.05, 0.0) < 0.0
+    assert kinematics.steer(fr, 0.0, 0.0) == 0.0
+    rolled = fr._replace(bump_steer=kinematics.table((-0.1, 0.1), (0.0, 0.0)), roll_steer=0.1)
+    assert kinematics.steer(rolled, 0.05, 0.0) == pytest.approx(0.005, rel=1e-12)
 
 
 # ------------------------------------------------------------------------- the tire
@@ -198,6 +220,8 @@ def roll_camber_only(share: float = 1.0, gain_per_m: float = 0.0) -> dict:
             "travel_m": [-0.1, 0.1],
             "camber_rad": [-0.1 * gain_per_m, 0.1 * gain_per_m],
         },
+        "bump_steer": {"travel_m": [-0.1, 0.1], "toe_rad": [0.0, 0.0]},
+        "roll_steer": 0.0,
     }
 
 
@@ -228,6 +252,29 @@ def test_front_roll_camber_adds_the_understeer_its_lost_thrust_predicts() -> Non
     assert predicted > 0.05, predicted  # a move the ISO 4138 fit resolves
     assert moved == pytest.approx(predicted, rel=0.2), (moved, predicted)
     assert abs(kept[KUS] - given[KUS]) < 0.1 * predicted, (kept[KUS], given[KUS])
+
+
+def roll_gradient(d: dict) -> float:
+    """The car's roll per lateral acceleration in a steady left turn (rad per m/s²)."""
+    tel = steady_left_turn(d, speed=12.0, steer=0.08)
+    return tel.roll / tel.accel_y
+
+
+@pytest.mark.parametrize(("axle", "sign"), [("front", -1.0), ("rear", 1.0)])
+def test_roll_steer_moves_the_understeer_by_its_steer_per_g(axle, sign) -> None:
+    """Roll steer ε turns an axle's wheels by ε·φ. At the front that is steer the driver
+    need not give, K_us falls by ε·dφ/da_y; at the rear the car steers against it and K_us
+    grows by as much. Toggled on hatchbackFwd with ε = 0.1 (no camber thrust, no bump
+    steer), each axle's move is that within a fifth."""
+    base = load_preset("hatchbackFwd")
+    speeds = (8.0, 12.0)
+    section = dict(roll_camber_only(), roll_steer=0.1)
+    steered = cambered("hatchbackFwd", (axle,), section, camber_stiffness=0.0)
+    given = iso4138.run(base, speeds=speeds)[KUS]
+    moved = iso4138.run(steered, speeds=speeds)[KUS] - given
+    predicted = sign * 0.1 * roll_gradient(base) * G * DEG_PER_RAD
+    assert abs(predicted) > 0.1, predicted
+    assert moved == pytest.approx(predicted, rel=0.2), (moved, predicted)
 
 
 def test_the_camber_thrust_toggle_alone_explains_the_move() -> None:

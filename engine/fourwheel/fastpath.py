@@ -114,7 +114,7 @@ def run(sim, host, n{probe_param}):
 {load}
     geo = sim.geometry
     geo_steer = geo.steer
-    (d_fl, c_fl, s_fl), (d_fr, c_fr, s_fr), (d_rl, c2, s2), (d_rr, c3, s3) = geo.angles
+    (d_fl, c_fl, s_fl), (d_fr, c_fr, s_fr), {rear} = geo.angles
     jack = geo.jack
     tan_d_l = geo.tan_delta_over_l
     caps0, caps1, caps2, caps3 = host.capacities
@@ -142,7 +142,7 @@ if sa_on:
 {assist}    if steer_sa != geo_steer:
         geo = sim.steer_to(steer_sa)
         geo_steer = geo.steer
-        (d_fl, c_fl, s_fl), (d_fr, c_fr, s_fr), (d_rl, c2, s2), (d_rr, c3, s3) = geo.angles
+        (d_fl, c_fl, s_fl), (d_fr, c_fr, s_fr), {rear} = geo.angles
         jack = geo.jack
         tan_d_l = geo.tan_delta_over_l
 {frames}"""
@@ -170,6 +170,31 @@ def _frames_of(
     c0, c1, c2, c3 = f.cos
     s0, s1, s2, s3 = f.sin
     return c0
+
+
+def _turned_frames_of(
+    d_fl: float, c_fl: float, s_fl: float, d_fr: float, c_fr: float, s_fr: float,
+    d_rl: float, c_rl: float, s_rl: float, d_rr: float, c_rr: float, s_rr: float,
+    compliance0: float, compliance1: float, turn0: float, turn1: float, turn2: float,
+    turn3: float,
+) -> float:  # fmt: skip
+    # (a car with kinematics: its rear wheels turn too, so the host step's rear angles keep
+    # names of their own, REAR_TURNED)
+    fl = steering.WheelAngle(d_fl, c_fl, s_fl)
+    fr = steering.WheelAngle(d_fr, c_fr, s_fr)
+    rl = steering.WheelAngle(d_rl, c_rl, s_rl)
+    rr = steering.WheelAngle(d_rr, c_rr, s_rr)
+    turn = (turn0, turn1, turn2, turn3)  # the kinematics stage's steer
+    f = steering.turned_frames((fl, fr, rl, rr), compliance0, compliance1, turn)
+    c0, c1, c2, c3 = f.cos
+    s0, s1, s2, s3 = f.sin
+    return c0
+
+
+#: the names of the host step's rear wheel angles: the frames' own without kinematics (the
+#: rear wheels do not turn in the substep), names of their own with them
+REAR = "(d_rl, c2, s2), (d_rr, c3, s3)"
+REAR_TURNED = "(d_rl, c_rl, s_rl), (d_rr, c_rr, s_rr)"
 
 
 def _tires_of(
@@ -376,7 +401,8 @@ def _named(v: object, hint: str, path: str, assigned: set, renamed: dict) -> Non
 #: their own (the tire stage's loads, the driveline's capacities and terms): made under those
 #: names, the texts need no renaming (engine.fourwheel.stages.Produced's paths).
 TEXT_NAMES = {
-    "kin": "lean",
+    "kin.lean": "lean",
+    "kin.turn": "turn",
     "loads.fz": "fz",
     "act.capacity": "cap",
     "dt.ratio": "g",
@@ -1003,6 +1029,11 @@ PROBE_STEERING = _probe(
     "steering",
     "*steer_angles(geo.angles, compliance0, compliance1), c0, c1, c2, c3, s0, s1, s2, s3",
 )
+PROBE_TURNED_STEERING = _probe(
+    "steering",
+    "*steer_angles(geo.angles, compliance0, compliance1, (turn0, turn1, turn2, turn3)), "
+    "c0, c1, c2, c3, s0, s1, s2, s3",
+)
 PROBE_TIRES = _probe(
     "tire_forces",
     ", ".join(f"sfx{i} if loaded{i} else 0.0, sfy{i} if loaded{i} else 0.0" for i in WHEELS),
@@ -1014,9 +1045,13 @@ PROBE_WHEELS = _probe(
 )
 
 
-def _steer_angles(angles: tuple, compliance0: float, compliance1: float) -> tuple:
-    """The steering stage's reported angles, from the readable stage's own function."""
-    return steering.wheel_frames(angles, compliance0, compliance1).angle
+def _steer_angles(
+    angles: tuple, compliance0: float, compliance1: float, turn: tuple | None = None
+) -> tuple:
+    """The steering stage's reported angles, from the readable stage's own functions."""
+    if turn is None:
+        return steering.wheel_frames(angles, compliance0, compliance1).angle
+    return steering.turned_frames(angles, compliance0, compliance1, turn).angle
 
 
 def _probe_substep(store: str, load: str) -> str:
@@ -1098,13 +1133,19 @@ class _Substep:
         a_lim, max_angle = sim.assist_k.steer_lat_accel, sim.steer_k.max_angle
         bound = {"wheelbase": sim.wheelbase, "a_lim": a_lim, "max_angle": max_angle}
         assisted = _derived(_assist_of, bound, assists.assisted_steer, assists.steer_scale)
-        frames = _derived(_frames_of, {}, steering.wheel_frames, steering.small_rotation)
+        functions = (steering.wheel_frames, steering.turned, steering.small_rotation)
+        if sim.kinematics_k is None:
+            frames = _derived(_frames_of, {}, *functions)
+        else:
+            frames = _derived(_turned_frames_of, {}, steering.turned_frames, *functions)
+        rear = _rear(sim)
         text = STEERING.format(
-            assist=_indent(self.counted(assisted), 4), frames=self.counted(frames)
+            assist=_indent(self.counted(assisted), 4), frames=self.counted(frames), rear=rear
         )
-        self.counted(STEERING.format(assist="    pass\n", frames=""))
+        self.counted(STEERING.format(assist="    pass\n", frames="", rear=rear))
         self.out = _with_field(_with_field(self.out, "geo", GEO), "frames", FRAMES)
-        return text + self.counted(self.tap(PROBE_STEERING))
+        probe = PROBE_STEERING if sim.kinematics_k is None else PROBE_TURNED_STEERING
+        return text + self.counted(self.tap(probe))
 
     def tire_forces(self) -> str:
         loads = _names_for(_each_name("fz"), _at(self.out, "loads.fz"), "tire.forces")
@@ -1163,10 +1204,11 @@ def source(sim: object, probed: bool = False) -> str:
     reload = "".join(f"{name} = st[{index}]\n" for name, index in SLOTS).rstrip("\n")
     sub += substep.end(store, reload)
     load = "".join(f"    {name} = st[{index}]\n" for name, index in SLOTS).rstrip("\n")
-    head = HEAD.format(load=load, bind="", probe_param="")
+    head = HEAD.format(load=load, bind="", probe_param="", rear=_rear(sim))
     hot = tuple(piece for piece in substep.hot if piece)
     return (
         HEAD.format(
+            rear=_rear(sim),
             load=load,
             bind=_bind_hot_first(hot, head),
             probe_param=substep.tap(", probe"),
@@ -1178,6 +1220,11 @@ def source(sim: object, probed: bool = False) -> str:
             derived=_derived_record(substep.out),
         )
     )
+
+
+def _rear(sim: object) -> str:
+    """How the host step's text names its rear wheel angles (:data:`REAR`)."""
+    return REAR if sim.kinematics_k is None else REAR_TURNED
 
 
 def namespace() -> dict:

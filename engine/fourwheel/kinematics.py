@@ -1,4 +1,4 @@
-"""Suspension kinematics: each wheel's travel and its camber against the road.
+"""Suspension kinematics: each wheel's travel, its camber against the road and its steer.
 
 No state of its own: the kinematics are read from the body's roll and pitch at the start of
 the substep (:mod:`engine.fourwheel.suspension`) and feed the tire's camber thrust
@@ -30,6 +30,17 @@ What the tire is given is the inclination towards the car's left (+y), ``ι = -s
 wheel leaning left pushes left. In a left-hand corner roll gives both wheels of an axle an
 inclination to the right (the outer one leans out, the inner one in), ι = -s_φ·φ, and a
 camber gain that is negative in bump takes some of it back on the outer wheel.
+
+Kinematic steer (rad, positive left, added to the road-wheel angle by
+:func:`engine.fourwheel.steering.wheel_frames`):
+
+    Δδ = side·T(z) + ε·φ
+
+T(z) the bump-steer table (toe-in against travel, 0 at z = 0: toe-in on a right wheel steers
+it left), ε the axle's roll steer (rad of steer per rad of roll: a solid axle's, or what an
+independent suspension adds beyond its bump steer). Front toe-out in bump steers the outer
+wheel out of a corner (understeer); at the rear, toe-in in bump steers it into the corner's
+outside (understeer too).
 """
 
 from __future__ import annotations
@@ -42,6 +53,8 @@ from skidpad.engine.errors import DefinitionError
 TABLE_POINTS = (2, 32)
 TRAVEL_LIMIT_M = 0.5  # |travel| a table may name (m): past any road car's bump stops
 CAMBER_LIMIT_RAD = 0.2  # |camber| a table or the static camber may name (rad, about 11.5°)
+TOE_LIMIT_RAD = 0.05  # |toe| a bump-steer table may name (rad, about 2.9°)
+ROLL_STEER_LIMIT = 0.5  # |roll steer| (rad/rad)
 
 
 class Table(NamedTuple):
@@ -82,6 +95,16 @@ class CornerKinematics(NamedTuple):
     static_camber: float  # γ_0 (rad)
     roll_share: float  # s_φ
     camber_gain: Table  # Γ(z): camber relative to the body against travel (rad against m)
+    bump_steer: Table  # T(z): toe-in against travel (rad against m)
+    roll_steer: float  # ε: rad of steer (positive left) per rad of roll
+
+
+class Attitude(NamedTuple):
+    """The ``kinematics`` stage: per wheel (FL, FR, RL, RR) its inclination towards the car's
+    left ι and its kinematic steer Δδ (rad)."""
+
+    lean: tuple
+    turn: tuple
 
 
 def travel(c: CornerKinematics, roll: float, pitch: float) -> float:
@@ -95,24 +118,32 @@ def camber(c: CornerKinematics, roll: float, pitch: float) -> float:
     return c.static_camber + table_at(c.camber_gain, z) + c.side * c.roll_share * roll
 
 
-def inclinations(k: tuple | None, roll: float, pitch: float) -> tuple:
+def steer(c: CornerKinematics, roll: float, pitch: float) -> float:
+    """The wheel's kinematic steer Δδ (rad, positive left): bump steer and roll steer."""
+    z = travel(c, roll, pitch)
+    return c.side * table_at(c.bump_steer, z) + c.roll_steer * roll
+
+
+def attitude(k: tuple | None, roll: float, pitch: float) -> Attitude:
     """The ``kinematics`` stage: each wheel's inclination towards the car's left,
-    ``ι = -side·γ`` (rad; FL, FR, RL, RR), 0 for a wheel of an axle without kinematics."""
+    ``ι = -side·γ``, and its kinematic steer (rad; FL, FR, RL, RR), 0 and 0 for a wheel of an
+    axle without kinematics."""
     lean = [0.0, 0.0, 0.0, 0.0]
+    turn = [0.0, 0.0, 0.0, 0.0]
     if k is not None:
         for i in range(4):
             c = k[i]
             if c is not None:
                 lean[i] = -c.side * camber(c, roll, pitch)
-    return tuple(lean)
+                turn[i] = steer(c, roll, pitch)
+    return Attitude(tuple(lean), tuple(turn))
 
 
 def outside(c: CornerKinematics, roll: float, pitch: float) -> bool:
-    """Whether the wheel's travel lies past the ends of its camber-gain table (where the
-    table's end value holds, an extrapolation the data does not support)."""
+    """Whether the wheel's travel lies past the ends of its camber-gain or bump-steer table
+    (where the table's end value holds, an extrapolation the data does not support)."""
     z = travel(c, roll, pitch)
-    xs = c.camber_gain.xs
-    return z < xs[0] or z > xs[len(xs) - 1]
+    return any(z < t.xs[0] or z > t.xs[len(t.xs) - 1] for t in (c.camber_gain, c.bump_steer))
 
 
 def constants(d: dict, a: float, b: float, track_f: float, track_r: float) -> tuple | None:
@@ -130,11 +161,12 @@ def constants(d: dict, a: float, b: float, track_f: float, track_r: float) -> tu
             if s is None:
                 corners.append(None)
                 continue
-            gain = s["camber_gain"]
+            gain, bump = s["camber_gain"], s["bump_steer"]
             corners.append(
                 CornerKinematics(
                     side, 0.5 * track, arm, s["static_camber_rad"], s["roll_camber_share"],
                     table(tuple(gain["travel_m"]), tuple(gain["camber_rad"])),
+                    table(tuple(bump["travel_m"]), tuple(bump["toe_rad"])), s["roll_steer"],
                 )
             )  # fmt: skip
     return tuple(corners)
@@ -186,11 +218,13 @@ def validate(value: object, path: str) -> dict:
     float); DefinitionError names the first bad entry.
 
     ``static_camber_rad`` (γ_0, rad, SAE), ``roll_camber_share`` (s_φ: 1 independent, 0 a
-    solid axle) and ``camber_gain``: ``travel_m`` (strictly increasing, m, bump positive) and
-    ``camber_rad`` (camber relative to the body at each travel, rad; 0 at zero travel)."""
+    solid axle), ``camber_gain``: ``travel_m`` (strictly increasing, m, bump positive) and
+    ``camber_rad`` (camber relative to the body at each travel, rad; 0 at zero travel),
+    ``bump_steer``: ``travel_m`` and ``toe_rad`` (toe-in, rad; 0 at zero travel), and
+    ``roll_steer`` (ε, rad of steer, positive left, per rad of roll)."""
     if not isinstance(value, dict):
         raise DefinitionError(f"{path}: must be an object, not {type(value).__name__}")
-    known = ("static_camber_rad", "roll_camber_share", "camber_gain")
+    known = ("static_camber_rad", "roll_camber_share", "camber_gain", "bump_steer", "roll_steer")
     for key in value:
         if key not in known:
             raise DefinitionError(f"{path}.{key}: unknown parameter")
@@ -201,12 +235,17 @@ def validate(value: object, path: str) -> dict:
         f"{path}.camber_gain", value["camber_gain"], "travel_m", "camber_rad", TRAVEL_LIMIT_M,
         CAMBER_LIMIT_RAD,
     )  # fmt: skip
-    at_zero = table_at(table(tuple(gain["travel_m"]), tuple(gain["camber_rad"])), 0.0)
-    if at_zero != 0.0:
-        raise DefinitionError(
-            f"{path}.camber_gain: must be 0 at zero travel (the static camber is "
-            f"static_camber_rad), is {at_zero!r}"
-        )
+    bump = _table(
+        f"{path}.bump_steer", value["bump_steer"], "travel_m", "toe_rad", TRAVEL_LIMIT_M,
+        TOE_LIMIT_RAD,
+    )  # fmt: skip
+    for name, t, column in (("camber_gain", gain, "camber_rad"), ("bump_steer", bump, "toe_rad")):
+        at_zero = table_at(table(tuple(t["travel_m"]), tuple(t[column])), 0.0)
+        if at_zero != 0.0:
+            raise DefinitionError(
+                f"{path}.{name}: must be 0 at zero travel (the static values are the "
+                f"definition's own), is {at_zero!r}"
+            )
     return {
         "static_camber_rad": _number(
             f"{path}.static_camber_rad", value["static_camber_rad"], -CAMBER_LIMIT_RAD,
@@ -216,16 +255,22 @@ def validate(value: object, path: str) -> dict:
             f"{path}.roll_camber_share", value["roll_camber_share"], 0.0, 1.0
         ),
         "camber_gain": gain,
+        "bump_steer": bump,
+        "roll_steer": _number(
+            f"{path}.roll_steer", value["roll_steer"], -ROLL_STEER_LIMIT, ROLL_STEER_LIMIT
+        ),
     }
 
 
 __all__ = [
+    "Attitude",
     "CornerKinematics",
     "Table",
+    "attitude",
     "camber",
     "constants",
-    "inclinations",
     "outside",
+    "steer",
     "table",
     "table_at",
     "travel",

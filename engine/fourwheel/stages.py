@@ -65,17 +65,22 @@ def _ground(sim: object, s: SubstepStart, out: Produced) -> tuple:
 
 
 def _kinematics(sim: object, s: SubstepStart, out: Produced) -> tuple:
-    """Each wheel's inclination from the roll and pitch at the substep's start
-    (:mod:`engine.fourwheel.kinematics`; upright where an axle has none)."""
-    out.kin = kinematics.inclinations(sim.kinematics_k, s.roll, s.pitch)
-    return out.kin
+    """Each wheel's inclination and kinematic steer from the roll and pitch at the substep's
+    start (:mod:`engine.fourwheel.kinematics`; upright and straight where an axle has none)."""
+    kin = out.kin = kinematics.attitude(sim.kinematics_k, s.roll, s.pitch)
+    return kin.lean + kin.turn
 
 
 def _steering(sim: object, s: SubstepStart, out: Produced) -> tuple:
     """Road-wheel angles: the host step's geometry (the steering assist may cap it) rotated
-    by the compliance steer (:mod:`engine.fourwheel.steering`)."""
+    by the compliance steer and, with kinematics, by each wheel's kinematic steer
+    (:mod:`engine.fourwheel.steering`)."""
     out.geo = sim.steering_assist(s.vx, s.vy)
-    f = out.frames = steering.wheel_frames(out.geo.angles, s.compliance[0], s.compliance[1])
+    angles, dc = out.geo.angles, s.compliance
+    if sim.kinematics_k is None:
+        f = out.frames = steering.wheel_frames(angles, dc[0], dc[1])
+    else:
+        f = out.frames = steering.turned_frames(angles, dc[0], dc[1], out.kin.turn)
     return f.angle + f.cos + f.sin  # the frames later stages read, reported
 
 
@@ -95,12 +100,12 @@ def _tire_forces(sim: object, s: SubstepStart, out: Produced) -> tuple:
     friction, rolling = g[:4], g[4:]
     tf = tire.forces(
         sim.wheels, f.cos, f.sin, s.vx, s.vy, s.yaw_rate, s.omega, s.ux, s.uy, out.loads.fz,
-        friction, rolling, sim.host.capacities, sim.h, out.kin,
+        friction, rolling, sim.host.capacities, sim.h, out.kin.lean,
     )  # fmt: skip
     link = sim.host_link
     if link is not None:
         tf = external.memoryless(
-            link, sim.wheels, tf, s.omega, out.loads.fz, friction, sim.h, out.kin
+            link, sim.wheels, tf, s.omega, out.loads.fz, friction, sim.h, out.kin.lean
         )
     out.tf = tf
     return tf.spring

@@ -18,7 +18,9 @@ M_z < 0 in a left turn, so compliance adds understeer), following with a
 first-order lag τ (``compliance_time_s``), implicit:
 ``δ_c' = δ_c + (c·M_z - δ_c)·h/(τ + h)``. State ``steer.<W>.compliance`` (rad).
 Each substep the host-step angle is rotated by δ_c with the series of
-cos/sin to 5th order (|δ_c| stays below a degree: the truncation is < 1e-11).
+cos/sin to 5th order (|δ_c| stays below a degree: the truncation is < 1e-11), and, where an
+axle has kinematics, by the kinematic steer of its wheels (bump and roll steer,
+:mod:`engine.fourwheel.kinematics`).
 
 Steering jacking: the caster of the steering axis lifts the body on one
 side as the wheels steer, a diagonal load transfer ``ΔF_z = J·δ`` onto FL and
@@ -129,17 +131,29 @@ def wheel_frames(host: tuple[WheelAngle, ...], dc_fl: float, dc_fr: float) -> Wh
     """The ``steering`` stage: the host-step angles of :func:`host_angles` (``host``) with the
     front wheels rotated by their compliance angles (series, no trigonometric call)."""
     fl, fr, rl, rr = host
-    cd, sd = small_rotation(dc_fl)
-    c0 = fl.cos * cd - fl.sin * sd
-    s0 = fl.sin * cd + fl.cos * sd
-    cd, sd = small_rotation(dc_fr)
-    c1 = fr.cos * cd - fr.sin * sd
-    s1 = fr.sin * cd + fr.cos * sd
+    fl = turned(fl, dc_fl)
+    fr = turned(fr, dc_fr)
     return WheelFrames(
-        (fl.angle + dc_fl, fr.angle + dc_fr, rl.angle, rr.angle),
-        (c0, c1, rl.cos, rr.cos),
-        (s0, s1, rl.sin, rr.sin),
+        (fl.angle, fr.angle, rl.angle, rr.angle),
+        (fl.cos, fr.cos, rl.cos, rr.cos),
+        (fl.sin, fr.sin, rl.sin, rr.sin),
     )
+
+
+def turned_frames(
+    host: tuple[WheelAngle, ...], dc_fl: float, dc_fr: float, turn: tuple
+) -> WheelFrames:
+    """:func:`wheel_frames` of a car with kinematics: every wheel also turned by its kinematic
+    steer ``turn`` (rad, FL, FR, RL, RR; :mod:`engine.fourwheel.kinematics`)."""
+    fl, fr, rl, rr = host
+    four = (fl, fr, turned(rl, turn[2]), turned(rr, turn[3]))
+    return wheel_frames(four, dc_fl + turn[0], dc_fr + turn[1])
+
+
+def turned(a: WheelAngle, d: float) -> WheelAngle:
+    """Wheel angle ``a`` turned by a small angle ``d`` (rad, positive left)."""
+    cd, sd = small_rotation(d)
+    return WheelAngle(a.angle + d, a.cos * cd - a.sin * sd, a.sin * cd + a.cos * sd)
 
 
 def small_rotation(d: float) -> tuple[float, float]:

@@ -8,7 +8,7 @@ acceleration (m/s², d(v)/dt + ω×v, gravity included) and ``accel_x``,
 
 Per wheel, tuples in the order FL, FR, RL, RR: ``fz`` load, ``fx``/``fy``
 tire force in the wheel frame, ``mz`` aligning torque (N, N·m), ``omega``
-spin (rad/s), ``wheel_angle`` road-wheel angle (rad, toe and compliance
+spin (rad/s), ``wheel_angle`` road-wheel angle (rad, toe, compliance and kinematic steer
 included), ``slip_ratio`` κ = (R·ω - V_x)/max(|V_x|, 0.5 m/s) and
 ``slip_angle`` α = -atan(V_sy/max(|V_x|, 0.5 m/s)) (rad; kinematic slips,
 regularised below 0.5 m/s — the tire itself works from its deflection),
@@ -311,9 +311,10 @@ def assemble(src: TelemetrySource) -> Telemetry:
         fy=d.fy,
         mz=d.mz,
         omega=omega,
-        wheel_angle=(
-            ha[0].angle + st[I_DC_FL], ha[1].angle + st[I_DC_FR], ha[2].angle, ha[3].angle
-        ),
+        wheel_angle=_turned(
+            (ha[0].angle + st[I_DC_FL], ha[1].angle + st[I_DC_FR], ha[2].angle, ha[3].angle),
+            src.kinematics, st[I_ROLL], st[I_PITCH],
+        ),  # fmt: skip
         slip_ratio=tuple(slip_ratio),
         slip_angle=tuple(slip_angle),
         brake_torque=d.brake_torque,
@@ -343,6 +344,16 @@ def assemble(src: TelemetrySource) -> Telemetry:
         esc_wheel=d.esc_wheel,
         steer_assist_scale=d.steer_assist_scale,
         **_kinematics_of(src.kinematics, st[I_ROLL], st[I_PITCH]),
+    )
+
+
+def _turned(angles: tuple, k: tuple | None, roll: float, pitch: float) -> tuple:
+    """The road-wheel angles with each wheel's kinematic steer (without kinematics, none)."""
+    if k is None:
+        return angles
+    return tuple(
+        a if c is None else a + kinematics.steer(c, roll, pitch)
+        for a, c in zip(angles, k, strict=True)
     )
 
 
