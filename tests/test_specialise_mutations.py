@@ -270,7 +270,7 @@ FAMILIES = {
         stage_family,
         (
             steering.small_rotation,
-            steering.wheel_frames,
+            steering.turned,
             fw_tire.forces,
             fw_tire.patch_terms,
             fw_tire.load_terms,

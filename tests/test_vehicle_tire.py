@@ -16,7 +16,7 @@ K = tire.constants(T, FZ, G)
 
 
 def forces(ux: float, uy: float, surface: float = 1.0, fz: float = FZ) -> tuple[float, float]:
-    dx, dy, kxs, kys = tire.load_terms(K, fz, surface)
+    dx, dy, kxs, kys, _ = tire.load_terms(K, fz, surface)
     phx, phy = kxs * ux, kys * uy
     rho = (phx * phx + phy * phy) ** 0.5
     shp = tire.shape(T["shape_c"], T["shape_e"], rho)
@@ -37,7 +37,7 @@ def test_slip_stiffnesses_at_zero_slip() -> None:
 
 
 def test_force_peaks_then_falls_to_the_sliding_force() -> None:
-    dx, _, kxs, _ = tire.load_terms(K, FZ, 1.0)
+    dx, _, kxs, _, _ = tire.load_terms(K, FZ, 1.0)
     curve = [forces(u / kxs, 0.0)[0] for u in [0.1 * i for i in range(1, 21)]]  # ρ 0.1..2.0
     peak = max(curve)
     assert peak == pytest.approx(dx, rel=1e-3)  # the peak is D = μ_x·F_z
@@ -58,7 +58,7 @@ def test_surface_scales_friction_not_stiffness() -> None:
 
 
 def test_combined_slip_stays_inside_the_friction_ellipse() -> None:
-    dx, dy, kxs, kys = tire.load_terms(K, FZ, 1.0)
+    dx, dy, kxs, kys, _ = tire.load_terms(K, FZ, 1.0)
     for ux, uy in ((1.0, 1.0), (2.0, 0.5), (0.3, 3.0), (-1.5, 1.5)):
         fx, fy = forces(ux / kxs, uy / kys)
         assert (fx / dx) ** 2 + (fy / dy) ** 2 <= 1.0 + 1e-12

@@ -194,7 +194,10 @@ def _optional(schema: dict) -> dict:
     if schema is _AXLE_SUSPENSION_SCHEMA:
         return {"kinematics": _kinematics}
     if schema is _TIRE_SCHEMA:
-        return {"camber_stiffness_per_load": CAMBER_STIFFNESS}
+        return {
+            "camber_stiffness_per_load": CAMBER_STIFFNESS,
+            "relaxation_y_load_share": _FRACTION,
+        }
     return {}
 
 

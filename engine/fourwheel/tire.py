@@ -130,6 +130,9 @@ class TireConstants(NamedTuple):
     # law of :func:`mf61_patch_terms`); None for the tire of this module's docstring
     camber: float | None = None  # C_γ, the camber stiffness per newton of load (1/rad; an MF
     # 6.1 tire's is its file's, 0.0 here); None on an axle without kinematics (upright wheels)
+    relax_load: float | None = None  # s, the share of σ_y that follows C_α(F_z)
+    # (:func:`load_terms`); None: σ_y is constant (and an MF 6.1 tire's is its file's)
+    inv_c_alpha0: float = 0.0  # 1/C_α(F_z0), with relax_load
 
 
 class WheelConstants(NamedTuple):
@@ -187,6 +190,8 @@ def constants(t: dict, static_load: float, g: float, cambered: bool = False) -> 
         inv_c=1.0 / t["shape_c"],
         e=t["shape_e"],
         camber=t["camber_stiffness_per_load"] if cambered else None,
+        relax_load=t.get("relaxation_y_load_share"),
+        inv_c_alpha0=1.0 / cornering_stiffness(t, fz0),
     )
 
 
@@ -256,19 +261,32 @@ def peak_friction(t: dict) -> tuple[float, float]:
     return t["mu_x"], t["mu_y"]
 
 
-def load_terms(k: TireConstants, fz: float, surface: float) -> tuple[float, float, float, float]:
-    """(D_x, D_y, φ_x per metre of u_x, φ_y per metre of u_y) at load ``fz`` (> 0)."""
+def load_terms(
+    k: TireConstants, fz: float, surface: float
+) -> tuple[float, float, float, float, float]:
+    """(D_x, D_y, φ_x per metre of u_x, φ_y per metre of u_y, σ_y) at load ``fz`` (> 0).
+
+    σ_y is the tire's relaxation length, or, with a load share s (``relax_load``), the
+    length that follows the cornering stiffness, ``σ_y·(1 - s + s·C_α(F_z)/C_α(F_z0))``: the
+    relaxation length is the cornering stiffness over the carcass's lateral stiffness
+    (Pacejka, *Tire and Vehicle Dynamics*, §7.2), so s = 1 is a carcass whose stiffness does
+    not change with load, and s = 0 one that stiffens as the cornering stiffness grows."""
     scale = surface * (1.0 + k.load_sensitivity * (fz * k.inv_fz0 - 1.0)) * fz
     dx = k.mu_x * scale
     dy = k.mu_y * scale
     q = fz * k.inv_ky2_fz0
     c_alpha = k.ky1_fz0 * 2.0 * q / (1.0 + q * q)
     inv_c = k.inv_c
+    sigma_y = k.sigma_y
+    if k.relax_load is not None:
+        share = k.relax_load
+        sigma_y = sigma_y * (1.0 - share + share * (c_alpha * k.inv_c_alpha0))
     return (
         dx,
         dy,
         k.kx * fz * inv_c / (dx * k.sigma_x),
-        c_alpha * inv_c / (dy * k.sigma_y),
+        c_alpha * inv_c / (dy * sigma_y),
+        sigma_y,
     )
 
 
@@ -304,8 +322,8 @@ def steady_lateral(
         f = mf61.forces_at(k.mf61, fz, 0.0, -tan_alpha, 0.0, 1.0, surface)
         m = mf61.forces_at(k.mf61, fz, 0.0, tan_alpha, 0.0, 1.0, surface)
         return 0.5 * (f.fy - m.fy), 0.5 * (f.mz - m.mz)
-    dx, dy, kxs, kys = load_terms(k, fz, surface)
-    phi = kys * k.sigma_y * tan_alpha
+    dx, dy, kxs, kys, sigma_y = load_terms(k, fz, surface)
+    phi = kys * sigma_y * tan_alpha
     rho = abs(phi)
     if rho > k.rho_cap:
         phi = k.rho_cap if phi > 0.0 else -k.rho_cap
@@ -383,7 +401,7 @@ def patch_terms(
     k = w.tire
     if k.mf61 is not None:
         return mf61_patch_terms(w, fz, v_x, v_sy, ux, uy, surface, h, lean)
-    dx, dy, kxs, kys = load_terms(k, fz, surface)
+    dx, dy, kxs, kys, sigma_y = load_terms(k, fz, surface)
     phx = kxs * ux
     phy = kys * uy
     if k.camber is not None:  # camber thrust: the slip of C_γ·F_z·ι at small slip
@@ -395,7 +413,10 @@ def patch_terms(
     abs_v = v_x if v_x >= 0.0 else -v_x
     cxd, cyd = dampers(k, rho, v_x)
     relax_x = 1.0 / (1.0 + abs_v * w.h_over_sigma_x)
-    relax_y = 1.0 / (1.0 + abs_v * w.h_over_sigma_y)
+    if k.relax_load is None:
+        relax_y = 1.0 / (1.0 + abs_v * w.h_over_sigma_y)
+    else:  # the relaxation length at this load
+        relax_y = 1.0 / (1.0 + abs_v * (h / sigma_y))
     rate_x = -v_x - abs_v * ux * w.inv_sigma_x
     q = cxd * relax_x * w.radius
     p = fx0 + cxd * relax_x * rate_x
