@@ -1,7 +1,7 @@
 """``skidpad validate``: the standard manoeuvres for every preset, against the golden results.
 
     skidpad validate [--preset P ...] [--scenario S ...] [--course C ...] [--json] [--bless]
-                     [--jobs N] [--docs] [--tir FILE]
+                     [--jobs N] [--docs] [--tir FILE] [--definition FILE --preset P]
 
 Runs every (preset, scenario) task — in ``--jobs`` worker processes when N > 1
 — with progress on stderr (tasks done, ETA; only on a terminal and without
@@ -19,6 +19,11 @@ of every preset run (each keeping its wheel radius, inertia, sliding slip and lo
 damper): the scenarios' own criteria are checked, not the golden results (those are the
 presets' own tires), so it goes with neither ``--bless`` nor ``--docs``. A bad file is
 refused in one line naming the key, before any scenario runs.
+``--definition FILE`` runs a car of one's own: a JSON vehicle definition of the presets'
+schema (kinematics, camber and all), validated before any scenario runs (a bad entry is one
+line naming it). ``--preset P`` names the one preset whose row of the reference table it is
+shown against; like ``--tir``, its scenarios' own criteria are checked, not the golden
+results, so it goes with neither ``--bless`` nor ``--docs``.
 """
 
 from __future__ import annotations
@@ -78,6 +83,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="run the presets on this MF 6.1 .tir tire (both axles; criteria only, no golden)",
     )
+    parser.add_argument(
+        "--definition",
+        metavar="FILE",
+        help="run this vehicle definition (JSON, the presets' schema) in place of --preset P, "
+        "shown against P's reference row (criteria only, no golden)",
+    )
 
 
 def _quiet(msg: str) -> None:
@@ -85,10 +96,12 @@ def _quiet(msg: str) -> None:
 
 
 def _task(args: tuple, note: Callable[[str], None] = _quiet) -> tuple:
-    preset, name, tir = args
+    preset, name, tir, definition = args
     t0 = time.perf_counter()
     try:
-        res = vrun.run_scenario(preset, name, lambda msg: note(f"{preset} {name}: {msg}"), tir)
+        res = vrun.run_scenario(
+            preset, name, lambda msg: note(f"{preset} {name}: {msg}"), tir, definition
+        )
     except SkidpadError as exc:
         return preset, name, None, f"{type(exc).__name__}: {exc}", time.perf_counter() - t0
     return preset, name, res, None, time.perf_counter() - t0
@@ -142,14 +155,34 @@ def _tire_file(args: argparse.Namespace, presets: list) -> dict | None:
     return mapping
 
 
+def _definition_file(args: argparse.Namespace, presets: list) -> dict | None:
+    """The definition of ``--definition``'s file, validated (None without it)."""
+    if args.definition is None:
+        return None
+    if args.bless or args.docs or args.tir is not None:
+        raise SkidpadError(
+            "--definition: not with --bless, --docs or --tir (the golden results and the docs "
+            "are the presets' own; put the tire in the definition)"
+        )
+    if args.preset is None or len(presets) != 1:
+        raise SkidpadError(
+            "--definition: name the one preset whose reference row it is shown against "
+            "(--preset P)"
+        )
+    from skidpad.cli.options import read_definition
+
+    return read_definition(args.definition)
+
+
 def run(args: argparse.Namespace) -> int:
     presets = chosen_names(args.preset, PRESET_NAMES, "preset")
     names = _with_courses(chosen_names(args.scenario, vrun.SCENARIO_NAMES, "scenario"), args)
     at_least_one(("--jobs", args.jobs))
+    definition = _definition_file(args, presets)
     tire_file = _tire_file(args, presets)
     golden = vrun.load_golden()
     _preflight(args)
-    tasks = [(p, n, tire_file) for p in presets for n in names]
+    tasks = [(p, n, tire_file, definition) for p in presets for n in names]
     # the longest tasks first so the workers finish together
     order = (
         "timestep_sweep",
@@ -197,9 +230,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         for preset, scen in results.items():
             for name, r in scen.items():
-                if tire_file is None:
+                if tire_file is None and definition is None:
                     problems.extend(vrun.check(preset, name, r, golden))
-                else:  # another tire: the scenario's criteria, not the preset's golden figures
+                else:  # another tire or car: the scenario's criteria, not the golden figures
                     problems.extend(f"{preset} {c}" for c in vrun.criteria(name, r))
     if args.docs:
         from skidpad.scenarios.validation import report
@@ -213,6 +246,7 @@ def run(args: argparse.Namespace) -> int:
             },
             "problems": problems,
             "tir": args.tir,
+            "definition": args.definition,
             "wall_s": round(wall, 1),
             "task_wall_s": timings,
         }
@@ -220,6 +254,14 @@ def run(args: argparse.Namespace) -> int:
     elif not args.bless:
         if args.tir is not None:
             print(f"tires: {args.tir} (MF 6.1) on both axles of every preset")
+        if definition is not None:
+            from skidpad.replay.terminal import printable
+
+            print(
+                f"car: {printable(definition['name'])} from {printable(args.definition)}, in "
+                f"the row of "
+                f"{presets[0]} (its reference values are {presets[0]}'s)"
+            )
         print(vrun.table(results))
         for p in problems:
             print(f"FAIL {p}")

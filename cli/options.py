@@ -118,3 +118,32 @@ def add_preset_option(parser: argparse.ArgumentParser, verb: str = "run") -> Non
         help=f"preset(s) to {verb}, a comma list, repeatable (default all: "
         f"{', '.join(PRESET_NAMES)})",
     )
+
+
+#: The largest vehicle definition file read (bytes): a definition with an embedded MF 6.1
+#: tire on both axles is some 20 KB.
+MAX_DEFINITION_BYTES = 4 * 1024 * 1024
+
+
+def read_definition(path: str) -> dict:
+    """A vehicle definition of a person's own: a JSON file of the presets' schema
+    (``engine/fourwheel/presets/``; an MF 6.1 tire embedded under ``mf61``), read as strictly
+    as a recording and validated. Anything wrong is one line naming the file and the entry."""
+    from skidpad.engine.errors import DefinitionError
+    from skidpad.engine.files import read_regular_file
+    from skidpad.engine.fourwheel.definition import validate_definition
+    from skidpad.replay.document import RecordingError, parse_json
+
+    raw = read_regular_file(path, MAX_DEFINITION_BYTES, DefinitionError, "a definition file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DefinitionError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        doc = parse_json(text)
+        return validate_definition(doc)
+    except RecordingError as exc:  # (the strict reader's words are a recording's)
+        words = str(exc).replace("in a recording", "in a definition file")
+        raise DefinitionError(f"{path}: {words}") from None
+    except DefinitionError as exc:
+        raise DefinitionError(f"{path}: {exc}") from None

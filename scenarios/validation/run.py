@@ -75,11 +75,14 @@ def run_scenario(
     name: str,
     progress: Callable[[str], None] | None = None,
     tir: dict | None = None,
+    definition: dict | None = None,
 ) -> dict:
     """The full result of scenario ``name`` on ``preset`` (with, given ``tir``, the MF 6.1
-    parameters of a ``.tir`` file on both axles: :func:`engine.fourwheel.definition.with_tir`)."""
+    parameters of a ``.tir`` file on both axles: :func:`engine.fourwheel.definition.with_tir`;
+    given ``definition``, on that car instead of the preset's)."""
     module = SCENARIOS[name][0]
-    definition = load_preset(preset)
+    if definition is None:
+        definition = load_preset(preset)
     if tir is not None:
         definition = with_tir(definition, tir)
     return module.run(definition, progress)
