@@ -16,7 +16,15 @@ from skidpad.engine.commonroad.params import load_vehicle
 from skidpad.engine.fourwheel import load_transfer
 from skidpad.engine.fourwheel.definition import validate_definition
 from skidpad.engine.fourwheel.tire import cornering_stiffness
-from skidpad.scenarios.comparison import compare, drive, manoeuvres, report, tolerances, vehicle
+from skidpad.scenarios.comparison import (
+    compare,
+    drive,
+    manoeuvres,
+    metrics,
+    report,
+    tolerances,
+    vehicle,
+)
 
 
 @pytest.fixture(scope="module")
@@ -132,11 +140,53 @@ def test_camber_blind_tires_give_exactly_the_forces_at_zero_camber():
 def test_mbs_camber_accounts_for_most_of_the_difference_to_mb_as_published(result, key):
     """The mechanism behind the misses ADR 0182 put down to data: toggling MB's camber off
     moves MB towards ours by at least three quarters of the difference, in the direction
-    of ours (our model has no camber; the K&C work adds it)."""
+    of ours (the comparison car has no kinematics, and MB's camber force is reversed:
+    the next test)."""
     row = next(r for r in result.rows if r.metric.key == key)
     published_miss = abs(row.ours - row.published) / abs(row.published)
     assert published_miss > row.metric.tolerance.relative  # it would fail against MB as is
     assert 0.75 <= row.camber_share <= 1.25, (key, row.ours, row.mb, row.published)
+
+
+#: the step's metrics MB's camber moves, and how closely ours must move them the same way
+CAMBER_MOVES = {
+    "yaw_rate_gain": 0.15,
+    "steady_lat_accel": 0.15,
+    "steady_roll_deg": 0.15,
+    "yaw_response_time": 0.5,
+}
+
+
+def test_mbs_camber_is_ours_with_its_force_reversed(result, monkeypatch):
+    """MB's camber angle is positive with the wheel's top leaning left (its roll is positive
+    left side down), and its tire reads a positive angle as leaning right (Kyγ < 0, as a
+    TNO/ISO tire): its camber force points away from the lean. Our car given MB's camber
+    geometry (``vehicle.with_mb_camber``) with the force reversed moves the step's yaw gain,
+    lateral acceleration and roll as MB's camber does (published minus camber-blind), within
+    15 %, and its response time the same way; with the force towards the lean, as camber
+    thrust is, each moves the other way (ADR 0267)."""
+    from skidpad.engine.fourwheel import definition
+
+    monkeypatch.setattr(definition, "CAMBER_STIFFNESS", (-5.0, True, 5.0, True))  # the plant
+    base = vehicle.build_definition()
+    c_gamma = vehicle.mb_camber_stiffness()
+    assert 0.8 < c_gamma < 1.2  # the premise: a radial car tire's, per rad
+    m = manoeuvres.manoeuvre("step", base["geometry"]["wheelbase_m"])
+    wb = base["geometry"]["wheelbase_m"]
+    mb = result.figures[("mb", "step")]
+    published = result.figures[("mb-published", "step")]
+    ours = result.figures[("ours", "step")]
+    moved = {}
+    for sign in (-1.0, 1.0):
+        car = vehicle.with_mb_camber(base, sign * c_gamma)
+        moved[sign] = metrics.metrics(drive.drive_ours(car, m), m, wb)
+    for key, within in CAMBER_MOVES.items():
+        mb_move = published[key] - mb[key]
+        reversed_move = moved[-1.0][key] - ours[key]
+        towards_lean = moved[1.0][key] - ours[key]
+        assert mb_move > 0.0, key  # MB's camber raises each of them
+        assert reversed_move == pytest.approx(mb_move, rel=within), (key, reversed_move, mb_move)
+        assert towards_lean < 0.0, (key, towards_lean)
 
 
 def test_the_estimated_relaxation_length_does_not_decide_the_step_verdicts(result):

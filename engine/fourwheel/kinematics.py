@@ -55,6 +55,7 @@ TRAVEL_LIMIT_M = 0.5  # |travel| a table may name (m): past any road car's bump 
 CAMBER_LIMIT_RAD = 0.2  # |camber| a table or the static camber may name (rad, about 11.5°)
 TOE_LIMIT_RAD = 0.05  # |toe| a bump-steer table may name (rad, about 2.9°)
 ROLL_STEER_LIMIT = 0.5  # |roll steer| (rad/rad)
+ZERO_AT_REST = 1e-12  # |a table's value at zero travel| allowed (rad): its rounding
 
 
 class Table(NamedTuple):
@@ -73,7 +74,8 @@ def table(xs: tuple, ys: tuple) -> Table:
 
 
 def table_at(t: Table, x: float) -> float:
-    """The table's value at ``x``: linear between its points, its end values past its ends."""
+    """The table's value at ``x``: linear between its points (measured from the point on the
+    right, so at a point it is that point's value exactly), its end values past its ends."""
     xs = t.xs
     last = len(xs) - 1
     if x <= xs[0]:
@@ -83,7 +85,7 @@ def table_at(t: Table, x: float) -> float:
     i = 1
     while i < last and x > xs[i]:  # (the fast path writes the search as a chain of tests)
         i += 1
-    return t.ys[i - 1] + t.slopes[i - 1] * (x - xs[i - 1])
+    return t.ys[i] - t.slopes[i - 1] * (xs[i] - x)
 
 
 class CornerKinematics(NamedTuple):
@@ -241,7 +243,7 @@ def validate(value: object, path: str) -> dict:
     )  # fmt: skip
     for name, t, column in (("camber_gain", gain, "camber_rad"), ("bump_steer", bump, "toe_rad")):
         at_zero = table_at(table(tuple(t["travel_m"]), tuple(t[column])), 0.0)
-        if at_zero != 0.0:
+        if abs(at_zero) > ZERO_AT_REST:
             raise DefinitionError(
                 f"{path}.{name}: must be 0 at zero travel (the static values are the "
                 f"definition's own), is {at_zero!r}"

@@ -42,14 +42,21 @@ Conversions (the reference's names on the right, SI units):
 * steering: MB steers both front wheels by the same angle and has no toe and
   no steering compliance: Ackermann 0, toe 0, compliance 0, jacking 0.
 * camber: MB's wheels camber with the body's roll and with their travel
-  (``γ = φ ± D·z + E·z²``), and its tire answers camber (:data:`CAMBER_TERMS`). Our
-  model has no camber yet, so the reference the comparison judges against is MB with
-  those terms zeroed (:func:`camber_blind`): the same equations, tires that do not see
-  the camber their wheels still have. MB as published is run beside it (ADR 0263).
+  (``γ = φ ± D·z + E·z²``), and its tire answers camber (:data:`CAMBER_TERMS`). The
+  comparison car has no kinematics, so the reference the comparison judges against is MB
+  with those terms zeroed (:func:`camber_blind`): the same equations, tires that do not
+  see the camber their wheels still have. MB as published is run beside it (ADR 0263).
+  Our model can camber (ADR 0265), and :func:`with_mb_camber` gives the car MB's camber
+  geometry. MB's own camber force points away from the wheel's lean: its γ is positive
+  with the wheel's top leaning left (its roll is positive left side down), while its tire's
+  coefficients (Kyγ = p_ky1·p_hy3 + p_vy3 < 0) read positive as leaning right, as a
+  TNO/ISO tire's do. Ours with its camber force reversed moves the step's metrics as MB's
+  camber does (ADR 0267).
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 
 from skidpad.engine.commonroad.params import VehicleParams, load_vehicle
@@ -77,6 +84,45 @@ def camber_blind(p: VehicleParams | None = None) -> VehicleParams:
         p = load_vehicle(VEHICLE_ID)
     blind = dataclasses.replace(p.tire, **dict.fromkeys(CAMBER_TERMS, 0.0))
     return dataclasses.replace(p, tire=blind)
+
+
+def mb_camber_stiffness(p: VehicleParams | None = None) -> float:
+    """The camber stiffness per newton of load of MB's tire at small slip, in our sign
+    (towards the lean): ``-(p_ky1·p_hy3 + p_vy3)``, 1.02 per rad for vehicle 2. MB's own
+    force has the other sign (the module docstring)."""
+    if p is None:
+        p = load_vehicle(VEHICLE_ID)
+    return -(p.tire.p_ky1 * p.tire.p_hy3 + p.tire.p_vy3)
+
+
+#: the travel MB's camber geometry is sampled over (m, bump positive) and its points
+MB_CAMBER_TRAVEL_M = 0.1
+MB_CAMBER_POINTS = 9
+
+
+def with_mb_camber(
+    definition: dict, camber_stiffness: float, p: VehicleParams | None = None
+) -> dict:
+    """``definition`` with MB's camber geometry on both axles: each wheel follows the body's
+    roll, and its camber gain is ``D·z + E·z²`` (MB's, travel z in bump) sampled over
+    ±:data:`MB_CAMBER_TRAVEL_M`; its tires get ``camber_stiffness`` (not validated here:
+    a plant may reverse it)."""
+    if p is None:
+        p = load_vehicle(VEHICLE_ID)
+    out = copy.deepcopy(definition)
+    n, span = MB_CAMBER_POINTS, MB_CAMBER_TRAVEL_M
+    travel = [span * (2.0 * i / (n - 1) - 1.0) for i in range(n)]
+    for axle, d, e in (("front", p.D_f, p.E_f), ("rear", p.D_r, p.E_r)):
+        gain = [d * z + e * (z * z) for z in travel]
+        out["suspension"][axle]["kinematics"] = {
+            "static_camber_rad": 0.0,
+            "roll_camber_share": 1.0,
+            "camber_gain": {"travel_m": travel, "camber_rad": gain},
+            "bump_steer": {"travel_m": [-span, span], "toe_rad": [0.0, 0.0]},
+            "roll_steer": 0.0,
+        }
+        out["tires"][axle]["camber_stiffness_per_load"] = camber_stiffness
+    return out
 
 
 #: Values the reference package does not give: (our parameter path, value, reason).
@@ -138,8 +184,9 @@ ESTIMATES: tuple[tuple[str, float | str, str], ...] = (
     (
         "camber (D_f, D_r, p_dy3, p_hy3, p_vy1, p_vy3), lateral compliances (K_ras, K_lt)",
         "not represented",
-        "our model has no camber and no lateral compliance: where MB's results depend on "
-        "them, the comparison shows it",
+        "our model has no lateral compliance, and MB's camber force points away from the "
+        "wheel's lean (ADR 0267): the car has no kinematics, and the judged MB is blind to "
+        "camber",
     ),
 )
 
