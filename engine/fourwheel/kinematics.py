@@ -39,8 +39,8 @@ Kinematic steer (rad, positive left, added to the road-wheel angle by
 T(z) the bump-steer table (toe-in against travel, 0 at z = 0: toe-in on a right wheel steers
 it left), ε the axle's roll steer (rad of steer per rad of roll: a solid axle's, or what an
 independent suspension adds beyond its bump steer). Front toe-out in bump steers the outer
-wheel out of a corner (understeer); at the rear, toe-in in bump steers it into the corner's
-outside (understeer too).
+wheel out of a corner (understeer); at the rear, toe-in in bump steers the outer wheel into
+the corner, with the front wheels (understeer too).
 """
 
 from __future__ import annotations
@@ -116,13 +116,21 @@ def travel(c: CornerKinematics, roll: float, pitch: float) -> float:
 
 def camber(c: CornerKinematics, roll: float, pitch: float) -> float:
     """The wheel's camber against the road, γ (rad, SAE: positive with its top leaning out)."""
-    z = travel(c, roll, pitch)
+    return camber_at(c, travel(c, roll, pitch), roll)
+
+
+def camber_at(c: CornerKinematics, z: float, roll: float) -> float:
+    """:func:`camber` at travel ``z``."""
     return c.static_camber + table_at(c.camber_gain, z) + c.side * c.roll_share * roll
 
 
 def steer(c: CornerKinematics, roll: float, pitch: float) -> float:
     """The wheel's kinematic steer Δδ (rad, positive left): bump steer and roll steer."""
-    z = travel(c, roll, pitch)
+    return steer_at(c, travel(c, roll, pitch), roll)
+
+
+def steer_at(c: CornerKinematics, z: float, roll: float) -> float:
+    """:func:`steer` at travel ``z``."""
     return c.side * table_at(c.bump_steer, z) + c.roll_steer * roll
 
 
@@ -136,8 +144,9 @@ def attitude(k: tuple | None, roll: float, pitch: float) -> Attitude:
         for i in range(4):
             c = k[i]
             if c is not None:
-                lean[i] = -c.side * camber(c, roll, pitch)
-                turn[i] = steer(c, roll, pitch)
+                z = travel(c, roll, pitch)
+                lean[i] = -c.side * camber_at(c, z, roll)
+                turn[i] = steer_at(c, z, roll)
     return Attitude(tuple(lean), tuple(turn))
 
 
@@ -270,9 +279,11 @@ __all__ = [
     "Table",
     "attitude",
     "camber",
+    "camber_at",
     "constants",
     "outside",
     "steer",
+    "steer_at",
     "table",
     "table_at",
     "travel",
