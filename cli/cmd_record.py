@@ -3,6 +3,7 @@
     skidpad record --preset sportsRwd --drive scripted -o sportsRwd-scripted.json
     skidpad record --preset all --drive scripted,lap -o recordings/
     skidpad record --drive commonroad:st:2,commonroad:mb:2 -o recordings/
+    skidpad record --definition my-car.json --drive random:7 -o my-car-random-7.json
 
 ``--drive`` is ``scripted`` (the fixed 30 s drive), ``lap`` (one lap of the
 sandbox track, closed loop), ``random:SEED`` (a smooth random drive from an
@@ -15,7 +16,10 @@ vehicle 1-3, written as a CommonRoad recording, ADR 0090; it needs no
 is a directory and each file is named ``<preset>-<drive>.json`` (``random:7``
 becomes ``random-7``; a CommonRoad drive ``commonroad-<model>-v<vehicle>.json``).
 After recording, the file is read back and replayed, and its final hash must
-equal the live run's (``--no-verify`` skips that).
+equal the live run's (``--no-verify`` skips that). ``--definition FILE`` drives a car of
+one's own in place of a preset (a JSON definition of the presets' schema, read as
+:func:`skidpad.cli.options.read_definition` reads it); the recording embeds it, names no
+preset, and is named after the file (``<file stem>-<drive>.json``).
 
 Nothing is silently ignored: an option that does not apply to a drive is
 refused, saying why (:func:`check_options`) — ``--duration`` only sets the
@@ -55,6 +59,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--preset",
         default=None,
         help="preset name, comma list, or 'all' (needed by every drive but commonroad:...)",
+    )
+    p.add_argument(
+        "--definition",
+        default=None,
+        metavar="FILE",
+        help="drive this vehicle definition (JSON, the presets' schema) in place of --preset",
     )
     p.add_argument(
         "--drive",
@@ -137,11 +147,14 @@ def check_options(args: argparse.Namespace, drives: list[str]) -> None:
     """Refuse every option that would be ignored by one of ``drives``, saying why."""
     cr = [d for d in drives if drive_kind(d) == "commonroad"]
     four_wheel = [d for d in drives if drive_kind(d) != "commonroad"]
-    if cr and args.preset is not None and not four_wheel:
-        raise SkidpadError(
-            f"--preset does not apply to --drive {cr[0]}: a CommonRoad drive names its own "
-            "model and vehicle"
-        )
+    for option, given in (("--preset", args.preset), ("--definition", args.definition)):
+        if cr and given is not None and not four_wheel:
+            raise SkidpadError(
+                f"{option} does not apply to --drive {cr[0]}: a CommonRoad drive names its "
+                "own model and vehicle"
+            )
+    if args.preset is not None and args.definition is not None:
+        raise SkidpadError("--definition drives its own car: not with --preset")
     if cr and args.host_hz is not None:
         raise SkidpadError(
             f"--host-hz does not apply to --drive {cr[0]}: a CommonRoad drive's host steps "
@@ -245,6 +258,22 @@ def _presets(spec: str) -> list[str]:
     return names
 
 
+def _cars(args: argparse.Namespace) -> list[tuple[str, dict, str | None]]:
+    """The cars to drive: ``(label, definition, preset name or None)``, the presets of
+    ``--preset`` or the car of ``--definition`` (labelled by its file's stem)."""
+    from skidpad.engine.fourwheel import definition as engine_definition
+
+    if args.definition is not None:
+        from skidpad.cli.options import read_definition
+
+        label = Path(args.definition).stem or "definition"
+        return [(label, read_definition(args.definition), None)]
+    return [
+        (p, engine_definition.validate_definition(engine_definition.load_preset(p)), p)
+        for p in _presets(args.preset)
+    ]
+
+
 def _file_name(preset: str, drive: str) -> str:
     return f"{preset}-{drive.replace(':', '-')}.json"
 
@@ -275,10 +304,12 @@ def run(args: argparse.Namespace) -> int:
     host_hz = args.host_hz or DEFAULT_HOST_HZ
     cr_drives = [d for d in drives if d.startswith("commonroad:")]
     drives = [d for d in drives if not d.startswith("commonroad:")]
-    if drives and args.preset is None:
-        raise SkidpadError(f"--drive {drives[0]}: needs --preset (a preset name, list or 'all')")
-    presets = _presets(args.preset) if drives else []
-    many = len(presets) * len(drives) + len(cr_drives) > 1
+    if drives and args.preset is None and args.definition is None:
+        raise SkidpadError(
+            f"--drive {drives[0]}: needs --preset (a preset name, list or 'all') or --definition"
+        )
+    cars = _cars(args) if drives else []
+    many = len(cars) * len(drives) + len(cr_drives) > 1
     out = Path(args.output)
     output.check_name_fits(out, out)  # a name too long is refused now, not after the drive
     if many and not out.is_dir():
@@ -294,26 +325,25 @@ def run(args: argparse.Namespace) -> int:
 
     # every job is (preset column, drive, target, a function that records the drive)
     jobs = []
-    for preset in presets:
-        definition = engine_definition.validate_definition(engine_definition.load_preset(preset))
+    for label, definition, preset in cars:
         for drive in drives:
             driver = make_driver(drive, definition, host_hz, args.duration)
 
             host = None
             if args.host is not None:
                 host = (args.host, args.host_wheels or driven_wheels(definition))
-                check_host_wheels(definition, host[1], preset)
+                check_host_wheels(definition, host[1], label)
                 warning = host_loop_warning(definition, host_hz, args.substep_hz)
                 if warning is not None:
-                    print(f"skidpad record: warning: {preset}: {warning}", file=sys.stderr)
+                    print(f"skidpad record: warning: {label}: {warning}", file=sys.stderr)
 
             def run_job(definition=definition, driver=driver, preset=preset, host=host):
                 return record_drive(
                     definition, driver, preset=preset, substep_hz=args.substep_hz, host=host
                 )[0]
 
-            name = _file_name(preset, drive if host is None else f"{drive}-host-{host[0]}")
-            jobs.append((preset, drive, target_for(name), run_job))
+            name = _file_name(label, drive if host is None else f"{drive}-host-{host[0]}")
+            jobs.append((label, drive, target_for(name), run_job))
     for drive in cr_drives:
         from skidpad.replay import commonroad
 

@@ -1,6 +1,7 @@
-"""``skidpad validate --definition FILE --preset P``: a car of one's own, kinematics and all,
-through the standard manoeuvres (ADR 0265), and every bad file or option refused in one
-line, exit 2, before any scenario runs."""
+"""A car of one's own from a definition file, kinematics and all (ADR 0265): ``skidpad
+validate --definition FILE --preset P`` through the standard manoeuvres, ``skidpad record
+--definition FILE`` to a recording that verifies anywhere, and every bad file or option
+refused in one line, exit 2, before any work."""
 
 from __future__ import annotations
 
@@ -132,3 +133,52 @@ def test_a_definition_goes_with_one_preset_and_neither_bless_nor_docs(tmp_path, 
     path = tmp_path / "kart.json"
     path.write_text(json.dumps(load_preset("kart")), encoding="utf-8")
     one_line_refusal(validate("--definition", str(path), *args), words)
+
+
+# ------------------------------------------------------------------------- record
+def test_a_recorded_drive_of_ones_own_car_embeds_it_and_verifies(tmp_path, capsys) -> None:
+    car = cambered("sportsRwd")
+    path = tmp_path / "my-car.json"
+    path.write_text(json.dumps(car), encoding="utf-8")
+    assert main(["record", "--definition", str(path), "--drive", "random:3", "--duration",
+                 "2", "-o", str(tmp_path)]) == 0  # fmt: skip
+    written = tmp_path / "my-car-random-3.json"
+    doc = json.loads(written.read_text(encoding="utf-8"))
+    assert doc["preset"] is None
+    assert doc["definition"]["suspension"]["rear"]["kinematics"] == car["suspension"]["rear"][
+        "kinematics"
+    ]
+    capsys.readouterr()
+    assert main(["verify", str(written)]) == 0
+    assert "VERIFIED" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--preset", "kart", "--drive", "random:1"], "not with --preset"),
+        (["--drive", "commonroad:st:2"], "--definition does not apply to --drive commonroad"),
+    ],
+)
+def test_record_refuses_a_definition_where_it_does_not_apply(tmp_path, args, words) -> None:
+    path = tmp_path / "kart.json"
+    path.write_text(json.dumps(load_preset("kart")), encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "skidpad", "record", "--definition", str(path), *args, "-o",
+         str(tmp_path / "out.json")],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )  # fmt: skip
+    one_line_refusal(proc, words)
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_record_refuses_a_bad_definition_before_any_drive(tmp_path) -> None:
+    text, words = BAD_FILES[5]
+    path = _bad(tmp_path, text)
+    proc = subprocess.run(
+        [sys.executable, "-m", "skidpad", "record", "--definition", path, "--drive", "lap", "-o",
+         str(tmp_path / "out.json")],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )  # fmt: skip
+    one_line_refusal(proc, path, words)
+    assert not (tmp_path / "out.json").exists()
