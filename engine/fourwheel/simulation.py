@@ -17,28 +17,33 @@ module and returns the values the probe sees under its name:
    the rolling-resistance coefficient its surface adds, from the surface under its contact
    point at the substep's start: on a circuit with runoff, the track or the runoff
    (:mod:`engine.fourwheel.ground`); elsewhere λ and 0 for every wheel.
-1. ``steering``: road-wheel angles = host-step angle (Ackermann + toe, capped by the
-   steering assist) rotated by the compliance-steer state (:mod:`engine.fourwheel.steering`).
-2. ``load_transfer``: wheel loads from the static loads, the previous
+1. ``kinematics``: each wheel's camber and kinematic steer (bump and roll steer) from the
+   roll and pitch at the substep's start, where an axle has a ``kinematics`` section; upright
+   and straight elsewhere (:mod:`engine.fourwheel.kinematics`).
+2. ``steering``: road-wheel angles = host-step angle (Ackermann + toe, capped by the
+   steering assist) rotated by the compliance-steer state and the kinematic steer
+   (:mod:`engine.fourwheel.steering`).
+3. ``load_transfer``: wheel loads from the static loads, the previous
    substep's specific force, roll/pitch states, jacking and downforce
    (:mod:`engine.fourwheel.load_transfer`, :mod:`engine.fourwheel.aero`).
-3. ``tire_forces``: hub velocities in each wheel frame; the spring force of
-   each deflected contact patch (:mod:`engine.fourwheel.tire`).
-4. ``assists`` (:mod:`engine.fourwheel.assists`, stateless): stability control adds a brake
+4. ``tire_forces``: hub velocities in each wheel frame; the spring force of
+   each deflected contact patch, with its camber thrust (:mod:`engine.fourwheel.tire`).
+5. ``assists`` (:mod:`engine.fourwheel.assists`, stateless): stability control adds a brake
    torque to one wheel's capacity and a throttle cut, ABS scales each brake capacity,
    traction control scales the throttle.
-5. ``drivetrain``: the gearbox (:mod:`engine.fourwheel.gearbox`), the power unit's torque
+6. ``drivetrain``: the gearbox (:mod:`engine.fourwheel.gearbox`), the power unit's torque
    (:mod:`engine.fourwheel.powertrain`), the clutch capacity (:mod:`engine.fourwheel.clutch`).
-6. ``wheel_solve``: the coupled solve of power unit, clutch, differentials and the four
+7. ``wheel_solve``: the coupled solve of power unit, clutch, differentials and the four
    wheels, each wheel with the implicit relaxation + damping of its patch and its bounded
    brake/rolling-resistance constraint (:mod:`engine.fourwheel.differential`,
    :mod:`engine.fourwheel.wheel`); then the deflection update and its saturation at the
    sliding slip.
-7. ``steering_compliance``: the compliance steer of the front wheels under their aligning
+8. ``steering_compliance``: the compliance steer of the front wheels under their aligning
    torques (:mod:`engine.fourwheel.steering`).
-8. ``body_integration``: Newton–Euler for the body (semi-implicit Euler,
+9. ``body_integration``: Newton–Euler for the body (semi-implicit Euler,
    :mod:`engine.fourwheel.body`).
-9. ``suspension``: roll and pitch under the new specific force (:mod:`engine.fourwheel.suspension`).
+10. ``suspension``: roll and pitch under the new specific force
+    (:mod:`engine.fourwheel.suspension`).
 
 Why this scheme (ADR-0037): the stiff parts of the tire/wheel loop (the
 relaxation term, the low-speed damper, the brake) are implicit or exact
