@@ -54,6 +54,13 @@ The shape function's ``atan`` and ``sin`` are ``engine.smath.trig.atan_fast`` an
 self-test functions' 1 ulp, at about half the cost (ADR 0183). Twelve of them per substep
 were a fifth of its time; an ulp of a tire force is far below anything the model resolves.
 
+Camber thrust (where the axle has kinematics, :mod:`engine.fourwheel.kinematics`): a wheel
+inclined by ι towards the car's left adds ``φ_γ = C_γ·F_z·ι/(C·D_y)`` to φ_y, so the force
+grows by ``C_γ·F_z·ι`` at small slip (C_γ = ``camber_stiffness_per_load``) and saturates
+with the slip's inside the ellipse; it has no relaxation of its own and carries the
+pneumatic trail below. Relaxation with load (``relaxation_y_load_share`` s): the lateral
+relaxation length is ``σ_y·(1 - s + s·C_α(F_z)/C_α(F_z0))`` (:func:`load_terms`).
+
 Aligning torque: ``M_z = -t·F_y`` with pneumatic trail
 ``t = t0/(1 + (ρ/ρ_t)²)`` (falls as the tire approaches sliding).
 
