@@ -140,10 +140,6 @@ def read_definition(path: str) -> dict:
     except UnicodeDecodeError as exc:
         raise DefinitionError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     try:
-        doc = parse_json(text)
-        return validate_definition(doc)
-    except RecordingError as exc:  # (the strict reader's words are a recording's)
-        words = str(exc).replace("in a recording", "in a definition file")
-        raise DefinitionError(f"{path}: {words}") from None
-    except DefinitionError as exc:
+        return validate_definition(parse_json(text, "a definition file"))
+    except (RecordingError, DefinitionError) as exc:
         raise DefinitionError(f"{path}: {exc}") from None

@@ -152,8 +152,14 @@ def is_hex16(v: Any) -> bool:
 # ----------------------------------------------------------------------------- parsing
 
 
-def _reject_constant(name: str) -> float:
-    raise invalid("", f"{name} is not allowed in a recording (JSON has no NaN or infinity)")
+def _constant_refused(what: str) -> Callable[[str], float]:
+    """``json.loads``'s ``parse_constant`` for ``what`` (a recording, a definition file):
+    NaN and Infinity refused, naming the document."""
+
+    def refuse(name: str) -> float:
+        raise invalid("", f"{name} is not allowed in {what} (JSON has no NaN or infinity)")
+
+    return refuse
 
 
 def _parse_float(text: str) -> float:
@@ -194,25 +200,26 @@ def _parse_int_any_length(text: str) -> int:
     return v
 
 
-def parse_json(text: str) -> Any:
-    """Strict JSON: no NaN/Infinity, no overflowing numbers, no duplicate keys.
+def parse_json(text: str, what: str = "a recording") -> Any:
+    """Strict JSON: no NaN/Infinity, no overflowing numbers, no duplicate keys (``what`` the
+    document is, for the messages).
 
     An integer of any length parses (the field checks then name the field it is in);
     Python's own limit on converting long integer literals never shows through.
     """
     try:
-        return _loads(text, int)
+        return _loads(text, int, what)
     except ValueError as exc:
         if "integer string conversion" not in str(exc):
             raise
-        return _loads(text, _parse_int_any_length)
+        return _loads(text, _parse_int_any_length, what)
 
 
-def _loads(text: str, parse_int: Callable[[str], int]) -> Any:
+def _loads(text: str, parse_int: Callable[[str], int], what: str) -> Any:
     try:
         return json.loads(
             text,
-            parse_constant=_reject_constant,
+            parse_constant=_constant_refused(what),
             parse_float=_parse_float,
             parse_int=parse_int,
             object_pairs_hook=_no_duplicates,

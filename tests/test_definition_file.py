@@ -86,12 +86,21 @@ def _kinematics_edit(edit) -> str:
     return json.dumps(car)
 
 
+def _huge_clutch_torque() -> str:
+    """The kart with a clutch torque of 401 digits (an integer no float holds)."""
+    car = load_preset("kart")
+    car["drivetrain"]["clutch"]["max_torque_nm"] = "HUGE"
+    return json.dumps(car).replace('"HUGE"', "1" + "0" * 400)
+
+
 BAD_FILES = [
     ("{", "truncated"),
     ('{"name": "a", "name": "b"}', "key 'name' appears twice"),
     (re.sub(r'"total_kg": [0-9.]+', '"total_kg": NaN', json.dumps(load_preset("kart"))),
      "NaN is not allowed in a definition file"),
     (b"\xff\xfe{}", "not UTF-8"),
+    (_huge_clutch_torque(), "drivetrain.clutch.max_torque_nm: must be a finite number, not an "
+     "integer of 1329 bits"),
     ("[]", "definition: must be an object"),
     (_kinematics_edit(lambda d: d["suspension"]["front"]["kinematics"]["camber_gain"][
         "travel_m"].reverse()), "suspension.front.kinematics.camber_gain.travel_m[1]"),

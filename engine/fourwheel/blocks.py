@@ -34,11 +34,23 @@ def require_keys(block: dict, path: str, keys: tuple) -> None:
             raise DefinitionError(f"{path}.{key}: is missing")
 
 
-def number(path: str, v: object, lo: float = 0.0, strict: bool = True) -> float:
-    """``v`` as a float: a finite number (not a bool) above ``lo`` (at or above if not strict)."""
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not isfinite(v):
+def number(
+    path: str, v: object, lo: float = 0.0, strict: bool = True, hi: float | None = None
+) -> float:
+    """``v`` as a float: a finite number (not a bool) above ``lo`` (at or above if not strict)
+    and, given ``hi``, at most ``hi``. An integer too large for a float is refused by its
+    size, before anything converts it."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise DefinitionError(f"{path}: must be a finite number")
+    if isinstance(v, int) and v.bit_length() > 1023:
+        raise DefinitionError(
+            f"{path}: must be a finite number, not an integer of {v.bit_length()} bits"
+        )
     f = float(v)
+    if not isfinite(f):
+        raise DefinitionError(f"{path}: must be a finite number")
     if (strict and f <= lo) or (not strict and f < lo):
         raise DefinitionError(f"{path}: must be {'>' if strict else '>='} {lo:g}, got {f!r}")
+    if hi is not None and f > hi:
+        raise DefinitionError(f"{path}: must be <= {hi:g}, got {f!r}")
     return f

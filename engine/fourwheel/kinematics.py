@@ -48,6 +48,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from skidpad.engine.errors import DefinitionError
+from skidpad.engine.fourwheel.blocks import number, refuse_unknown, require_keys, require_object
 
 #: The least and most points of a table, and the bounds of its values.
 TABLE_POINTS = (2, 32)
@@ -183,35 +184,21 @@ def constants(d: dict, a: float, b: float, track_f: float, track_r: float) -> tu
     return tuple(corners)
 
 
-def _number(path: str, value: object, lo: float, hi: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise DefinitionError(f"{path}: must be a number, not {type(value).__name__}")
-    if isinstance(value, int) and value.bit_length() > 1023:
-        bits = value.bit_length()
-        raise DefinitionError(f"{path}: must be finite, not an integer of {bits} bits")
-    v = float(value)
-    if v != v or v in (float("inf"), float("-inf")):
-        raise DefinitionError(f"{path}: must be finite")
-    if not lo <= v <= hi:
-        raise DefinitionError(f"{path}: must be between {lo:g} and {hi:g}, got {v!r}")
-    return v
+def _bounded(path: str, value: object, limit: float) -> float:
+    """A number in [-limit, limit]."""
+    return number(path, value, -limit, strict=False, hi=limit)
 
 
 def _table(path: str, value: object, x_key: str, y_key: str, x_limit: float, y_limit: float):
-    if not isinstance(value, dict):
-        raise DefinitionError(f"{path}: must be an object, not {type(value).__name__}")
-    for key in value:
-        if key not in (x_key, y_key):
-            raise DefinitionError(f"{path}.{key}: unknown parameter")
+    block = require_object(value, path)
+    refuse_unknown(block, path, (x_key, y_key))
     columns = []
     for key, limit in ((x_key, x_limit), (y_key, y_limit)):
-        items = value.get(key)
+        items = block.get(key)
         if not isinstance(items, list):
             what = "missing" if items is None else f"a {type(items).__name__}"
             raise DefinitionError(f"{path}.{key}: must be a list of numbers, is {what}")
-        columns.append(
-            [_number(f"{path}.{key}[{i}]", v, -limit, limit) for i, v in enumerate(items)]
-        )
+        columns.append([_bounded(f"{path}.{key}[{i}]", v, limit) for i, v in enumerate(items)])
     xs, ys = columns
     lo, hi = TABLE_POINTS
     if not lo <= len(xs) <= hi:
@@ -233,15 +220,10 @@ def validate(value: object, path: str) -> dict:
     ``camber_rad`` (camber relative to the body at each travel, rad; 0 at zero travel),
     ``bump_steer``: ``travel_m`` and ``toe_rad`` (toe-in, rad; 0 at zero travel), and
     ``roll_steer`` (ε, rad of steer, positive left, per rad of roll)."""
-    if not isinstance(value, dict):
-        raise DefinitionError(f"{path}: must be an object, not {type(value).__name__}")
     known = ("static_camber_rad", "roll_camber_share", "camber_gain", "bump_steer", "roll_steer")
-    for key in value:
-        if key not in known:
-            raise DefinitionError(f"{path}.{key}: unknown parameter")
-    for key in known:
-        if key not in value:
-            raise DefinitionError(f"{path}.{key}: is missing")
+    value = require_object(value, path)
+    refuse_unknown(value, path, known)
+    require_keys(value, path, known)
     gain = _table(
         f"{path}.camber_gain", value["camber_gain"], "travel_m", "camber_rad", TRAVEL_LIMIT_M,
         CAMBER_LIMIT_RAD,
@@ -258,18 +240,15 @@ def validate(value: object, path: str) -> dict:
                 f"definition's own), is {at_zero!r}"
             )
     return {
-        "static_camber_rad": _number(
-            f"{path}.static_camber_rad", value["static_camber_rad"], -CAMBER_LIMIT_RAD,
-            CAMBER_LIMIT_RAD,
+        "static_camber_rad": _bounded(
+            f"{path}.static_camber_rad", value["static_camber_rad"], CAMBER_LIMIT_RAD
         ),
-        "roll_camber_share": _number(
-            f"{path}.roll_camber_share", value["roll_camber_share"], 0.0, 1.0
+        "roll_camber_share": number(
+            f"{path}.roll_camber_share", value["roll_camber_share"], 0.0, strict=False, hi=1.0
         ),
         "camber_gain": gain,
         "bump_steer": bump,
-        "roll_steer": _number(
-            f"{path}.roll_steer", value["roll_steer"], -ROLL_STEER_LIMIT, ROLL_STEER_LIMIT
-        ),
+        "roll_steer": _bounded(f"{path}.roll_steer", value["roll_steer"], ROLL_STEER_LIMIT),
     }
 
 
