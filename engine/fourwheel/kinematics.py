@@ -161,9 +161,7 @@ def outside(c: CornerKinematics, roll: float, pitch: float) -> bool:
 def constants(d: dict, a: float, b: float, track_f: float, track_r: float) -> tuple | None:
     """Each wheel's :class:`CornerKinematics` (FL, FR, RL, RR), None for a wheel of an axle
     without a ``kinematics`` section; None when neither axle has one."""
-    sections = d["suspension"]["front"].get("kinematics"), d["suspension"]["rear"].get(
-        "kinematics"
-    )
+    sections = tuple(d["suspension"][axle].get("kinematics") for axle in ("front", "rear"))
     if sections == (None, None):
         return None
     corners = []
