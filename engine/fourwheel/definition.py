@@ -134,6 +134,29 @@ _AXLE_SUSPENSION_SCHEMA = {
     "roll_centre_height_m": _upto(5.0, lo_inc=True),
 }
 
+#: ``steering.system`` is optional (:func:`engine.fourwheel.steering.validate_system`).
+_STEERING_SCHEMA = {
+    "max_angle_deg": _rng(0.0, 60.0, False, True),
+    "ackermann": _FRACTION,
+    "toe_front_deg": _rng(-2.0, 2.0),
+    "toe_rear_deg": _rng(-2.0, 2.0),
+    "compliance_deg_per_knm": _rng(0.0, 5.0),
+    "compliance_time_s": _upto(10.0),
+    "jacking_n_per_rad": _upto(1.0e6, lo_inc=True),
+}
+
+#: A suspension's lateral compliance at the contact patch (mm/kN, as a K&C rig reports it;
+#: optional): in series with the carcass it lengthens the lateral relaxation length by
+#: ``C_α(F_z)·c_y`` (:func:`engine.fourwheel.tire.load_terms`). Passenger cars: about 0.5-2.
+LATERAL_COMPLIANCE = _rng(0.0, 20.0)
+
+
+def _steering_system(value: object, path: str) -> dict:
+    from skidpad.engine.fourwheel import steering
+
+    return steering.validate_system(value, path)
+
+
 def _kinematics(value: object, path: str) -> dict:
     from skidpad.engine.fourwheel import kinematics
 
@@ -164,15 +187,7 @@ SCHEMA: dict = {
         "anti_brake": _FRACTION,
         "anti_drive": _FRACTION,
     },
-    "steering": {
-        "max_angle_deg": _rng(0.0, 60.0, False, True),
-        "ackermann": _FRACTION,
-        "toe_front_deg": _rng(-2.0, 2.0),
-        "toe_rear_deg": _rng(-2.0, 2.0),
-        "compliance_deg_per_knm": _rng(0.0, 5.0),
-        "compliance_time_s": _upto(10.0),
-        "jacking_n_per_rad": _upto(1.0e6, lo_inc=True),
-    },
+    "steering": _STEERING_SCHEMA,
     "tires": {"front": _TIRE_SCHEMA, "rear": _TIRE_SCHEMA},
     "brakes": {
         "max_torque_nm": _upto(1.0e6),
@@ -192,7 +207,9 @@ def _optional(schema: dict) -> dict:
     """The optional entries of a section (by its schema): a mechanism that is off when absent,
     so definitions without it keep their hash. Bounds, or a validator ``(value, path)``."""
     if schema is _AXLE_SUSPENSION_SCHEMA:
-        return {"kinematics": _kinematics}
+        return {"kinematics": _kinematics, "lateral_compliance_mm_per_kn": LATERAL_COMPLIANCE}
+    if schema is _STEERING_SCHEMA:
+        return {"system": _steering_system}
     if schema is _TIRE_SCHEMA:
         return {
             "camber_stiffness_per_load": CAMBER_STIFFNESS,

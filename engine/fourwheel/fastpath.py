@@ -592,7 +592,7 @@ def _tire_functions() -> tuple:
     return (
         tire.forces, tire.patch_terms, tire.load_terms, tire.shape, tire.shape_nonneg,
         tire.dampers, tire.camber_slip, tire.mf61_patch_terms, tire.mirrored, mf61.loaded,
-        mf61.at_load_of, mf61.forces_loaded, tire.transient_gain,
+        mf61.at_load_of, mf61.forces_loaded, tire.transient_gain, tire.lateral_relaxation,
     )  # fmt: skip
 
 
@@ -632,7 +632,7 @@ def _tires(sim: object) -> Specialised:
             # lines of text per definition and a cold build of 5 s: ADR 0261)
             inline=frozenset(
                 {tire.forces, tire.patch_terms, tire.load_terms, tire.shape, tire.dampers,
-                 tire.camber_slip, tire.mf61_patch_terms}
+                 tire.camber_slip, tire.mf61_patch_terms, tire.lateral_relaxation}
             ),  # fmt: skip
             fold=frozenset({tire.mirrored}),  # (a wheel's side: known with the definition)
             nonneg=frozenset((tire.shape, name) for name in nonneg),

@@ -335,9 +335,8 @@ class Simulation:
         tf, tr = d["tires"]["front"], d["tires"]["rear"]
         # Tire constants at the flat-ground static loads (damping sized once per car).
         s_f0, s_r0 = load_transfer.static_loads(lt, G)
-        sus = d["suspension"]
-        kf = tire.constants(tf, s_f0, G, "kinematics" in sus["front"])
-        kr = tire.constants(tr, s_r0, G, "kinematics" in sus["rear"])
+        kf = tire.axle_constants(d, "front", s_f0, G)
+        kr = tire.axle_constants(d, "rear", s_r0, G)
         a, b = lt["a"], lt["b"]
         self.kinematics_k = kinematics.constants(d, a, b, lt["tf"], lt["tr"])
         htf, htr = 0.5 * lt["tf"], 0.5 * lt["tr"]

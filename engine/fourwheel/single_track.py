@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from skidpad.engine import smath
 from skidpad.engine.errors import SteadyStateError
-from skidpad.engine.fourwheel import load_transfer, tire
+from skidpad.engine.fourwheel import load_transfer, steering, tire
 from skidpad.engine.fourwheel.definition import validate_definition
 from skidpad.engine.fourwheel.steering import DEG
 
@@ -57,7 +57,8 @@ class Axles:
     c_alpha_r: float
     trail_f: float
     trail_r: float
-    compliance: float  # rad per N·m
+    compliance: float  # rad per N·m of a front wheel's moment (with a steering system, c + 2/K_r)
+    mechanical_trail: float  # m, a steering system's t_m (0.0 without)
 
 
 def axles(definition: dict) -> Axles:
@@ -66,7 +67,8 @@ def axles(definition: dict) -> Axles:
     lt = load_transfer.constants(d)
     s_f, s_r = load_transfer.static_loads(lt, G)
     tf, tr = d["tires"]["front"], d["tires"]["rear"]
-    k_f, k_r = tire.constants(tf, s_f, G), tire.constants(tr, s_r, G)
+    k_f, k_r = tire.axle_constants(d, "front", s_f, G), tire.axle_constants(d, "rear", s_r, G)
+    compliance, mechanical_trail = steering.linear_compliance(d["steering"])
     return Axles(
         m=lt["m"],
         a=lt["a"],
@@ -79,7 +81,8 @@ def axles(definition: dict) -> Axles:
         c_alpha_r=tire.cornering_stiffness(tr, s_r),
         trail_f=k_f.trail,  # (the pneumatic trail, an MF 6.1 tire's at small slip)
         trail_r=k_r.trail,
-        compliance=d["steering"]["compliance_deg_per_knm"] * DEG / 1000.0,
+        compliance=compliance,
+        mechanical_trail=mechanical_trail,
     )
 
 
@@ -89,9 +92,16 @@ def linear_understeer(definition: dict) -> float:
     a_p = ax.a - ax.trail_f
     b_p = ax.b + ax.trail_r
     l_p = a_p + b_p
-    c_f = 2.0 * ax.c_alpha_f / (1.0 + ax.c_alpha_f * ax.compliance * ax.trail_f)
+    c_f = front_stiffness(ax)
     c_r = 2.0 * ax.c_alpha_r
     return ax.m / l_p * (b_p / c_f - a_p / c_r) * RAD_TO_DEG_PER_G
+
+
+def front_stiffness(ax: Axles) -> float:
+    """The front axle's cornering stiffness (N/rad) with its compliance steer: each wheel's
+    moment ``-(t + t_m)·F_y`` turns it out of the turn by ``c·(t + t_m)·F_y``."""
+    arm = ax.trail_f + ax.mechanical_trail
+    return 2.0 * ax.c_alpha_f / (1.0 + ax.c_alpha_f * ax.compliance * arm)
 
 
 def _residual(ax: Axles, v: float, r: float, vy: float, delta: float) -> tuple[float, float]:
@@ -104,7 +114,7 @@ def _residual(ax: Axles, v: float, r: float, vy: float, delta: float) -> tuple[f
         v_x = hvx * c + hvy * s
         v_sy = -hvx * s + hvy * c
         fy_f, mz_f = tire.steady_lateral(ax.k_f, ax.fz_f, 1.0, -v_sy / v_x)
-        new_dc = ax.compliance * mz_f
+        new_dc = ax.compliance * (mz_f - ax.mechanical_trail * fy_f)
         if abs(new_dc - dc) <= 1e-15:
             dc = new_dc
             break

@@ -162,12 +162,24 @@ def _wheel_solve(sim: object, s: SubstepStart, out: Produced) -> tuple:
 
 
 def _steering_compliance(sim: object, s: SubstepStart, out: Produced) -> tuple:
-    """The compliance steer of the front wheels under their aligning torques."""
-    mz = out.ws.mz
-    out.dc = (
-        steering.update_compliance(sim.steer_k, s.compliance[0], mz[0], sim.h),
-        steering.update_compliance(sim.steer_k, s.compliance[1], mz[1], sim.h),
-    )
+    """The compliance steer of the front wheels under their aligning torques, or, with a
+    steering system, under their moments about the steering axes, on their linkages and,
+    summed, on the rack (:mod:`engine.fourwheel.steering`)."""
+    k, ws = sim.steer_k, out.ws
+    mz = ws.mz
+    if k.system is None:
+        out.dc = (
+            steering.update_compliance(k, s.compliance[0], mz[0], sim.h),
+            steering.update_compliance(k, s.compliance[1], mz[1], sim.h),
+        )
+    else:
+        left = steering.kingpin_moment(k.system, 1.0, mz[0], ws.fy[0], ws.fx[0])
+        right = steering.kingpin_moment(k.system, -1.0, mz[1], ws.fy[1], ws.fx[1])
+        axle = left + right
+        out.dc = (
+            steering.update_rack_compliance(k, s.compliance[0], left, axle, sim.h),
+            steering.update_rack_compliance(k, s.compliance[1], right, axle, sim.h),
+        )
     return out.dc
 
 

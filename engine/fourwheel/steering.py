@@ -22,6 +22,26 @@ cos/sin to 5th order (|δ_c| stays below a degree: the truncation is < 1e-11), a
 axle has kinematics, by the kinematic steer of its wheels (bump and roll steer,
 :mod:`engine.fourwheel.kinematics`).
 
+The steering system (``steering.system``; ADR 0268): the driver's ``steer`` input is the
+hand-wheel's position as a fraction of its lock ``θ_lock = i·δ_max`` (i = ``ratio``, the
+hand-wheel angle per road-wheel angle), so the reference angle is ``θ/i`` as above. The
+front wheels' moments about their steering axes, positive turning the wheel left,
+
+    M_k = M_z - t_m·F_y - side·r_s·F_x            (side +1 left, -1 right)
+
+(M_z the tire's aligning torque, t_m the mechanical trail of the caster, r_s the scrub
+radius, F_x and F_y the wheel-frame forces), act on the rack. With the hand-wheel held, the
+torsion bar (stiffness K_c at the hand-wheel, N·m/rad) and a power assist that adds A times
+its torque hold the rack, so the axle's two moments turn both wheels by
+``(M_k,L + M_k,R)/K_r`` with ``K_r = i²·(1 + A)·K_c``, the rack's stiffness at the road
+wheels. Each wheel's compliance steer then follows
+
+    δ_c,i → c·M_k,i + (M_k,L + M_k,R)/K_r
+
+with the lag τ above. The rack is massless: with the hand-wheel held, its mode
+(K_r against the wheels' inertia about their axes) lies at tens of hertz, above anything
+the handling manoeuvres excite; τ stands for its damping.
+
 Steering jacking: the caster of the steering axis lifts the body on one
 side as the wheels steer, a diagonal load transfer ``ΔF_z = J·δ`` onto FL and
 RR, off FR and RL for δ > 0 (J = ``jacking_n_per_rad``; a kart's large caster
@@ -34,6 +54,7 @@ from math import sqrt
 from typing import NamedTuple
 
 from skidpad.engine import smath
+from skidpad.engine.fourwheel.blocks import number, refuse_unknown, require_keys, require_object
 from skidpad.engine.state import Field
 
 DEG = 0.017453292519943295  # rad per degree
@@ -42,6 +63,15 @@ FIELDS = (
     Field("steer.FL.compliance", "f", "rad", "compliance steer angle of the front-left wheel"),
     Field("steer.FR.compliance", "f", "rad", "compliance steer angle of the front-right wheel"),
 )
+
+
+class SystemConstants(NamedTuple):
+    """The steering system's folded constants (:func:`system_constants`)."""
+
+    ratio: float  # i, hand-wheel angle per road-wheel angle
+    rack_compliance: float  # 1/K_r = 1/(i²·(1 + A)·K_c), rad per N·m of the axle's moments
+    mechanical_trail: float  # t_m (m)
+    scrub_radius: float  # r_s (m)
 
 
 class SteeringConstants(NamedTuple):
@@ -58,6 +88,8 @@ class SteeringConstants(NamedTuple):
     toe_rear: float  # rad
     toe_front_cs: tuple  # (cos, sin) of the front toe
     toe_rear_cs: tuple
+    system: SystemConstants | None = None  # the steering system; None: the moments are the
+    # tires' aligning torques, each on its own wheel
 
 
 class WheelAngle(NamedTuple):
@@ -94,7 +126,49 @@ def constants(
         toe_rear_rad,
         (smath.cos(toe_f), smath.sin(toe_f)),
         (smath.cos(toe_rear_rad), smath.sin(toe_rear_rad)),
+        system_constants(s["system"]) if "system" in s else None,
     )
+
+
+def system_constants(system: dict) -> SystemConstants:
+    """The folded constants of a validated ``steering.system`` block (:func:`validate_system`)."""
+    ratio = system["ratio"]
+    k_c = system["column_stiffness_nm_per_deg"] / DEG
+    return SystemConstants(
+        ratio,
+        1.0 / (ratio * ratio * (1.0 + system["assist_gain"]) * k_c),
+        system["mechanical_trail_m"],
+        system["scrub_radius_m"],
+    )
+
+
+#: The entries of ``steering.system``: name, lower bound (exclusive where strict), upper.
+SYSTEM_ENTRIES = (
+    ("ratio", 1.0, False, 50.0),
+    ("column_stiffness_nm_per_deg", 0.0, True, 1.0e4),
+    ("assist_gain", 0.0, False, 100.0),
+    ("mechanical_trail_m", -0.1, False, 0.2),
+    ("scrub_radius_m", -0.1, False, 0.1),
+)
+
+
+def validate_system(value: object, path: str) -> dict:
+    """A ``steering.system`` block, checked and normalised (every number a float);
+    DefinitionError names the first bad entry.
+
+    ``ratio`` (i, hand-wheel angle per road-wheel angle, 1 to 50), ``column_stiffness_nm_per_deg``
+    (K_c, the torsion bar and column at the hand-wheel, N·m/deg, > 0), ``assist_gain`` (A, the
+    assist's torque per torsion-bar torque, 0 to 100), ``mechanical_trail_m`` (t_m, the contact
+    patch behind the steering axis, m, -0.1 to 0.2) and ``scrub_radius_m`` (r_s, the patch
+    outboard of the axis, m, -0.1 to 0.1)."""
+    known = tuple(name for name, *_ in SYSTEM_ENTRIES)
+    value = require_object(value, path)
+    refuse_unknown(value, path, known)
+    require_keys(value, path, known)
+    return {
+        name: number(f"{path}.{name}", value[name], lo, strict, hi)
+        for name, lo, strict, hi in SYSTEM_ENTRIES
+    }
 
 
 def _rotate(c: float, s: float, cd: float, sd: float) -> tuple[float, float]:
@@ -165,3 +239,30 @@ def small_rotation(d: float) -> tuple[float, float]:
 def update_compliance(k: SteeringConstants, dc: float, mz: float, h: float) -> float:
     """Compliance angle after one substep under aligning torque ``mz`` (N·m)."""
     return dc + (k.compliance * mz - dc) * h / (k.compliance_time + h)
+
+
+def kingpin_moment(sy: SystemConstants, side: float, mz: float, fy: float, fx: float) -> float:
+    """A front wheel's moment about its steering axis (N·m, positive turning it left):
+    ``M_z - t_m·F_y - side·r_s·F_x`` (side +1 left, -1 right; wheel-frame forces)."""
+    return mz - sy.mechanical_trail * fy - side * sy.scrub_radius * fx
+
+
+def update_rack_compliance(
+    k: SteeringConstants, dc: float, own: float, axle: float, h: float
+) -> float:
+    """A front wheel's compliance angle after one substep, with a steering system: its own
+    kingpin moment ``own`` on its linkage (c) and the axle's, ``axle`` = M_k,L + M_k,R, on
+    the rack (1/K_r), with the lag τ."""
+    target = k.compliance * own + k.system.rack_compliance * axle
+    return dc + (target - dc) * h / (k.compliance_time + h)
+
+
+def linear_compliance(steering: dict) -> tuple[float, float]:
+    """(c_eff, t_m) of a validated ``steering`` section for the linear models: each front
+    wheel's steer per N·m of its own moment when both wheels carry the same
+    (``c + 2/K_r``; c without a steering system), and the mechanical trail (0 without)."""
+    c = steering["compliance_deg_per_knm"] * DEG / 1000.0
+    if "system" not in steering:
+        return c, 0.0
+    sy = system_constants(steering["system"])
+    return c + 2.0 * sy.rack_compliance, sy.mechanical_trail

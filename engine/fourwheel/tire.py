@@ -59,7 +59,11 @@ inclined by ι towards the car's left adds ``φ_γ = C_γ·F_z·ι/(C·D_y)`` to
 grows by ``C_γ·F_z·ι`` at small slip (C_γ = ``camber_stiffness_per_load``) and saturates
 with the slip's inside the ellipse; it has no relaxation of its own and carries the
 pneumatic trail below. Relaxation with load (``relaxation_y_load_share`` s): the lateral
-relaxation length is ``σ_y·(1 - s + s·C_α(F_z)/C_α(F_z0))`` (:func:`load_terms`).
+relaxation length is ``σ_y·(1 - s + s·C_α(F_z)/C_α(F_z0))`` (:func:`load_terms`). A
+suspension's lateral compliance c_y (``suspension.<axle>.lateral_compliance_mm_per_kn``) is a
+spring in series with the carcass: the patch's lateral deflection u_y is then the carcass's
+and the suspension's, and the relaxation length grows by ``C_α(F_z)·c_y`` (an MF 6.1 file's
+σα by ``|Kyα|·c_y``); the steady force is unchanged, it builds up over a longer distance.
 
 Aligning torque: ``M_z = -t·F_y`` with pneumatic trail
 ``t = t0/(1 + (ρ/ρ_t)²)`` (falls as the tire approaches sliding).
@@ -140,6 +144,8 @@ class TireConstants(NamedTuple):
     relax_load: float | None = None  # s, the share of σ_y that follows C_α(F_z)
     # (:func:`load_terms`); None: σ_y is constant (and an MF 6.1 tire's is its file's)
     inv_c_alpha0: float = 0.0  # 1/C_α(F_z0), with relax_load
+    lateral_compliance: float | None = None  # c_y, the suspension's lateral compliance at the
+    # patch (m/N; with it relax_load is a number, 0.0 where the tire states no share); None: none
 
 
 class WheelConstants(NamedTuple):
@@ -159,11 +165,18 @@ class WheelConstants(NamedTuple):
     rolling_arm: float  # f_rr·R: rolling-resistance torque per newton of load
 
 
-def constants(t: dict, static_load: float, g: float, cambered: bool = False) -> TireConstants:
+def constants(
+    t: dict,
+    static_load: float,
+    g: float,
+    cambered: bool = False,
+    lateral_compliance: float | None = None,
+) -> TireConstants:
     """The folded constants of one tire, given its definition and static load (N);
-    ``cambered``: its axle has kinematics (:mod:`engine.fourwheel.kinematics`)."""
+    ``cambered``: its axle has kinematics (:mod:`engine.fourwheel.kinematics`);
+    ``lateral_compliance``: its suspension's at the patch (m/N), None for a stiff one."""
     if "mf61" in t:
-        k = _mf61_constants(t, static_load, g)
+        k = _mf61_constants(t, static_load, g, lateral_compliance)
         return k._replace(camber=0.0) if cambered else k
     fz0 = t["nominal_load_n"]
     kx = t["long_stiffness_per_load"]
@@ -172,7 +185,9 @@ def constants(t: dict, static_load: float, g: float, cambered: bool = False) -> 
     m_corner = static_load / g
     zeta = t["low_speed_damping_ratio"]
     k_x = c_kappa / t["relaxation_length_x_m"]
-    k_y = c_alpha / t["relaxation_length_y_m"]
+    c_y = 0.0 if lateral_compliance is None else lateral_compliance
+    k_y = c_alpha / (t["relaxation_length_y_m"] + c_alpha * c_y)  # (in series with the suspension)
+    share = t.get("relaxation_y_load_share")
     vf = t["damping_fade_speed_mps"]
     rho_t = t["trail_decay_slip"]
     return TireConstants(
@@ -197,12 +212,15 @@ def constants(t: dict, static_load: float, g: float, cambered: bool = False) -> 
         inv_c=1.0 / t["shape_c"],
         e=t["shape_e"],
         camber=t["camber_stiffness_per_load"] if cambered else None,
-        relax_load=t.get("relaxation_y_load_share"),
+        relax_load=share if lateral_compliance is None or share is not None else 0.0,
         inv_c_alpha0=1.0 / cornering_stiffness(t, fz0),
+        lateral_compliance=lateral_compliance,
     )
 
 
-def _mf61_constants(t: dict, static_load: float, g: float) -> TireConstants:
+def _mf61_constants(
+    t: dict, static_load: float, g: float, lateral_compliance: float | None
+) -> TireConstants:
     """An MF 6.1 tire's constants: its parameters, and the terms this module's tire folds
     evaluated from them at the static load (the dampers, and the values the linear models
     and :func:`steady_lateral` read: μ, relaxation lengths, C_α, the trail)."""
@@ -226,7 +244,7 @@ def _mf61_constants(t: dict, static_load: float, g: float) -> TireConstants:
         sigma_x=at.sigma_kappa,
         sigma_y=at.sigma_alpha,
         damper_x=2.0 * zeta * sqrt(at.kxk / at.sigma_kappa * m_corner),
-        damper_y=2.0 * zeta * sqrt(at.kya / at.sigma_alpha * m_corner),
+        damper_y=2.0 * zeta * sqrt(at.kya / lateral_relaxation(at, lateral_compliance) * m_corner),
         inv_vfade2=1.0 / (vf * vf),
         trail=_mf61_trail(p, static_load),
         inv_rho_t2=0.0,
@@ -235,7 +253,34 @@ def _mf61_constants(t: dict, static_load: float, g: float) -> TireConstants:
         inv_c=1.0 / c,
         e=e,
         mf61=p,
+        lateral_compliance=lateral_compliance,
     )
+
+
+def axle_constants(d: dict, axle: str, static_load: float, g: float) -> TireConstants:
+    """:func:`constants` of a validated definition's tire on ``axle`` ("front", "rear"), with
+    what its suspension adds: camber where it has kinematics, its lateral compliance
+    (mm/kN in the definition)."""
+    sus = d["suspension"][axle]
+    mm_per_kn = sus.get("lateral_compliance_mm_per_kn")
+    c_y = None if mm_per_kn is None else mm_per_kn * 1.0e-6
+    return constants(d["tires"][axle], static_load, g, "kinematics" in sus, c_y)
+
+
+def relaxation_y(k: TireConstants, fz: float) -> float:
+    """Tire ``k``'s lateral relaxation length (m) at load ``fz`` and small slip, as the patch
+    has it (:func:`load_terms`; an MF 6.1 file's at that load), for the linear models."""
+    if k.mf61 is not None:
+        return lateral_relaxation(mf61.at_load(k.mf61, fz, 0.0, 1.0), k.lateral_compliance)
+    return load_terms(k, fz, 1.0)[4]
+
+
+def lateral_relaxation(at: mf61.Mf61Load, lateral_compliance: float | None) -> float:
+    """An MF 6.1 patch's lateral relaxation length at a load (m): the file's ``σα`` and, with
+    a suspension's lateral compliance c_y in series, ``σα + |Kyα|·c_y``."""
+    if lateral_compliance is None:
+        return at.sigma_alpha
+    return at.sigma_alpha + at.kya * lateral_compliance
 
 
 def mf61_params(t: dict) -> tir.Mf61Params:
@@ -277,7 +322,9 @@ def load_terms(
     length that follows the cornering stiffness, ``σ_y·(1 - s + s·C_α(F_z)/C_α(F_z0))``: the
     relaxation length is the cornering stiffness over the carcass's lateral stiffness
     (Pacejka, *Tire and Vehicle Dynamics*, §7.2), so s = 1 is a carcass whose stiffness does
-    not change with load, and s = 0 one that stiffens as the cornering stiffness grows."""
+    not change with load, and s = 0 one that stiffens as the cornering stiffness grows. A
+    suspension's lateral compliance c_y (``lateral_compliance``) in series with the carcass adds
+    ``C_α(F_z)·c_y`` (Pacejka, §7.2: the springs add; the steady force is unchanged)."""
     scale = surface * (1.0 + k.load_sensitivity * (fz * k.inv_fz0 - 1.0)) * fz
     dx = k.mu_x * scale
     dy = k.mu_y * scale
@@ -288,6 +335,8 @@ def load_terms(
     if k.relax_load is not None:
         share = k.relax_load
         sigma_y = sigma_y * (1.0 - share + share * (c_alpha * k.inv_c_alpha0))
+        if k.lateral_compliance is not None:  # the suspension's, in series with the carcass
+            sigma_y = sigma_y + c_alpha * k.lateral_compliance
     return (
         dx,
         dy,
@@ -477,7 +526,7 @@ def mf61_patch_terms(
     lo = mf61.loaded(p, fz, gamma, surface)
     at = mf61.at_load_of(p, lo, surface)
     inv_sk = 1.0 / at.sigma_kappa
-    inv_sa = 1.0 / at.sigma_alpha
+    inv_sa = 1.0 / lateral_relaxation(at, k.lateral_compliance)
     if mirrored(p, w.y):  # the file's tire mounted on the other side: F_y(α) = -F_y'(-α)
         f = mf61.forces_loaded(p, lo, ux * inv_sk, uy * inv_sa, gamma, v_x, surface)
         fy0 = -f.fy

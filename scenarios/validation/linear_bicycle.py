@@ -34,7 +34,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from skidpad.engine.fourwheel.single_track import axles
+from skidpad.engine.fourwheel import tire
+from skidpad.engine.fourwheel.single_track import axles, front_stiffness
 from skidpad.scenarios.validation.step_steer import AY_TARGET, RAMP_S, SPEED_MPS, linear_angle
 
 
@@ -67,7 +68,7 @@ class StepResponse(NamedTuple):
 def bicycle_data(definition: dict) -> BicycleData:
     """The linear bicycle of ``definition`` (the axles of the linear-theory K_us)."""
     ax = axles(definition)
-    c_f = 2.0 * ax.c_alpha_f / (1.0 + ax.c_alpha_f * ax.compliance * ax.trail_f)
+    c_f = front_stiffness(ax)
     return BicycleData(
         m=ax.m,
         yaw_inertia=definition["mass"]["yaw_inertia_kgm2"],
@@ -77,8 +78,8 @@ def bicycle_data(definition: dict) -> BicycleData:
         arm_r=ax.b + ax.trail_r,
         c_f=c_f,
         c_r=2.0 * ax.c_alpha_r,
-        sigma_f=ax.k_f.sigma_y,
-        sigma_r=ax.k_r.sigma_y,
+        sigma_f=tire.relaxation_y(ax.k_f, ax.fz_f),
+        sigma_r=tire.relaxation_y(ax.k_r, ax.fz_r),
     )
 
 
