@@ -10,9 +10,12 @@ Channels of version 2 (version 1 had the first four):
 
 * ``throttle`` 0..1: driver's throttle pedal (fraction of full).
 * ``brake`` 0..1: service brake pedal (fraction of the brake's capacity).
-* ``steer`` -1..1: road-wheel angle as a fraction of
-  ``steering.max_angle_deg``; positive steers left (ISO 8855, yaw positive
-  counter-clockwise seen from above).
+* ``steer`` -1..1: the hand-wheel's position as a fraction of its lock; positive steers
+  left (ISO 8855, yaw positive counter-clockwise seen from above). The reference road-wheel
+  angle is that fraction of ``steering.max_angle_deg``: without a steering system the
+  hand-wheel turns the road wheels directly, with one (``steering.system``, a constant
+  ratio i) its lock is i times the maximum road-wheel angle (ADR 0268), so a recorded value
+  means the same in every file.
 * ``handbrake`` 0..1: handbrake lever (fraction of its capacity, rear wheels).
 * ``gear_request`` 0..5 (integer): 0 none, 1 up, 2 down, 3 neutral,
   4 reverse, 5 drive (:mod:`engine.fourwheel.gearbox`; acts on the edge, once).
@@ -53,7 +56,7 @@ class Channel:
 CHANNELS: tuple[Channel, ...] = (
     Channel("throttle", 0.0, 1.0, "f", 0.0, "1", "throttle pedal, fraction of full"),
     Channel("brake", 0.0, 1.0, "f", 0.0, "1", "service brake pedal, fraction of capacity"),
-    Channel("steer", -1.0, 1.0, "f", 0.0, "1", "road-wheel angle / max angle, positive left"),
+    Channel("steer", -1.0, 1.0, "f", 0.0, "1", "hand-wheel angle / its lock, positive left"),
     Channel("handbrake", 0.0, 1.0, "f", 0.0, "1", "handbrake, fraction of its capacity (rear)"),
     Channel(
         "gear_request", 0, 5, "i", 0, "1", "0 none, 1 up, 2 down, 3 neutral, 4 reverse, 5 drive"
