@@ -230,7 +230,7 @@ def _check_structured(key: str, value: object) -> dict:
     return drive.validate(value, key) if key == "drivetrain" else assists.validate(value, key)
 
 
-_TOP_LEVEL_EXTRA = ("name", "description", "substep_hz")
+_TOP_LEVEL_EXTRA = ("name", "description", "substep_hz", "sources")
 
 
 def _fail(path: str, message: str) -> None:
@@ -401,6 +401,10 @@ def validate_definition(d: dict) -> dict:
             _fail(key, "is missing")
         out[key] = _check_structured(key, d.get(key))
     _check_consistency(out)
+    if "sources" in d:  # the ranges and sources it states (checked against the values)
+        from skidpad.engine.fourwheel import sources
+
+        out["sources"] = sources.validate(d["sources"], out)
     return out
 
 
