@@ -28,7 +28,7 @@ from skidpad.scenarios.key_driver import KeyDriver
 KEYS = {"throttle": "ArrowUp", "brake": "ArrowDown", "left": "ArrowLeft", "right": "ArrowRight"}
 #: how much of the tyres' grip the driver plans on, and its top speed, through the page (key
 #: events arrive with real-time latency): the kart's solid axle needs more margin
-PAGE_PLANNING = {"kart": (0.2, 20.0)}
+PAGE_PLANNING = {"kart": (0.2, 18.0)}
 DEFAULT_PLANNING = (0.25, 32.0)
 
 STATE_JS = """() => {

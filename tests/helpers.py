@@ -30,7 +30,22 @@ BAD_TIR_EDITS = (
     (lambda t: t.replace("PCY1                     = 1.4675", "PCY1 = 1" + "0" * 400), "PCY1"),
 )
 
-#: a ``suspension.<axle>.kinematics`` section no preset has yet (ADR 0265): a little static
+def without_kc(preset: str) -> dict:
+    """Preset ``preset`` without its K&C and steering data (physics 11, ADR 0270): no
+    steering system, kinematics, lateral compliance, camber stiffness or relaxation share,
+    and no sources. The car each mechanism's toggle is measured against."""
+    d = copy.deepcopy(load_preset(preset))
+    d.pop("sources", None)
+    d["steering"].pop("system", None)
+    for axle in ("front", "rear"):
+        d["suspension"][axle].pop("kinematics", None)
+        d["suspension"][axle].pop("lateral_compliance_mm_per_kn", None)
+        d["tires"][axle].pop("camber_stiffness_per_load", None)
+        d["tires"][axle].pop("relaxation_y_load_share", None)
+    return d
+
+
+#: a ``suspension.<axle>.kinematics`` section of a test's own (ADR 0265): a little static
 #: camber, an independent suspension's roll camber, a camber-gain table of a strut
 #: (negative in bump, steeper past the first 30 mm) and a little toe-out in bump
 KINEMATICS = {
@@ -51,9 +66,10 @@ def cambered(
     section: dict | None = None,
     camber_stiffness: float = 0.9,
 ) -> dict:
-    """Preset ``preset`` with kinematics (:data:`KINEMATICS`, or ``section``) on ``axles``,
-    and the camber stiffness an engine tire needs with them."""
-    d = copy.deepcopy(load_preset(preset))
+    """Preset ``preset`` without its K&C (:func:`without_kc`), with kinematics
+    (:data:`KINEMATICS`, or ``section``) on ``axles``, and the camber stiffness an engine
+    tire needs with them."""
+    d = without_kc(preset)
     for axle in axles:
         d["suspension"][axle]["kinematics"] = copy.deepcopy(section or KINEMATICS)
         if "mf61" not in d["tires"][axle]:

@@ -1,8 +1,8 @@
 """Suspension kinematics and camber thrust (ADR 0265): the tables, the signs, the tire's
 camber force, both paths, and the mechanism toggled on a car, its move sized by theory.
 
-No preset has kinematics yet (they land together in physics 11), so every test here builds
-its definition from a preset with :func:`helpers.cambered`.
+Each mechanism is measured against the preset without its K&C (:func:`helpers.without_kc`),
+with kinematics of the test's own (:func:`helpers.cambered`).
 """
 
 from __future__ import annotations
@@ -11,13 +11,12 @@ import copy
 import math
 
 import pytest
-from helpers import KINEMATICS, cambered
+from helpers import KINEMATICS, cambered, without_kc
 from skidpad.engine.errors import DefinitionError
 from skidpad.engine.fourwheel import kinematics, tire, wheel
 from skidpad.engine.fourwheel.definition import (
     PRESET_NAMES,
     definition_hash,
-    load_preset,
     validate_definition,
 )
 from skidpad.engine.fourwheel.simulation import Simulation
@@ -98,10 +97,10 @@ def test_an_engine_tire_on_a_cambered_axle_needs_its_camber_stiffness() -> None:
         validate_definition(mf)
 
 
-def test_a_definition_without_kinematics_keeps_its_hash() -> None:
-    """The mechanism is off where its section is absent, and so is every preset's hash."""
+def test_a_definition_without_kinematics_is_upright_and_its_hash_tells_it_apart() -> None:
+    """The mechanism is off where its section is absent, and the section is in the hash."""
     for preset in PRESET_NAMES:
-        d = load_preset(preset)
+        d = without_kc(preset)
         assert "kinematics" not in d["suspension"]["front"]
         assert definition_hash(cambered(preset, ("front",))) != definition_hash(d)
         assert Simulation(d).kinematics_k is None
@@ -131,7 +130,7 @@ def test_roll_leans_the_outer_wheel_out_and_the_inner_one_in() -> None:
     assert (rl, rr) == (fl, fr)
     solid = dict(rigid, roll_camber_share=0.0)
     assert steady_left_turn(cambered("hatchbackFwd", section=solid)).camber == (static,) * 4
-    assert steady_left_turn(load_preset("hatchbackFwd")).camber == (0.0,) * 4
+    assert steady_left_turn(without_kc("hatchbackFwd")).camber == (0.0,) * 4
 
 
 def test_a_camber_gain_negative_in_bump_takes_back_part_of_the_roll_camber() -> None:
@@ -232,7 +231,7 @@ def test_front_roll_camber_adds_the_understeer_its_lost_thrust_predicts() -> Non
     stiffness). Toggled on hatchbackFwd's front axle, the move is that within a fifth. A
     camber gain of -2/t per metre of bump, which keeps each wheel square to the road in
     roll, takes the move back."""
-    base = load_preset("hatchbackFwd")
+    base = without_kc("hatchbackFwd")
     speeds = (8.0, 12.0)
     given = iso4138.run(base, speeds=speeds)
     rolled = iso4138.run(cambered("hatchbackFwd", ("front",), roll_camber_only()), speeds=speeds)
@@ -266,7 +265,7 @@ def test_roll_steer_moves_the_understeer_by_its_steer_per_g(axle, sign) -> None:
     need not give, K_us falls by ε·dφ/da_y; at the rear the car steers against it and K_us
     grows by as much. Toggled on hatchbackFwd with ε = 0.1 (no camber thrust, no bump
     steer), each axle's move is that within a fifth."""
-    base = load_preset("hatchbackFwd")
+    base = without_kc("hatchbackFwd")
     speeds = (8.0, 12.0)
     section = dict(roll_camber_only(), roll_steer=0.1)
     steered = cambered("hatchbackFwd", (axle,), section, camber_stiffness=0.0)
@@ -284,7 +283,7 @@ def test_the_camber_thrust_toggle_alone_explains_the_move() -> None:
     d = cambered("hatchbackFwd", ("front",), roll_camber_only(), camber_stiffness=0.0)
     frames = [(0.3, 0.0, 0.1, 0.0, 0) + ASSISTS_ON[1:]] * 200
     blind = Simulation(d, initial={"speed_mps": 12.0})
-    plain = Simulation(load_preset("hatchbackFwd"), initial={"speed_mps": 12.0})
+    plain = Simulation(without_kc("hatchbackFwd"), initial={"speed_mps": 12.0})
     for values in frames:
         blind.step(values)
         plain.step(values)

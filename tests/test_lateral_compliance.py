@@ -3,18 +3,18 @@ lateral force takes longer to build up by ``C_α·c_y`` of distance and settles 
 would without it; the yaw rate overshoots more, as the linear bicycle with the same
 relaxation length says; both paths give the same bits.
 
-No preset states a lateral compliance yet (it lands with physics 11), so each test adds it.
+Each test measures against the preset without its K&C (:func:`helpers.without_kc`).
 """
 
 from __future__ import annotations
 
-import copy
 import math
 
 import pytest
+from helpers import without_kc
 from skidpad.engine.errors import DefinitionError
 from skidpad.engine.fourwheel import mf61, tire, wheel
-from skidpad.engine.fourwheel.definition import load_preset, validate_definition
+from skidpad.engine.fourwheel.definition import validate_definition
 from skidpad.engine.fourwheel.simulation import Simulation
 from skidpad.scenarios.validation import linear_bicycle, step_steer
 from test_fastpath import ASSISTS_ON, first_mismatch
@@ -27,7 +27,7 @@ C_Y = 2.0e-6  # m/N: 2 mm/kN, a soft passenger-car bushing
 
 
 def with_compliance(preset: str, mm_per_kn: float, axles: tuple = ("front", "rear")) -> dict:
-    d = copy.deepcopy(load_preset(preset))
+    d = without_kc(preset)
     for axle in axles:
         d["suspension"][axle]["lateral_compliance_mm_per_kn"] = mm_per_kn
     return d
@@ -51,7 +51,7 @@ def settle(k: tire.TireConstants, fz: float, slip: float = 0.002) -> tuple[float
 
 @pytest.mark.parametrize("load_share", [1.0, 0.4])
 def test_the_engine_tires_force_builds_up_over_the_carcass_and_the_bushing(load_share) -> None:
-    t = load_preset("hatchbackFwd")["tires"]["front"]
+    t = without_kc("hatchbackFwd")["tires"]["front"]
     fz = load_share * t["nominal_load_n"]
     stiff, stiff_end = settle(tire.constants(t, LOAD, G), fz)
     soft, soft_end = settle(tire.constants(t, LOAD, G, lateral_compliance=C_Y), fz)
@@ -64,7 +64,7 @@ def test_the_engine_tires_force_builds_up_over_the_carcass_and_the_bushing(load_
 
 
 def test_an_mf61_tires_force_builds_up_over_its_files_length_and_the_bushing() -> None:
-    t = load_preset("hatchbackMf61")["tires"]["front"]
+    t = without_kc("hatchbackMf61")["tires"]["front"]
     stiff, stiff_end = settle(tire.constants(t, LOAD, G), LOAD)
     soft, soft_end = settle(tire.constants(t, LOAD, G, lateral_compliance=C_Y), LOAD)
     kya = mf61.at_load(tire.mf61_params(t), LOAD, 0.0, 1.0).kya
@@ -78,7 +78,7 @@ def test_the_yaw_overshoot_grows_as_the_linear_bicycle_says() -> None:
     the same relaxation lengths predicts, within a quarter. The 90 % response time hardly
     moves in either (a lag that raises the overshoot also reaches 90 % sooner), and the
     steady yaw rate does not move (the steady forces are the same)."""
-    base = load_preset("hatchbackFwd")
+    base = without_kc("hatchbackFwd")
     soft = with_compliance("hatchbackFwd", 5.0)
     given, slowed = step_steer.run(base), step_steer.run(soft)
     moved = slowed["yaw_rate_overshoot_pct"] - given["yaw_rate_overshoot_pct"]
@@ -113,7 +113,7 @@ def test_a_car_with_it_gives_the_same_bits_on_both_paths_and_moves(preset) -> No
     initial = {"speed_mps": 18.0}
     fast = Simulation(d, initial=initial)
     slow = Simulation(d, initial=initial, path="readable")
-    plain = Simulation(load_preset(preset), initial=initial)
+    plain = Simulation(without_kc(preset), initial=initial)
     frames = [(0.4, 0.0, 0.5 * math.sin(k / 20.0), 0.0, 0) + ASSISTS_ON[1:] for k in range(200)]
     assert first_mismatch(fast, slow, frames) == ""
     for values in frames:

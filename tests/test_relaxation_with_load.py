@@ -2,18 +2,18 @@
 lateral force takes to build up follows the cornering stiffness by the tire's stated share,
 and a car with it gives the same bits on both paths.
 
-No preset states the share yet (it lands with physics 11), so each test adds it.
+Each test measures against the preset without its K&C (:func:`helpers.without_kc`).
 """
 
 from __future__ import annotations
 
-import copy
 import math
 
 import pytest
+from helpers import without_kc
 from skidpad.engine.errors import DefinitionError
 from skidpad.engine.fourwheel import tire, wheel
-from skidpad.engine.fourwheel.definition import load_preset, validate_definition
+from skidpad.engine.fourwheel.definition import validate_definition
 from skidpad.engine.fourwheel.simulation import Simulation
 from test_fastpath import ASSISTS_ON, first_mismatch
 
@@ -23,7 +23,7 @@ SPEED = 20.0
 
 
 def with_share(preset: str, share: float) -> dict:
-    d = copy.deepcopy(load_preset(preset))
+    d = without_kc(preset)
     for axle in ("front", "rear"):
         d["tires"][axle]["relaxation_y_load_share"] = share
     return d
@@ -68,7 +68,7 @@ def test_a_car_with_it_gives_the_same_bits_on_both_paths_and_moves_from_one_with
     d = with_share("sportsRwd", 1.0)
     fast = Simulation(d, initial={"speed_mps": 18.0})
     slow = Simulation(d, initial={"speed_mps": 18.0}, path="readable")
-    plain = Simulation(load_preset("sportsRwd"), initial={"speed_mps": 18.0})
+    plain = Simulation(without_kc("sportsRwd"), initial={"speed_mps": 18.0})
     frames = [
         (0.4, 0.0, 0.5 * math.sin(k / 20.0), 0.0, 0) + ASSISTS_ON[1:] for k in range(200)
     ]

@@ -3,16 +3,17 @@ their linkages and, summed, on a rack held by the torsion bar and the assist. Ea
 is toggled on a car and its move measured against the linear models; the data are
 checked entry by entry; both paths give the same bits.
 
-No preset has a steering system yet (it lands with physics 11), so each test adds one.
+Each test measures against the preset without its K&C (:func:`helpers.without_kc`) and
+gives it a steering system of its own.
 """
 
 from __future__ import annotations
 
-import copy
 import functools
 import math
 
 import pytest
+from helpers import without_kc
 from skidpad.engine.errors import DefinitionError
 from skidpad.engine.fourwheel import single_track, steering
 from skidpad.engine.fourwheel.definition import definition_hash, load_preset, validate_definition
@@ -33,7 +34,7 @@ SYSTEM = {
 
 
 def with_system(preset: str = "hatchbackFwd", **entries: float) -> dict:
-    d = copy.deepcopy(load_preset(preset))
+    d = without_kc(preset)
     d["steering"]["system"] = dict(SYSTEM, **entries)
     return d
 
@@ -42,13 +43,13 @@ def with_system(preset: str = "hatchbackFwd", **entries: float) -> dict:
 def kus(edits: tuple = ()) -> float:
     """K_us (deg/g, ISO 4138 at 8 and 12 m/s) of hatchbackFwd, with a system of ``edits``
     (None: without one)."""
-    d = load_preset("hatchbackFwd") if edits is None else with_system(**dict(edits))
+    d = without_kc("hatchbackFwd") if edits is None else with_system(**dict(edits))
     return iso4138.run(d, speeds=SPEEDS)[KUS]
 
 
 def linear_move(**entries: float) -> float:
     """The linear theory's K_us move (deg/g) when hatchbackFwd gets the system ``entries``."""
-    base = load_preset("hatchbackFwd")
+    base = without_kc("hatchbackFwd")
     return single_track.linear_understeer(with_system(**entries)) - single_track.linear_understeer(
         base
     )
@@ -135,7 +136,7 @@ def test_a_steering_system_must_state_every_entry() -> None:
 
 
 def test_the_system_is_covered_by_the_definitions_hash() -> None:
-    base = load_preset("hatchbackFwd")
+    base = without_kc("hatchbackFwd")
     assert "system" not in base["steering"]
     assert definition_hash(with_system()) != definition_hash(base)
     assert definition_hash(with_system(ratio=16.0)) != definition_hash(with_system())
@@ -148,7 +149,7 @@ def test_a_car_with_a_system_gives_the_same_bits_on_both_paths_and_moves(preset)
     initial = {"speed_mps": 15.0}
     fast = Simulation(d, initial=initial)
     slow = Simulation(d, initial=initial, path="readable")
-    plain = Simulation(load_preset(preset), initial=initial)
+    plain = Simulation(without_kc(preset), initial=initial)
     frames = [
         (0.3 + 0.3 * math.sin(k / 9.0), 0.2 if k % 90 > 70 else 0.0, 0.4 * math.sin(k / 17.0), 0.0)
         + (0,) + ASSISTS_ON[1:]
@@ -168,5 +169,5 @@ def test_the_linear_models_see_the_rack_and_the_trail() -> None:
     k_r = 15.0**2 * 3.0 * (3.0 * 180.0 / math.pi)
     assert c == pytest.approx(0.25e-3 * math.pi / 180.0 + 2.0 / k_r, rel=1e-12)
     assert t_m == 0.03
-    plain = validate_definition(load_preset("hatchbackFwd"))["steering"]
+    plain = validate_definition(without_kc("hatchbackFwd"))["steering"]
     assert steering.linear_compliance(plain) == (0.25e-3 * math.pi / 180.0, 0.0)

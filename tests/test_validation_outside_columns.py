@@ -12,8 +12,10 @@ the table is ``skidpad validate``'s report (docs/validation.md), not a test. Wha
   for every preset and for the CommonRoad vehicle-2 car;
 - the LSD quickens the step steer; the open-wheeler's overshoot is linear theory's.
 
-Each K_us here is the left circle of ISO 4138 (the validation averages left and
-right; the two agree to a few thousandths on these symmetric cars), and the step
+These mechanisms are the chassis's: each test runs the preset without its K&C and steering
+data (:func:`helpers.without_kc`; what physics 11's data move is tests/test_kc_moves.py's).
+Each K_us here is the left circle of ISO 4138 (the validation averages left and right; the
+two agree to a few thousandths on these symmetric cars), and the step
 steers run at a 1 kHz host step so the 0.01 s host step of the validation table
 does not blur a 10 % criterion.
 """
@@ -23,7 +25,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-from skidpad.engine.fourwheel.definition import load_preset
+from helpers import without_kc
 from skidpad.engine.fourwheel.single_track import understeer as single_track_understeer
 from skidpad.scenarios.comparison.vehicle import build_definition
 from skidpad.scenarios.skidpad import RADIUS_M, SPEEDS_MPS
@@ -54,14 +56,14 @@ def _response(definition: dict) -> dict:
 def test_the_limited_slip_differential_adds_understeer(preset: str) -> None:
     """A locking differential in a steady corner sends drive to the slower inner wheel: a
     yaw moment against the turn. Opened, K_us falls."""
-    d = load_preset(preset)
+    d = without_kc(preset)
     with_lsd = _kus(d)
     without = _kus(_open_differential(d))
     assert 0.05 <= with_lsd - without <= 0.3, f"{preset}: {with_lsd:.3f} vs open {without:.3f}"
 
 
 def test_the_pickups_high_rear_roll_centre_is_what_lowers_its_kus() -> None:
-    d = load_preset("pickup4x4")
+    d = without_kc("pickup4x4")
     k_st = single_track_understeer(d, RADIUS_M, SPEEDS_MPS)[0]
     k_preset = _kus(d)
     lowered = copy.deepcopy(d)
@@ -77,7 +79,7 @@ def test_the_pickups_high_rear_roll_centre_is_what_lowers_its_kus() -> None:
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_step_steer_response_follows_linear_bicycle_theory(preset: str) -> None:
-    d = _open_differential(load_preset(preset))
+    d = _open_differential(without_kc(preset))
     ours = _response(d)["yaw_rate_response_s"]
     lin = linear_bicycle.step_response(d).yaw_rate_response_s
     assert abs(ours - lin) <= 0.10 * lin, f"{preset}: {ours:.3f} s vs linear {lin:.3f} s"
@@ -92,14 +94,14 @@ def test_the_comparison_car_follows_linear_bicycle_theory_too() -> None:
 
 @pytest.mark.parametrize("preset", ["sportsRwd", "openWheeler"])
 def test_the_limited_slip_differential_quickens_the_step_steer(preset: str) -> None:
-    d = load_preset(preset)
+    d = without_kc(preset)
     with_lsd = _response(d)["yaw_rate_response_s"]
     without = _response(_open_differential(d))["yaw_rate_response_s"]
     assert without - 0.03 <= with_lsd <= without - 0.005
 
 
 def test_the_open_wheelers_overshoot_is_linear_theorys() -> None:
-    d = load_preset("openWheeler")
+    d = without_kc("openWheeler")
     ours = _response(d)["yaw_rate_overshoot_pct"]
     lin = linear_bicycle.step_response(d).yaw_rate_overshoot_pct
     assert abs(ours - lin) <= 1.0, f"{ours:.2f} % vs linear {lin:.2f} %"
@@ -107,7 +109,7 @@ def test_the_open_wheelers_overshoot_is_linear_theorys() -> None:
 
 def test_linear_bicycle_steady_state_is_linear_theorys_understeer() -> None:
     """The yardstick's own check: its settled yaw rate is V·δ/(L + K_us·V²)."""
-    d = load_preset("hatchbackFwd")
+    d = without_kc("hatchbackFwd")
     p = linear_bicycle.bicycle_data(d)
     v = step_steer.SPEED_MPS
     delta = step_steer.linear_angle(d, v, step_steer.AY_TARGET)
