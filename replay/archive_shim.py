@@ -38,6 +38,15 @@ def _module(name):
     return importlib.import_module(PREFIX + name)
 
 
+def _family_module(name):
+    """A four-wheel module of the tree by its name: ``engine.fourwheel.<name>`` in trees
+    from physics 10 on (the model families' folders), ``engine.<name>`` before."""
+    try:
+        return _module("engine.fourwheel." + name)
+    except ModuleNotFoundError:
+        return _module("engine." + name)
+
+
 def renamed(tree):
     """The tree imports its modules as ``skidpad.*`` (it is from after the package rename)."""
     text = (Path(tree) / "replay" / "recording.py").read_text(encoding="utf-8")
@@ -76,8 +85,8 @@ def _pose_probe(rows):
     ``rows``; returns the undo. Every archived replayer drives ``Simulation.step`` once per
     host step, so wrapping that method (on the class of this run's own, throw-away import of
     the tree) sees each host step; the wrapper reads state and changes nothing."""
-    simulation = _module("engine.simulation")
-    layout = _module("engine.vehicle_layout")
+    simulation = _family_module("simulation")
+    layout = _family_module("vehicle_layout")
     ix, iy, ic, i_s = layout.I_X, layout.I_Y, layout.I_HC, layout.I_HS
     cls = simulation.Simulation
     original = cls.step

@@ -45,6 +45,22 @@ def without_kc(preset: str) -> dict:
     return d
 
 
+def without_kinematics(preset: str) -> dict:
+    """Preset ``preset`` without its suspension kinematics (and the camber stiffness and the
+    stated sources that go with them): the car the single-track model and linear theory,
+    which see the steering system and not the kinematics, describe."""
+    d = copy.deepcopy(load_preset(preset))
+    for axle in ("front", "rear"):
+        d["suspension"][axle].pop("kinematics", None)
+        d["tires"][axle].pop("camber_stiffness_per_load", None)
+    if "sources" in d:
+        d["sources"] = {
+            k: v for k, v in d["sources"].items()
+            if ".kinematics." not in k and not k.endswith("camber_stiffness_per_load")
+        }  # fmt: skip
+    return d
+
+
 #: a ``suspension.<axle>.kinematics`` section of a test's own (ADR 0265): a little static
 #: camber, an independent suspension's roll camber, a camber-gain table of a strut
 #: (negative in bump, steeper past the first 30 mm) and a little toe-out in bump

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, cambered
+from helpers import ROOT, cambered, without_kc
 from skidpad.cli import main
 from skidpad.engine.fourwheel.definition import load_preset
 
@@ -35,9 +35,10 @@ def one_line_refusal(proc: subprocess.CompletedProcess, *words: str) -> None:
 
 
 def test_a_car_of_ones_own_runs_and_its_kinematics_move_its_understeer(tmp_path, capsys) -> None:
-    """The hatchback with front roll camber, run against its own row: the scenario's
-    criteria are met, and its K_us is the preset's plus what the camber adds (the size of
-    that move is tests/test_kinematics.py's; here, that the file's car is the one run)."""
+    """The hatchback (without its K&C) with front roll camber, run against its own row: the
+    scenario's criteria are met, and its K_us is the upright car's plus what the camber
+    adds (the size of that move is tests/test_kinematics.py's; here, that the file's car is
+    the one run)."""
     section = {
         "static_camber_rad": 0.0,
         "roll_camber_share": 1.0,
@@ -49,8 +50,10 @@ def test_a_car_of_ones_own_runs_and_its_kinematics_move_its_understeer(tmp_path,
     car["name"] = "my hatchback"
     path = tmp_path / "car.json"
     path.write_text(json.dumps(car), encoding="utf-8")
+    upright = tmp_path / "upright.json"  # the same car without the kinematics
+    upright.write_text(json.dumps(without_kc("hatchbackFwd")), encoding="utf-8")
     figures = {}
-    for args in (["--definition", str(path)], []):
+    for args in (["--definition", str(path)], ["--definition", str(upright)]):
         code = main(["validate", *args, "--preset", "hatchbackFwd", "--scenario", "iso4138",
                      "--json"])  # fmt: skip
         out = json.loads(capsys.readouterr().out)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 
 import pytest
+from helpers import without_kc
 from skidpad.engine.fourwheel import tire
 from skidpad.engine.fourwheel.definition import load_preset
 from skidpad.engine.fourwheel.simulation import Simulation
@@ -59,8 +60,10 @@ def test_the_aligning_torque_steers_the_front_wheels_out_of_a_turn(preset) -> No
     """The pneumatic trail puts the lateral force behind the wheel's centre, so the aligning
     torque turns each front wheel back towards straight; through the steering's compliance
     the wheels steer out of the turn (understeer). Both front wheels, in a left turn: right
-    of their steered angle, by c·|M_z| (0.05-0.25 deg per kN·m: hundredths of a degree)."""
-    definition = load_preset(preset)
+    of their steered angle, by c·|M_z| (0.05-0.25 deg per kN·m: hundredths of a degree). The
+    linkage's compliance alone: the preset without its steering system (and K&C); the rack's
+    part is tests/test_steering_system.py's."""
+    definition = without_kc(preset)
     fl, fr = compliance_in_a_left_turn(definition)
     assert fl < 0.0 and fr < 0.0, (fl, fr)
     # the size: the compliance times an aligning torque of 5-300 N·m per front wheel
@@ -77,7 +80,7 @@ def test_a_flipped_pneumatic_trail_fails_the_compliance_test(monkeypatch) -> Non
     """The plant: the trail's sign flipped in the tire (the readable stages, which the fast
     path is derived from). The compliance steer turns into the corner, and the test above
     fails on its first assertion."""
-    definition = load_preset("hatchbackFwd")
+    definition = without_kc("hatchbackFwd")
     honest = compliance_in_a_left_turn(definition, path="readable")
     real = tire.patch_terms
 

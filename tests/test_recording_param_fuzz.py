@@ -92,7 +92,11 @@ def leaf_name(leaf: tuple) -> str:
 
 #: Cross-parameter rules of ``engine/fourwheel/definition.py`` whose message names the rule (and
 #: another parameter of it) rather than the parameter edited here.
-NAMED_BY_RULE = {"unsprung_rear_kg": "unsprung mass", "ratios": "ratio step"}
+NAMED_BY_RULE = {
+    "unsprung_rear_kg": "unsprung mass",
+    "ratios": "ratio step",
+    "travel_m": "zero travel",  # a kinematics table is 0 where the travel is
+}
 
 
 def check_replays_or_is_refused(doc: dict, leaf: tuple, case: str) -> None:

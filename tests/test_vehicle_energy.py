@@ -34,9 +34,14 @@ def kinetic_energy(sim: Simulation) -> float:
 
 def coast(preset: str, rolling: bool, toe: bool = False) -> tuple[float, float]:
     d = load_preset(preset)
-    if not toe:
+    if not toe:  # (and no static camber: a cambered MF 6.1 tire pushes sideways too)
         d["steering"]["toe_front_deg"] = 0.0
         d["steering"]["toe_rear_deg"] = 0.0
+        for axle in ("front", "rear"):
+            kinematics = d["suspension"][axle].get("kinematics")
+            if kinematics is not None:
+                kinematics["static_camber_rad"] = 0.0
+        d.pop("sources", None)
     d["aero"]["drag_area_m2"] = 0.0
     d["aero"]["downforce_area_m2"] = 0.0
     if not rolling:

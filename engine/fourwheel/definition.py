@@ -312,6 +312,9 @@ def with_tir(d: dict, mapping: dict) -> dict:
     for axle in ("front", "rear"):
         t = out["tires"][axle]
         out["tires"][axle] = {k: t[k] for k in _MF61_TIRE_SCHEMA} | {"mf61": dict(mapping)}
+    if "sources" in out:  # the ranges stated for the tires it had no longer apply
+        stated = out["sources"]
+        out["sources"] = {path: v for path, v in stated.items() if not path.startswith("tires.")}
     return validate_definition(out)
 
 

@@ -234,8 +234,8 @@ def validate(value: object, path: str) -> dict:
         at_zero = table_at(table(tuple(t["travel_m"]), tuple(t[column])), 0.0)
         if abs(at_zero) > ZERO_AT_REST:
             raise DefinitionError(
-                f"{path}.{name}: must be 0 at zero travel (the static values are the "
-                f"definition's own), is {at_zero!r}"
+                f"{path}.{name}.{column}: must be 0 at zero travel (the static values are "
+                f"the definition's own), is {at_zero!r}"
             )
     return {
         "static_camber_rad": _bounded(
