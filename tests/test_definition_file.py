@@ -58,9 +58,10 @@ def test_a_car_of_ones_own_runs_and_its_kinematics_move_its_understeer(tmp_path,
                      "--json"])  # fmt: skip
         out = json.loads(capsys.readouterr().out)
         assert out["problems"] == [] and code == 0, out["problems"]
-        figures[bool(args)] = out["presets"]["hatchbackFwd"]["iso4138"]
+        figures[args[1]] = out["presets"]["hatchbackFwd"]["iso4138"]
     kus = "kus_four_wheel_deg_per_g"
-    assert figures[True][kus] > figures[False][kus] + 0.1, (figures[True][kus], figures[False][kus])
+    cambered_kus, upright_kus = figures[str(path)][kus], figures[str(upright)][kus]
+    assert cambered_kus > upright_kus + 0.1, (cambered_kus, upright_kus)
 
 
 def test_the_table_names_the_car_and_the_row_it_is_shown_in(tmp_path) -> None:
