@@ -176,11 +176,12 @@ tests `tests/test_validation_results.py` fail when a figure leaves its tolerance
   it stays out of this step, as of any corner below the tires' limit: its dead band
   holds the car's own understeer and its headroom to the limit (ADR 0180). The plot
   shows, dashed, the linear bicycle model of each preset's own data (linear-theory
-  axles, yaw inertia, tire relaxation lengths, the same ramp): the four-wheel response
-  follows it. Where a column differs from the reference engine's table, ADR 0181 gives
-  the measured cause and ADR 0182 the checks of the manoeuvre and the mechanism tests; the
-  response time's difference is not explained until the engine has a steering system
-  and suspension kinematics and compliance.
+  axles with the steering system, yaw inertia, tire relaxation lengths, the same ramp);
+  it has no roll, so the four-wheel car, whose roll steer and roll camber arrive with the
+  roll, answers sooner and overshoots more. Where a column differs from the reference
+  engine's table, ADR 0181 gives the measured cause of the chassis, ADR 0182 the checks of
+  the manoeuvre and the mechanism tests, and ADR 0271 what the presets' K&C move (physics
+  11); the response time's difference is not explained by any of them.
 - **Lane change** — ISO 3888-1: sections 15/30/25/25/15 m, lanes 1.1/1.2/1.3 × W +
   0.25 m (W = track + 0.25 m), 3.5 m offset. Driver: pure pursuit on a smooth
   centreline with curvature feedforward from the linear understeer gradient and a
