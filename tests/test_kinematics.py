@@ -78,7 +78,10 @@ def test_a_bad_kinematics_section_is_named(edit, message) -> None:
 def test_a_bad_bump_steer_or_roll_steer_is_named() -> None:
     for edit, message in (
         (lambda k: k["bump_steer"]["toe_rad"].__setitem__(0, 0.2), "must be <= 0.05, got 0.2"),
-        (lambda k: k["bump_steer"]["toe_rad"].__setitem__(1, 0.001), "bump_steer.toe_rad: must be 0 at"),
+        (
+            lambda k: k["bump_steer"]["toe_rad"].__setitem__(1, 0.001),
+            "bump_steer.toe_rad: must be 0 at",
+        ),
         (lambda k: k.update(roll_steer=float("inf")), "roll_steer: must be a finite number"),
         (lambda k: k.pop("bump_steer"), "bump_steer: is missing"),
     ):
