@@ -7,6 +7,7 @@ import contextlib
 import copy
 import importlib.util
 import json
+import math
 import os
 import sys
 from collections.abc import Iterator
@@ -34,13 +35,11 @@ def without_kc(preset: str) -> dict:
     """Preset ``preset`` without its K&C and steering data (physics 11, ADR 0270): no
     steering system, kinematics, lateral compliance, camber stiffness or relaxation share,
     and no sources. The car each mechanism's toggle is measured against."""
-    d = copy.deepcopy(load_preset(preset))
+    d = without_kinematics(preset)
     d.pop("sources", None)
     d["steering"].pop("system", None)
     for axle in ("front", "rear"):
-        d["suspension"][axle].pop("kinematics", None)
         d["suspension"][axle].pop("lateral_compliance_mm_per_kn", None)
-        d["tires"][axle].pop("camber_stiffness_per_load", None)
         d["tires"][axle].pop("relaxation_y_load_share", None)
     return d
 
@@ -59,6 +58,27 @@ def without_kinematics(preset: str) -> dict:
             if ".kinematics." not in k and not k.endswith("camber_stiffness_per_load")
         }  # fmt: skip
     return d
+
+
+def patch_build_up(
+    k: object, fz: float, speed: float, h: float, slip: float, steps: int
+) -> tuple[float, object]:
+    """A patch of tire constants ``k`` rolled at ``speed`` and a constant small slip angle
+    from no deflection, ``steps`` substeps of ``h``: (the distance in m until its lateral
+    deflection, and so its force, reaches 1 - 1/e of where it ends, interpolated between
+    substeps: the relaxation length measured; the patch terms at the end)."""
+    from skidpad.engine.fourwheel import tire, wheel
+
+    w = wheel.constants(1.0, 0.75, k, 1.0, h)
+    v_sy = -speed * slip
+    path = [0.0]
+    for _ in range(steps):
+        path.append(tire.patch_terms(w, fz, speed, v_sy, 0.0, path[-1], 1.0, h, 0.0).uy_next)
+    target = (1.0 - math.exp(-1.0)) * path[-1]
+    n = next(i for i, uy in enumerate(path) if uy >= target)
+    before, after = path[n - 1], path[n]
+    distance = (n - 1 + (target - before) / (after - before)) * h * speed
+    return distance, tire.patch_terms(w, fz, speed, v_sy, 0.0, path[-1], 1.0, h, 0.0)
 
 
 #: a ``suspension.<axle>.kinematics`` section of a test's own (ADR 0265): a little static

@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 
 import pytest
-from helpers import without_kc
+from helpers import patch_build_up, without_kc
 from skidpad.engine.errors import DefinitionError
-from skidpad.engine.fourwheel import mf61, tire, wheel
+from skidpad.engine.fourwheel import mf61, tire
 from skidpad.engine.fourwheel.definition import validate_definition
 from skidpad.engine.fourwheel.simulation import Simulation
 from skidpad.scenarios.validation import linear_bicycle, step_steer
@@ -33,20 +33,10 @@ def with_compliance(preset: str, mm_per_kn: float, axles: tuple = ("front", "rea
     return d
 
 
-def settle(k: tire.TireConstants, fz: float, slip: float = 0.002) -> tuple[float, list]:
-    """A patch rolled at a constant small slip angle from no deflection: (the distance in m
-    until its lateral deflection reaches 1 - 1/e of where it settles, measured to the
-    step's 2 mm and interpolated; the patch terms at the end)."""
-    w = wheel.constants(1.0, 0.75, k, 1.0, H)
-    v_sy = -SPEED * slip
-    path = [0.0]
-    for _ in range(6000):  # 12 m: over twenty relaxation lengths
-        path.append(tire.patch_terms(w, fz, SPEED, v_sy, 0.0, path[-1], 1.0, H, 0.0).uy_next)
-    target = (1.0 - math.exp(-1.0)) * path[-1]
-    n = next(i for i, uy in enumerate(path) if uy >= target)
-    before, after = path[n - 1], path[n]
-    distance = (n - 1 + (target - before) / (after - before)) * H * SPEED
-    return distance, tire.patch_terms(w, fz, SPEED, v_sy, 0.0, path[-1], 1.0, H, 0.0)
+def settle(k: tire.TireConstants, fz: float) -> tuple[float, tire.PatchTerms]:
+    """The build-up distance (m) of a patch at a constant small slip angle, and its terms at
+    the end of 12 m of rolling (over twenty relaxation lengths): :func:`helpers.patch_build_up`."""
+    return patch_build_up(k, fz, SPEED, H, 0.002, 6000)
 
 
 @pytest.mark.parametrize("load_share", [1.0, 0.4])

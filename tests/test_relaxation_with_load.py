@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 
 import pytest
-from helpers import without_kc
+from helpers import patch_build_up, without_kc
 from skidpad.engine.errors import DefinitionError
-from skidpad.engine.fourwheel import tire, wheel
+from skidpad.engine.fourwheel import tire
 from skidpad.engine.fourwheel.definition import validate_definition
 from skidpad.engine.fourwheel.simulation import Simulation
 from test_fastpath import ASSISTS_ON, first_mismatch
@@ -32,17 +32,9 @@ def with_share(preset: str, share: float) -> dict:
 def build_up_distance(t: dict, fz: float) -> float:
     """The distance (m) a patch rolls at a constant small slip angle from no deflection until
     its lateral deflection (and so its force) reaches 1 - 1/e of where it settles: the
-    relaxation length, measured (to the step's 2 mm, interpolated)."""
-    k = tire.constants(t, 4000.0, G)
-    w = wheel.constants(1.0, 0.75, k, 1.0, H)
-    v_sy = -SPEED * 0.002
-    path = [0.0]
-    for _ in range(4000):  # 8 m: some twenty relaxation lengths
-        path.append(tire.patch_terms(w, fz, SPEED, v_sy, 0.0, path[-1], 1.0, H, 0.0).uy_next)
-    target = (1.0 - math.exp(-1.0)) * path[-1]
-    n = next(i for i, uy in enumerate(path) if uy >= target)
-    before, after = path[n - 1], path[n]
-    return (n - 1 + (target - before) / (after - before)) * H * SPEED
+    relaxation length, measured (:func:`helpers.patch_build_up`, 8 m of rolling: some twenty
+    relaxation lengths)."""
+    return patch_build_up(tire.constants(t, 4000.0, G), fz, SPEED, H, 0.002, 4000)[0]
 
 
 @pytest.mark.parametrize("share", [0.0, 0.5, 1.0])

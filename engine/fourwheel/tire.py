@@ -188,6 +188,8 @@ def constants(
     c_y = 0.0 if lateral_compliance is None else lateral_compliance
     k_y = c_alpha / (t["relaxation_length_y_m"] + c_alpha * c_y)  # (in series with the suspension)
     share = t.get("relaxation_y_load_share")
+    if share is None and lateral_compliance is not None:
+        share = 0.0  # σ_y then follows the load through the compliance alone (load_terms)
     vf = t["damping_fade_speed_mps"]
     rho_t = t["trail_decay_slip"]
     return TireConstants(
@@ -212,7 +214,7 @@ def constants(
         inv_c=1.0 / t["shape_c"],
         e=t["shape_e"],
         camber=t["camber_stiffness_per_load"] if cambered else None,
-        relax_load=share if lateral_compliance is None or share is not None else 0.0,
+        relax_load=share,
         inv_c_alpha0=1.0 / cornering_stiffness(t, fz0),
         lateral_compliance=lateral_compliance,
     )
