@@ -19,6 +19,6 @@ earlier version that produced a committed recording (``replay/physics/``).
 """
 
 #: the physics this engine computes (see the module docstring for when it changes)
-PHYSICS_VERSION = 11
+PHYSICS_VERSION = 12
 
 __all__ = ["PHYSICS_VERSION"]

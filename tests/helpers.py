@@ -32,14 +32,16 @@ BAD_TIR_EDITS = (
 )
 
 def without_kc(preset: str) -> dict:
-    """Preset ``preset`` without its K&C and steering data (physics 11, ADR 0270): no
-    steering system, kinematics, lateral compliance, camber stiffness or relaxation share,
-    and no sources. The car each mechanism's toggle is measured against."""
+    """Preset ``preset`` without its K&C and steering data (physics 11 and 12, ADRs 0270,
+    0272): no steering system, kinematics, lateral compliance, rear compliance steer, camber
+    stiffness or relaxation share, and no sources. The car each mechanism's toggle is
+    measured against."""
     d = without_kinematics(preset)
     d.pop("sources", None)
     d["steering"].pop("system", None)
     for axle in ("front", "rear"):
         d["suspension"][axle].pop("lateral_compliance_mm_per_kn", None)
+        d["suspension"][axle].pop("compliance_steer", None)
         d["tires"][axle].pop("relaxation_y_load_share", None)
     return d
 

@@ -167,7 +167,9 @@ def test_mbs_camber_is_ours_with_its_force_reversed(result, monkeypatch):
     thrust is, each moves the other way (ADR 0267)."""
     from skidpad.engine.fourwheel import definition
 
-    monkeypatch.setattr(definition, "CAMBER_STIFFNESS", (-5.0, True, 5.0, True))  # the plant
+    for axle in ("front", "rear"):  # the plant: a camber stiffness of either sign
+        optional = definition.OPTIONAL[f"tires.{axle}"]
+        monkeypatch.setitem(optional, "camber_stiffness_per_load", (-5.0, True, 5.0, True))
     base = vehicle.build_definition()
     c_gamma = vehicle.mb_camber_stiffness()
     assert 0.8 < c_gamma < 1.2  # the premise: a radial car tire's, per rad

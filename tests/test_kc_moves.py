@@ -33,13 +33,14 @@ from test_fastpath import ASSISTS_ON
 
 G = 9.81
 DEG_PER_RAD = 57.29577951308232
-GROUPS = ("system", "kinematics", "lateral")
+GROUPS = ("system", "kinematics", "lateral", "compliance")
 
 
 def with_only(preset: str, *groups: str) -> dict:
     """The preset without its K&C (:func:`helpers.without_kc`) given back the ``groups`` of
     its own data: ``system`` (the steering system), ``kinematics`` (with the tires' camber
-    stiffness), ``lateral`` (the lateral compliance with the tires' relaxation share)."""
+    stiffness), ``lateral`` (the lateral compliance with the tires' relaxation share),
+    ``compliance`` (the rear compliance steer, physics 12)."""
     full, d = load_preset(preset), without_kc(preset)
     if "system" in groups:
         d["steering"]["system"] = copy.deepcopy(full["steering"]["system"])
@@ -50,6 +51,8 @@ def with_only(preset: str, *groups: str) -> dict:
             sus["kinematics"] = copy.deepcopy(own["kinematics"])
             if "camber_stiffness_per_load" in own_tire:
                 tires["camber_stiffness_per_load"] = own_tire["camber_stiffness_per_load"]
+        if "compliance" in groups and "compliance_steer" in own:
+            sus["compliance_steer"] = copy.deepcopy(own["compliance_steer"])
         if "lateral" in groups:
             sus["lateral_compliance_mm_per_kn"] = own["lateral_compliance_mm_per_kn"]
             if "relaxation_y_load_share" in own_tire:

@@ -203,19 +203,33 @@ SCHEMA: dict = {
 }
 
 
-def _optional(schema: dict) -> dict:
-    """The optional entries of a section (by its schema): a mechanism that is off when absent,
-    so definitions without it keep their hash. Bounds, or a validator ``(value, path)``."""
-    if schema is _AXLE_SUSPENSION_SCHEMA:
-        return {"kinematics": _kinematics, "lateral_compliance_mm_per_kn": LATERAL_COMPLIANCE}
-    if schema is _STEERING_SCHEMA:
-        return {"system": _steering_system}
-    if schema is _TIRE_SCHEMA:
-        return {
-            "camber_stiffness_per_load": CAMBER_STIFFNESS,
-            "relaxation_y_load_share": _FRACTION,
-        }
-    return {}
+def _compliance_steer(value: object, path: str) -> dict:
+    from skidpad.engine.fourwheel import compliance
+
+    return compliance.validate(value, path)
+
+
+def _front_compliance_steer(value: object, path: str) -> dict:
+    from skidpad.engine.fourwheel import compliance
+
+    return compliance.refuse_front(value, path)
+
+
+_AXLE_OPTIONAL = {"kinematics": _kinematics, "lateral_compliance_mm_per_kn": LATERAL_COMPLIANCE}
+_TIRE_OPTIONAL = {
+    "camber_stiffness_per_load": CAMBER_STIFFNESS,
+    "relaxation_y_load_share": _FRACTION,
+}
+
+#: The optional entries of each section, by its path: a mechanism that is off when absent,
+#: so definitions without it keep their hash. Bounds, or a validator ``(value, path)``.
+OPTIONAL: dict = {
+    "suspension.front": _AXLE_OPTIONAL | {"compliance_steer": _front_compliance_steer},
+    "suspension.rear": _AXLE_OPTIONAL | {"compliance_steer": _compliance_steer},
+    "steering": {"system": _steering_system},
+    "tires.front": _TIRE_OPTIONAL,
+    "tires.rear": _TIRE_OPTIONAL,
+}
 
 
 #: Sections with their own validators (structured data: lists, types, optional blocks):
@@ -253,7 +267,9 @@ def _check_number(path: str, value: object, bounds: tuple) -> float:
     return v
 
 
-def _check_section(path: str, data: object, schema: dict) -> dict:
+def _check_section(path: str, data: object, schema: dict, optional: dict | None = None) -> dict:
+    """Section ``data`` at ``path`` against its ``schema`` and its optional entries (``None``:
+    :data:`OPTIONAL`'s for the path)."""
     if schema is _TIRE_SCHEMA and isinstance(data, dict) and "mf61" in data:
         return _check_mf61_tire(path, data)
     if not isinstance(data, dict):
@@ -267,7 +283,8 @@ def _check_section(path: str, data: object, schema: dict) -> dict:
             out[key] = _check_section(sub_path, data[key], sub)
         else:
             out[key] = _check_number(sub_path, data[key], sub)
-    optional = _optional(schema)
+    if optional is None:
+        optional = OPTIONAL.get(path, {})
     for key in data:
         if key in optional:  # absent, the mechanism is off (and the definition's hash unchanged)
             check = optional[key]
@@ -286,7 +303,9 @@ def _check_mf61_tire(path: str, data: dict) -> dict:
     ``.tir`` file is (``engine.fourwheel.tir.from_mapping``) and normalised."""
     from skidpad.engine.fourwheel import tir
 
-    out = _check_section(path, {k: v for k, v in data.items() if k != "mf61"}, _MF61_TIRE_SCHEMA)
+    # (no optional entries: its camber stiffness and relaxation lengths are its file's)
+    own = {k: v for k, v in data.items() if k != "mf61"}
+    out = _check_section(path, own, _MF61_TIRE_SCHEMA, optional={})
     try:
         params = tir.from_mapping(data["mf61"], f"{path}.mf61")
     except tir.TirError as exc:
@@ -349,6 +368,19 @@ def _check_consistency(d: dict) -> None:
                 f"tires.{axle}.camber_stiffness_per_load",
                 f"is missing (suspension.{axle}.kinematics cambers the wheel)",
             )
+    _check_rear_compliance(d)
+
+
+def _check_rear_compliance(d: dict) -> None:
+    """The rear compliance steer's loop gain within its valid range
+    (:func:`engine.fourwheel.compliance.check_loop_gain`)."""
+    if "compliance_steer" not in d["suspension"]["rear"]:
+        return
+    from skidpad.engine.fourwheel import compliance, load_transfer, tire
+
+    _front, rear = load_transfer.static_loads(load_transfer.constants(d), load_transfer.G)
+    rear_tire = d["tires"]["rear"]
+    compliance.check_loop_gain(d, rear, lambda fz: tire.cornering_stiffness(rear_tire, fz))
 
 
 def _peak_slip(c: float, e: float) -> float:

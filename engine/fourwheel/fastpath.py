@@ -175,17 +175,19 @@ def _frames_of(
 def _turned_frames_of(
     d_fl: float, c_fl: float, s_fl: float, d_fr: float, c_fr: float, s_fr: float,
     d_rl: float, c_rl: float, s_rl: float, d_rr: float, c_rr: float, s_rr: float,
-    compliance0: float, compliance1: float, turn0: float, turn1: float, turn2: float,
-    turn3: float,
+    compliance0: float, compliance1: float, compliance2: float, compliance3: float,
+    turn0: float, turn1: float, turn2: float, turn3: float,
 ) -> float:  # fmt: skip
-    # (a car with kinematics: its rear wheels turn too, so the host step's rear angles keep
-    # names of their own, REAR_TURNED)
+    # (a car whose rear wheels turn too, with kinematics or a rear compliance steer: the host
+    # step's rear angles keep names of their own, REAR_TURNED; without kinematics the turns
+    # are bound to 0.0, TURN_UPRIGHT)
     fl = steering.WheelAngle(d_fl, c_fl, s_fl)
     fr = steering.WheelAngle(d_fr, c_fr, s_fr)
     rl = steering.WheelAngle(d_rl, c_rl, s_rl)
     rr = steering.WheelAngle(d_rr, c_rr, s_rr)
+    dc = (compliance0, compliance1, compliance2, compliance3)  # the compliance-steer state
     turn = (turn0, turn1, turn2, turn3)  # the kinematics stage's steer
-    f = steering.turned_frames((fl, fr, rl, rr), compliance0, compliance1, turn)
+    f = steering.turned_frames((fl, fr, rl, rr), dc, turn)
     c0, c1, c2, c3 = f.cos
     s0, s1, s2, s3 = f.sin
     return c0
@@ -195,6 +197,9 @@ def _turned_frames_of(
 #: rear wheels do not turn in the substep), names of their own with them
 REAR = "(d_rl, c2, s2), (d_rr, c3, s3)"
 REAR_TURNED = "(d_rl, c_rl, s_rl), (d_rr, c_rr, s_rr)"
+#: the kinematic steer of a car without kinematics whose rear wheels turn with their
+#: compliance steer: none
+TURN_UPRIGHT = {"turn0": 0.0, "turn1": 0.0, "turn2": 0.0, "turn3": 0.0}
 
 
 def _tires_of(
@@ -1031,8 +1036,13 @@ PROBE_STEERING = _probe(
 )
 PROBE_TURNED_STEERING = _probe(
     "steering",
-    "*steer_angles(geo.angles, compliance0, compliance1, (turn0, turn1, turn2, turn3)), "
-    "c0, c1, c2, c3, s0, s1, s2, s3",
+    "*steer_angles(geo.angles, compliance0, compliance1, (turn0, turn1, turn2, turn3), "
+    "(compliance2, compliance3)), c0, c1, c2, c3, s0, s1, s2, s3",
+)
+PROBE_UPRIGHT_TURNED_STEERING = _probe(
+    "steering",
+    "*steer_angles(geo.angles, compliance0, compliance1, (0.0, 0.0, 0.0, 0.0), "
+    "(compliance2, compliance3)), c0, c1, c2, c3, s0, s1, s2, s3",
 )
 PROBE_TIRES = _probe(
     "tire_forces",
@@ -1046,12 +1056,17 @@ PROBE_WHEELS = _probe(
 
 
 def _steer_angles(
-    angles: tuple, compliance0: float, compliance1: float, turn: tuple | None = None
+    angles: tuple,
+    compliance0: float,
+    compliance1: float,
+    turn: tuple | None = None,
+    rear: tuple = (0.0, 0.0),
 ) -> tuple:
     """The steering stage's reported angles, from the readable stage's own functions."""
     if turn is None:
         return steering.wheel_frames(angles, compliance0, compliance1).angle
-    return steering.turned_frames(angles, compliance0, compliance1, turn).angle
+    dc = (compliance0, compliance1, rear[0], rear[1])
+    return steering.turned_frames(angles, dc, turn).angle
 
 
 def _probe_substep(store: str, load: str) -> str:
@@ -1134,17 +1149,24 @@ class _Substep:
         bound = {"wheelbase": sim.wheelbase, "a_lim": a_lim, "max_angle": max_angle}
         assisted = _derived(_assist_of, bound, assists.assisted_steer, assists.steer_scale)
         functions = (steering.wheel_frames, steering.turned, steering.small_rotation)
-        if sim.kinematics_k is None:
+        if not sim.rear_wheels_turn:
             frames = _derived(_frames_of, {}, *functions)
         else:
-            frames = _derived(_turned_frames_of, {}, steering.turned_frames, *functions)
+            upright = TURN_UPRIGHT if sim.kinematics_k is None else {}
+            frames = _derived(_turned_frames_of, upright, steering.turned_frames, *functions)
         rear = _rear(sim)
         text = STEERING.format(
             assist=_indent(self.counted(assisted), 4), frames=self.counted(frames), rear=rear
         )
         self.counted(STEERING.format(assist="    pass\n", frames="", rear=rear))
         self.out = _with_field(_with_field(self.out, "geo", GEO), "frames", FRAMES)
-        probe = PROBE_STEERING if sim.kinematics_k is None else PROBE_TURNED_STEERING
+        probe = (
+            PROBE_STEERING
+            if not sim.rear_wheels_turn
+            else PROBE_UPRIGHT_TURNED_STEERING
+            if sim.kinematics_k is None
+            else PROBE_TURNED_STEERING
+        )
         return text + self.counted(self.tap(probe))
 
     def tire_forces(self) -> str:
@@ -1224,7 +1246,7 @@ def source(sim: object, probed: bool = False) -> str:
 
 def _rear(sim: object) -> str:
     """How the host step's text names its rear wheel angles (:data:`REAR`)."""
-    return REAR if sim.kinematics_k is None else REAR_TURNED
+    return REAR_TURNED if sim.rear_wheels_turn else REAR
 
 
 def namespace() -> dict:

@@ -39,7 +39,8 @@ module and returns the values the probe sees under its name:
    :mod:`engine.fourwheel.wheel`); then the deflection update and its saturation at the
    sliding slip.
 8. ``steering_compliance``: the compliance steer of the front wheels under their aligning
-   torques (:mod:`engine.fourwheel.steering`).
+   torques or kingpin moments (:mod:`engine.fourwheel.steering`), and of the rear wheels
+   under their forces where the rear suspension has one (:mod:`engine.fourwheel.compliance`).
 9. ``body_integration``: Newton–Euler for the body (semi-implicit Euler,
    :mod:`engine.fourwheel.body`).
 10. ``suspension``: roll and pitch under the new specific force
@@ -75,6 +76,7 @@ from skidpad.engine.fourwheel import (
     assists,
     body,
     brakes,
+    compliance,
     drive,
     fastpath,
     kinematics,
@@ -339,6 +341,9 @@ class Simulation:
         kr = tire.axle_constants(d, "rear", s_r0, G)
         a, b = lt["a"], lt["b"]
         self.kinematics_k = kinematics.constants(d, a, b, lt["tf"], lt["tr"])
+        self.rear_compliance_k = compliance.constants(d)
+        # the rear wheels turn in the substep (engine.fourwheel.stages._steering)
+        self.rear_wheels_turn = self.kinematics_k is not None or self.rear_compliance_k is not None
         htf, htr = 0.5 * lt["tf"], 0.5 * lt["tr"]
         inertia_f, inertia_r = tf["wheel_inertia_kgm2"], tr["wheel_inertia_kgm2"]
         self.wheels = (

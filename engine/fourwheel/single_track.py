@@ -3,16 +3,18 @@
 The cross-check of the four-wheel model (docs/architecture.md §6; ISO 4138). Both
 wheels of an axle are lumped into one, each tire at its **static** load on
 flat ground, with the four-wheel model's own tire law (:mod:`engine.fourwheel.tire`,
-steady state: deflection = σ·slip), pneumatic trail and front compliance
-steer; no load transfer, no roll, no longitudinal slip.
+steady state: deflection = σ·slip), pneumatic trail, front compliance
+steer and the rear suspension's compliance steer under lateral force; no load transfer,
+no roll, no longitudinal slip.
 
 Steady turning at speed V on radius R (r = V/R, v_x = V), unknowns v_y and δ:
 
     tan α_f = -V_sy,f / V_x,f  (front hub velocity rotated into the wheel, steer δ + δ_c)
-    tan α_r = -(v_y - b·r) / V
-    F_yf·cos δ + F_yr = m·r·V                       (lateral)
-    a·F_yf·cos δ - b·F_yr + M_zf + M_zr = 0          (yaw)
+    tan α_r = -V_sy,r / V_x,r  (rear hub velocity rotated into the wheel, steer δ_cr)
+    F_yf·cos δ + F_yr·cos δ_cr = m·r·V              (lateral)
+    a·F_yf·cos δ - b·F_yr·cos δ_cr + M_zf + M_zr = 0 (yaw)
     δ_c = c·M_zf/2                                   (compliance steer, per wheel)
+    δ_cr = c_y·F_yr/2                                (rear compliance steer, per wheel)
 
 solved by Newton's method (finite-difference Jacobian). Its understeer
 gradient is the slope of ``δ - L·r/V`` over ``a_y = V·r`` (ISO 4138).
@@ -21,7 +23,8 @@ Linear theory with the arms corrected for pneumatic trail t (the front force
 acts t_f behind the front axle, the rear t_r behind the rear one):
 
     a' = a - t_f,  b' = b + t_r,  L' = a' + b'
-    C_f = 2·C_α(F_zf) / (1 + C_α(F_zf)·c·t_f)   (compliance-corrected),  C_r = 2·C_α(F_zr)
+    C_f = 2·C_α(F_zf) / (1 + C_α(F_zf)·c·t_f)   (compliance-corrected)
+    C_r = 2·C_α(F_zr) / (1 - C_α(F_zr)·c_y)      (the rear compliance steer's)
     K_us = (m/L')·(b'/C_f - a'/C_r)   [rad per m/s²]
 
 Units: ``*_deg_per_g`` = degrees of road-wheel angle per g (9.80665 m/s²).
@@ -34,6 +37,7 @@ from dataclasses import dataclass
 
 from skidpad.engine import smath
 from skidpad.engine.errors import SteadyStateError
+from skidpad.engine.fourwheel import compliance as rear_compliance
 from skidpad.engine.fourwheel import load_transfer, steering, tire
 from skidpad.engine.fourwheel.definition import validate_definition
 from skidpad.engine.fourwheel.steering import DEG
@@ -59,6 +63,7 @@ class Axles:
     trail_r: float
     compliance: float  # rad per N·m of a front wheel's moment (with a steering system, c + 2/K_r)
     mechanical_trail: float  # m, a steering system's t_m (0.0 without)
+    rear_compliance: float = 0.0  # c_y, rad per N of a rear wheel's lateral force (0.0 without)
 
 
 def axles(definition: dict) -> Axles:
@@ -83,6 +88,7 @@ def axles(definition: dict) -> Axles:
         trail_r=k_r.trail,
         compliance=compliance,
         mechanical_trail=mechanical_trail,
+        rear_compliance=rear_compliance.lateral_compliance(d),
     )
 
 
@@ -93,7 +99,7 @@ def linear_understeer(definition: dict) -> float:
     b_p = ax.b + ax.trail_r
     l_p = a_p + b_p
     c_f = front_stiffness(ax)
-    c_r = 2.0 * ax.c_alpha_r
+    c_r = rear_stiffness(ax)
     return ax.m / l_p * (b_p / c_f - a_p / c_r) * RAD_TO_DEG_PER_G
 
 
@@ -102,6 +108,12 @@ def front_stiffness(ax: Axles) -> float:
     moment ``-(t + t_m)·F_y`` turns it out of the turn by ``c·(t + t_m)·F_y``."""
     arm = ax.trail_f + ax.mechanical_trail
     return 2.0 * ax.c_alpha_f / (1.0 + ax.c_alpha_f * ax.compliance * arm)
+
+
+def rear_stiffness(ax: Axles) -> float:
+    """The rear axle's cornering stiffness (N/rad) with its compliance steer: each wheel
+    steers by ``c_y·F_y`` with its force, so the slip grows by that much."""
+    return 2.0 * ax.c_alpha_r / (1.0 - ax.c_alpha_r * ax.rear_compliance)
 
 
 def _residual(ax: Axles, v: float, r: float, vy: float, delta: float) -> tuple[float, float]:
@@ -119,11 +131,30 @@ def _residual(ax: Axles, v: float, r: float, vy: float, delta: float) -> tuple[f
             dc = new_dc
             break
         dc = new_dc
-    fy_r, mz_r = tire.steady_lateral(ax.k_r, ax.fz_r, 1.0, -(vy - ax.b * r) / v)
+    fy_r, mz_r, cr = _rear(ax, v, vy - ax.b * r)
     cd = smath.cos(delta + dc)
-    lat = 2.0 * fy_f * cd + 2.0 * fy_r - ax.m * r * v
-    yaw = ax.a * 2.0 * fy_f * cd - ax.b * 2.0 * fy_r + 2.0 * mz_f + 2.0 * mz_r
+    lat = 2.0 * fy_f * cd + 2.0 * fy_r * cr - ax.m * r * v
+    yaw = ax.a * 2.0 * fy_f * cd - ax.b * 2.0 * fy_r * cr + 2.0 * mz_f + 2.0 * mz_r
     return lat, yaw
+
+
+def _rear(ax: Axles, v: float, v_lat: float) -> tuple[float, float, float]:
+    """A rear wheel's (F_y, M_z, cos δ_cr) with the hub's lateral velocity ``v_lat``: its
+    compliance steer ``δ_cr = c_y·F_y`` depends on the force it produces, a fixed point."""
+    if ax.rear_compliance == 0.0:
+        fy, mz = tire.steady_lateral(ax.k_r, ax.fz_r, 1.0, -v_lat / v)
+        return fy, mz, 1.0
+    dc = 0.0
+    for _ in range(30):
+        c, s = smath.cos(dc), smath.sin(dc)
+        slip = -(-v * s + v_lat * c) / (v * c + v_lat * s)
+        fy, mz = tire.steady_lateral(ax.k_r, ax.fz_r, 1.0, slip)
+        new_dc = ax.rear_compliance * fy
+        if abs(new_dc - dc) <= 1e-15:
+            dc = new_dc
+            break
+        dc = new_dc
+    return fy, mz, smath.cos(dc)
 
 
 def steady_state(

@@ -18,8 +18,8 @@ range is ``[lo, hi]`` with ``lo <= hi``, finite; the source is a non-empty line 
 is refused like any bad parameter.
 
 :func:`sourced_paths` lists the values a preset must state this way: every entry of a
-steering system, of a suspension's kinematics, its lateral compliance, and a tire's camber
-stiffness and relaxation-length share.
+steering system, of a suspension's kinematics, its lateral compliance and its compliance
+steer, and a tire's camber stiffness and relaxation-length share.
 """
 
 from __future__ import annotations
@@ -108,14 +108,16 @@ def validate(sources: object, d: dict) -> dict:
 def sourced_paths(d: dict) -> list[str]:
     """The paths of the values a preset states a range and a source for, those present in
     the validated definition ``d``: each steering-system entry, each entry of a suspension's
-    kinematics and its lateral compliance, each tire's camber stiffness and relaxation
-    share."""
+    kinematics, its lateral compliance and its compliance steer, each tire's camber
+    stiffness and relaxation share."""
     paths = [f"steering.system.{key}" for key in d["steering"].get("system", {})]
     for axle in ("front", "rear"):
         sus = d["suspension"][axle]
         paths += [f"suspension.{axle}.kinematics.{key}" for key in sus.get("kinematics", {})]
         if "lateral_compliance_mm_per_kn" in sus:
             paths.append(f"suspension.{axle}.lateral_compliance_mm_per_kn")
+        steer = sus.get("compliance_steer", {})
+        paths += [f"suspension.{axle}.compliance_steer.{key}" for key in steer]
         for key in ("camber_stiffness_per_load", "relaxation_y_load_share"):
             if key in d["tires"][axle]:
                 paths.append(f"tires.{axle}.{key}")

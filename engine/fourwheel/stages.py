@@ -23,6 +23,7 @@ from typing import NamedTuple
 from skidpad.engine.fourwheel import (
     assists,
     body,
+    compliance,
     drive,
     kinematics,
     load_transfer,
@@ -73,14 +74,15 @@ def _kinematics(sim: object, s: SubstepStart, out: Produced) -> tuple:
 
 def _steering(sim: object, s: SubstepStart, out: Produced) -> tuple:
     """Road-wheel angles: the host step's geometry (the steering assist may cap it) rotated
-    by the compliance steer and, with kinematics, by each wheel's kinematic steer
-    (:mod:`engine.fourwheel.steering`)."""
+    by the compliance steer and, with kinematics, by each wheel's kinematic steer; the rear
+    wheels turn only with kinematics or a rear compliance steer (``sim.rear_wheels_turn``;
+    :mod:`engine.fourwheel.steering`)."""
     out.geo = sim.steering_assist(s.vx, s.vy)
     angles, dc = out.geo.angles, s.compliance
-    if sim.kinematics_k is None:
+    if not sim.rear_wheels_turn:
         f = out.frames = steering.wheel_frames(angles, dc[0], dc[1])
     else:
-        f = out.frames = steering.turned_frames(angles, dc[0], dc[1], out.kin.turn)
+        f = out.frames = steering.turned_frames(angles, dc, out.kin.turn)
     return f.angle + f.cos + f.sin  # the frames later stages read, reported
 
 
@@ -164,22 +166,27 @@ def _wheel_solve(sim: object, s: SubstepStart, out: Produced) -> tuple:
 def _steering_compliance(sim: object, s: SubstepStart, out: Produced) -> tuple:
     """The compliance steer of the front wheels under their aligning torques, or, with a
     steering system, under their moments about the steering axes, on their linkages and,
-    summed, on the rack (:mod:`engine.fourwheel.steering`)."""
-    k, ws = sim.steer_k, out.ws
+    summed, on the rack (:mod:`engine.fourwheel.steering`); of the rear wheels under their
+    forces, where the rear suspension has a compliance steer
+    (:mod:`engine.fourwheel.compliance`)."""
+    k, ws, dc, h = sim.steer_k, out.ws, s.compliance, sim.h
     mz = ws.mz
     if k.system is None:
-        out.dc = (
-            steering.update_compliance(k, s.compliance[0], mz[0], sim.h),
-            steering.update_compliance(k, s.compliance[1], mz[1], sim.h),
-        )
+        fl = steering.update_compliance(k, dc[0], mz[0], h)
+        fr = steering.update_compliance(k, dc[1], mz[1], h)
     else:
         left = steering.kingpin_moment(k.system, 1.0, mz[0], ws.fy[0], ws.fx[0])
         right = steering.kingpin_moment(k.system, -1.0, mz[1], ws.fy[1], ws.fx[1])
         axle = left + right
-        out.dc = (
-            steering.update_rack_compliance(k, s.compliance[0], left, axle, sim.h),
-            steering.update_rack_compliance(k, s.compliance[1], right, axle, sim.h),
-        )
+        fl = steering.update_rack_compliance(k, dc[0], left, axle, h)
+        fr = steering.update_rack_compliance(k, dc[1], right, axle, h)
+    rk = sim.rear_compliance_k
+    if rk is None:
+        out.dc = (fl, fr, dc[2], dc[3])
+    else:
+        rl = compliance.update(rk, dc[2], 1.0, ws.fy[2], ws.fx[2], h)
+        rr = compliance.update(rk, dc[3], -1.0, ws.fy[3], ws.fx[3], h)
+        out.dc = (fl, fr, rl, rr)
     return out.dc
 
 

@@ -16,7 +16,10 @@ Compliance steer (front wheels): the steering's elasticity turns a wheel by
 ``δ_c = c·M_z`` under its aligning torque M_z (c = ``compliance_deg_per_knm``;
 M_z < 0 in a left turn, so compliance adds understeer), following with a
 first-order lag τ (``compliance_time_s``), implicit:
-``δ_c' = δ_c + (c·M_z - δ_c)·h/(τ + h)``. State ``steer.<W>.compliance`` (rad).
+``δ_c' = δ_c + (c·M_z - δ_c)·h/(τ + h)``. State ``steer.FL.compliance``,
+``steer.FR.compliance`` (rad); the rear wheels' (``steer.RL.compliance``,
+``steer.RR.compliance``) is their suspension's compliance steer under their forces
+(:mod:`engine.fourwheel.compliance`), 0 without one.
 Each substep the host-step angle is rotated by δ_c with the series of
 cos/sin to 5th order (|δ_c| stays below a degree: the truncation is < 1e-11), and, where an
 axle has kinematics, by the kinematic steer of its wheels (bump and roll steer,
@@ -62,6 +65,8 @@ DEG = 0.017453292519943295  # rad per degree
 FIELDS = (
     Field("steer.FL.compliance", "f", "rad", "compliance steer angle of the front-left wheel"),
     Field("steer.FR.compliance", "f", "rad", "compliance steer angle of the front-right wheel"),
+    Field("steer.RL.compliance", "f", "rad", "compliance steer angle of the rear-left wheel"),
+    Field("steer.RR.compliance", "f", "rad", "compliance steer angle of the rear-right wheel"),
 )
 
 
@@ -214,14 +219,14 @@ def wheel_frames(host: tuple[WheelAngle, ...], dc_fl: float, dc_fr: float) -> Wh
     )
 
 
-def turned_frames(
-    host: tuple[WheelAngle, ...], dc_fl: float, dc_fr: float, turn: tuple
-) -> WheelFrames:
-    """:func:`wheel_frames` of a car with kinematics: every wheel also turned by its kinematic
-    steer ``turn`` (rad, FL, FR, RL, RR; :mod:`engine.fourwheel.kinematics`)."""
+def turned_frames(host: tuple[WheelAngle, ...], dc: tuple, turn: tuple) -> WheelFrames:
+    """:func:`wheel_frames` of a car whose rear wheels turn too (kinematics, or a rear
+    compliance steer): every wheel turned by its compliance steer ``dc`` and its kinematic
+    steer ``turn`` (rad, FL, FR, RL, RR; :mod:`engine.fourwheel.kinematics`,
+    :mod:`engine.fourwheel.compliance`)."""
     fl, fr, rl, rr = host
-    four = (fl, fr, turned(rl, turn[2]), turned(rr, turn[3]))
-    return wheel_frames(four, dc_fl + turn[0], dc_fr + turn[1])
+    four = (fl, fr, turned(rl, dc[2] + turn[2]), turned(rr, dc[3] + turn[3]))
+    return wheel_frames(four, dc[0] + turn[0], dc[1] + turn[1])
 
 
 def turned(a: WheelAngle, d: float) -> WheelAngle:

@@ -50,8 +50,7 @@ from skidpad.engine.fourwheel import kinematics
 from skidpad.engine.fourwheel.vehicle_layout import (
     I_AX,
     I_AY,
-    I_DC_FL,
-    I_DC_FR,
+    I_DC,
     I_ENGINE,
     I_GEAR,
     I_OMEGA,
@@ -312,7 +311,8 @@ def assemble(src: TelemetrySource) -> Telemetry:
         mz=d.mz,
         omega=omega,
         wheel_angle=_turned(
-            (ha[0].angle + st[I_DC_FL], ha[1].angle + st[I_DC_FR], ha[2].angle, ha[3].angle),
+            (ha[0].angle + st[I_DC[0]], ha[1].angle + st[I_DC[1]], ha[2].angle + st[I_DC[2]],
+             ha[3].angle + st[I_DC[3]]),
             src.kinematics, st[I_ROLL], st[I_PITCH],
         ),  # fmt: skip
         slip_ratio=tuple(slip_ratio),

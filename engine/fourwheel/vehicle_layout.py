@@ -47,7 +47,7 @@ I_VX, I_VY, I_R, I_AX, I_AY = (
 )
 I_ROLL, I_ROLL_RATE = _I["suspension.roll"], _I["suspension.roll_rate"]
 I_PITCH, I_PITCH_RATE = _I["suspension.pitch"], _I["suspension.pitch_rate"]
-I_DC_FL, I_DC_FR = _I["steer.FL.compliance"], _I["steer.FR.compliance"]
+I_DC = tuple(_I[f"steer.{w}.compliance"] for w in WHEELS)
 I_OMEGA = tuple(_I[f"wheel.{w}.omega"] for w in WHEELS)
 I_UX = tuple(_I[f"tire.{w}.ux"] for w in WHEELS)
 I_UY = tuple(_I[f"tire.{w}.uy"] for w in WHEELS)
