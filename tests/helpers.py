@@ -46,6 +46,20 @@ def without_kc(preset: str) -> dict:
     return d
 
 
+def braked_straight(d: dict, wheels: tuple[str, str]) -> tuple[tuple, object]:
+    """((the compliance steer of ``wheels``, rad), the telemetry) after 0.5 s of straight
+    braking (brake 0.6, assists on) from 20 m/s of the car ``d``: the settled state a
+    compliance steer under braking force is measured in."""
+    from skidpad.engine.fourwheel.simulation import Simulation
+
+    sim = Simulation(d, initial={"speed_mps": 20.0})
+    tel = None
+    for _ in range(50):
+        tel = sim.step((0.0, 0.6, 0.0, 0.0, 0, 1, 1, 1, 1))
+    st = sim.layout.as_dict(sim.state)
+    return tuple(st[f"steer.{w}.compliance"] for w in wheels), tel
+
+
 def without_kinematics(preset: str) -> dict:
     """Preset ``preset`` without its suspension kinematics (and the camber stiffness and the
     stated sources that go with them): the car the single-track model and linear theory,

@@ -13,7 +13,7 @@ import functools
 import math
 
 import pytest
-from helpers import without_kc
+from helpers import braked_straight, without_kc
 from skidpad.engine.errors import DefinitionError
 from skidpad.engine.fourwheel import compliance, single_track
 from skidpad.engine.fourwheel.definition import definition_hash, load_preset, validate_definition
@@ -78,12 +78,7 @@ def test_the_single_track_model_sees_the_rear_compliance_steer() -> None:
 def braking(longitudinal: float) -> tuple[tuple, object]:
     """((the rear-left and rear-right compliance steer, rad), the telemetry) after 0.5 s of
     straight braking from 20 m/s with a longitudinal compliance steer ``longitudinal``."""
-    sim = Simulation(with_compliance(longitudinal=longitudinal), initial={"speed_mps": 20.0})
-    tel = None
-    for _ in range(50):
-        tel = sim.step((0.0, 0.6, 0.0, 0.0, 0) + ASSISTS_ON[1:])
-    st = sim.layout.as_dict(sim.state)
-    return (st["steer.RL.compliance"], st["steer.RR.compliance"]), tel
+    return braked_straight(with_compliance(longitudinal=longitudinal), ("RL", "RR"))
 
 
 def test_braking_toes_the_rear_wheels_in_and_the_car_runs_straight() -> None:

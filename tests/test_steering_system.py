@@ -13,7 +13,7 @@ import functools
 import math
 
 import pytest
-from helpers import without_kc
+from helpers import braked_straight, without_kc
 from skidpad.engine.errors import DefinitionError
 from skidpad.engine.fourwheel import single_track, steering
 from skidpad.engine.fourwheel.definition import definition_hash, load_preset, validate_definition
@@ -83,12 +83,7 @@ def test_the_assist_takes_its_share_of_the_racks_compliance() -> None:
 def braking(scrub: float) -> tuple[tuple, object]:
     """((the front-left and front-right compliance steer, rad), the telemetry) after 0.5 s of
     straight braking from 20 m/s with scrub radius ``scrub``."""
-    sim = Simulation(with_system(scrub_radius_m=scrub), initial={"speed_mps": 20.0})
-    tel = None
-    for _ in range(50):
-        tel = sim.step((0.0, 0.6, 0.0, 0.0, 0) + ASSISTS_ON[1:])
-    st = sim.layout.as_dict(sim.state)
-    return (st["steer.FL.compliance"], st["steer.FR.compliance"]), tel
+    return braked_straight(with_system(scrub_radius_m=scrub), ("FL", "FR"))
 
 
 def test_a_positive_scrub_radius_toes_the_braked_wheels_out_and_the_rack_holds_still() -> None:
