@@ -81,14 +81,14 @@ def refuse_front(value: object, path: str) -> dict:
     )
 
 
-def check_loop_gain(d: dict, rear_static_load: float, c_alpha_at: object) -> None:
+def check_loop_gain(d: dict, c_alpha: float) -> None:
     """Refuse a validated definition ``d`` whose rear compliance steer leaves the valid range:
-    ``|c_y|·C_α`` above :data:`LOOP_GAIN_LIMIT` with C_α (``c_alpha_at(fz)``, N/rad) at twice
-    the rear wheel's static load ``rear_static_load`` (N)."""
+    ``|c_y|·C_α`` above :data:`LOOP_GAIN_LIMIT`, with ``c_alpha`` (N/rad) the rear tire's
+    cornering stiffness at twice the rear wheel's static load."""
     block = d["suspension"]["rear"].get("compliance_steer")
     if block is None:
         return
-    gain = abs(block["lateral_deg_per_kn"]) * DEG / 1000.0 * c_alpha_at(2.0 * rear_static_load)
+    gain = abs(block["lateral_deg_per_kn"]) * DEG / 1000.0 * c_alpha
     if gain > LOOP_GAIN_LIMIT:
         raise DefinitionError(
             "suspension.rear.compliance_steer.lateral_deg_per_kn: with the rear tire's cornering "

@@ -36,6 +36,7 @@ import math
 from pathlib import Path
 
 from skidpad.engine.errors import DefinitionError
+from skidpad.engine.fourwheel import compliance
 from skidpad.engine.state import hash_bytes
 
 PRESET_NAMES: tuple[str, ...] = (
@@ -203,18 +204,6 @@ SCHEMA: dict = {
 }
 
 
-def _compliance_steer(value: object, path: str) -> dict:
-    from skidpad.engine.fourwheel import compliance
-
-    return compliance.validate(value, path)
-
-
-def _front_compliance_steer(value: object, path: str) -> dict:
-    from skidpad.engine.fourwheel import compliance
-
-    return compliance.refuse_front(value, path)
-
-
 _AXLE_OPTIONAL = {"kinematics": _kinematics, "lateral_compliance_mm_per_kn": LATERAL_COMPLIANCE}
 _TIRE_OPTIONAL = {
     "camber_stiffness_per_load": CAMBER_STIFFNESS,
@@ -224,8 +213,8 @@ _TIRE_OPTIONAL = {
 #: The optional entries of each section, by its path: a mechanism that is off when absent,
 #: so definitions without it keep their hash. Bounds, or a validator ``(value, path)``.
 OPTIONAL: dict = {
-    "suspension.front": _AXLE_OPTIONAL | {"compliance_steer": _front_compliance_steer},
-    "suspension.rear": _AXLE_OPTIONAL | {"compliance_steer": _compliance_steer},
+    "suspension.front": _AXLE_OPTIONAL | {"compliance_steer": compliance.refuse_front},
+    "suspension.rear": _AXLE_OPTIONAL | {"compliance_steer": compliance.validate},
     "steering": {"system": _steering_system},
     "tires.front": _TIRE_OPTIONAL,
     "tires.rear": _TIRE_OPTIONAL,
@@ -376,11 +365,10 @@ def _check_rear_compliance(d: dict) -> None:
     (:func:`engine.fourwheel.compliance.check_loop_gain`)."""
     if "compliance_steer" not in d["suspension"]["rear"]:
         return
-    from skidpad.engine.fourwheel import compliance, load_transfer, tire
+    from skidpad.engine.fourwheel import load_transfer, tire
 
     _front, rear = load_transfer.static_loads(load_transfer.constants(d), load_transfer.G)
-    rear_tire = d["tires"]["rear"]
-    compliance.check_loop_gain(d, rear, lambda fz: tire.cornering_stiffness(rear_tire, fz))
+    compliance.check_loop_gain(d, tire.cornering_stiffness(d["tires"]["rear"], 2.0 * rear))
 
 
 def _peak_slip(c: float, e: float) -> float:

@@ -1034,16 +1034,18 @@ PROBE_STEERING = _probe(
     "steering",
     "*steer_angles(geo.angles, compliance0, compliance1), c0, c1, c2, c3, s0, s1, s2, s3",
 )
-PROBE_TURNED_STEERING = _probe(
-    "steering",
-    "*steer_angles(geo.angles, compliance0, compliance1, (turn0, turn1, turn2, turn3), "
-    "(compliance2, compliance3)), c0, c1, c2, c3, s0, s1, s2, s3",
-)
-PROBE_UPRIGHT_TURNED_STEERING = _probe(
-    "steering",
-    "*steer_angles(geo.angles, compliance0, compliance1, (0.0, 0.0, 0.0, 0.0), "
-    "(compliance2, compliance3)), c0, c1, c2, c3, s0, s1, s2, s3",
-)
+def _turned_steering_probe(turn: str) -> str:
+    """The steering stage's report on a car whose rear wheels turn, with the kinematic steer
+    ``turn`` (the kinematics stage's locals, or the constant 0 without kinematics)."""
+    return _probe(
+        "steering",
+        f"*steer_angles(geo.angles, compliance0, compliance1, {turn}, "
+        "(compliance2, compliance3)), c0, c1, c2, c3, s0, s1, s2, s3",
+    )
+
+
+PROBE_TURNED_STEERING = _turned_steering_probe("(turn0, turn1, turn2, turn3)")
+PROBE_UPRIGHT_TURNED_STEERING = _turned_steering_probe("(0.0, 0.0, 0.0, 0.0)")
 PROBE_TIRES = _probe(
     "tire_forces",
     ", ".join(f"sfx{i} if loaded{i} else 0.0, sfy{i} if loaded{i} else 0.0" for i in WHEELS),

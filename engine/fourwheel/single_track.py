@@ -117,44 +117,41 @@ def rear_stiffness(ax: Axles) -> float:
 
 
 def _residual(ax: Axles, v: float, r: float, vy: float, delta: float) -> tuple[float, float]:
-    # Front: compliance depends on the aligning torque it produces; iterate the fixed point.
-    dc = 0.0
-    hvx, hvy = v, vy + ax.a * r
-    for _ in range(30):
-        d = delta + dc
-        c, s = smath.cos(d), smath.sin(d)
-        v_x = hvx * c + hvy * s
-        v_sy = -hvx * s + hvy * c
-        fy_f, mz_f = tire.steady_lateral(ax.k_f, ax.fz_f, 1.0, -v_sy / v_x)
-        new_dc = ax.compliance * (mz_f - ax.mechanical_trail * fy_f)
-        if abs(new_dc - dc) <= 1e-15:
-            dc = new_dc
-            break
-        dc = new_dc
-    fy_r, mz_r, cr = _rear(ax, v, vy - ax.b * r)
+    # Each axle's compliance steer depends on the force it produces: the front's on its
+    # moment about the steering axis, the rear's on its lateral force.
+    fy_f, mz_f, dc = _compliant_wheel(
+        ax.k_f, ax.fz_f, v, vy + ax.a * r, delta,
+        lambda fy, mz: ax.compliance * (mz - ax.mechanical_trail * fy),
+    )  # fmt: skip
+    fy_r, mz_r, dc_r = _compliant_wheel(
+        ax.k_r, ax.fz_r, v, vy - ax.b * r, 0.0, lambda fy, mz: ax.rear_compliance * fy
+    )
     cd = smath.cos(delta + dc)
+    cr = smath.cos(dc_r)
     lat = 2.0 * fy_f * cd + 2.0 * fy_r * cr - ax.m * r * v
     yaw = ax.a * 2.0 * fy_f * cd - ax.b * 2.0 * fy_r * cr + 2.0 * mz_f + 2.0 * mz_r
     return lat, yaw
 
 
-def _rear(ax: Axles, v: float, v_lat: float) -> tuple[float, float, float]:
-    """A rear wheel's (F_y, M_z, cos δ_cr) with the hub's lateral velocity ``v_lat``: its
-    compliance steer ``δ_cr = c_y·F_y`` depends on the force it produces, a fixed point."""
-    if ax.rear_compliance == 0.0:
-        fy, mz = tire.steady_lateral(ax.k_r, ax.fz_r, 1.0, -v_lat / v)
-        return fy, mz, 1.0
+def _compliant_wheel(
+    k: object, fz: float, hvx: float, hvy: float, steer: float, compliance_of: object
+) -> tuple[float, float, float]:
+    """A wheel's steady (F_y, M_z) and its compliance steer δ_c (rad), where
+    ``δ_c = compliance_of(F_y, M_z)`` depends on the force it produces: the fixed point, with
+    the hub's velocity (``hvx``, ``hvy``) rotated into the wheel at ``steer + δ_c``."""
     dc = 0.0
     for _ in range(30):
-        c, s = smath.cos(dc), smath.sin(dc)
-        slip = -(-v * s + v_lat * c) / (v * c + v_lat * s)
-        fy, mz = tire.steady_lateral(ax.k_r, ax.fz_r, 1.0, slip)
-        new_dc = ax.rear_compliance * fy
+        d = steer + dc
+        c, s = smath.cos(d), smath.sin(d)
+        v_x = hvx * c + hvy * s
+        v_sy = -hvx * s + hvy * c
+        fy, mz = tire.steady_lateral(k, fz, 1.0, -v_sy / v_x)
+        new_dc = compliance_of(fy, mz)
         if abs(new_dc - dc) <= 1e-15:
             dc = new_dc
             break
         dc = new_dc
-    return fy, mz, smath.cos(dc)
+    return fy, mz, dc
 
 
 def steady_state(
